@@ -1,0 +1,121 @@
+# roundbench build. `make help` lists the targets.
+#
+# Portable release flags by default (shared/DESIGN.md: C at -O2, no
+# -march=native). TUNE=1 builds the tuned variant (-O3 -march=native for C,
+# GOAMD64=v3 for Go); the flags in force are written into every result file.
+
+PYTHON ?= python3
+GO ?= go
+CC ?= gcc
+BUILD := build
+
+ifeq ($(TUNE),1)
+OPT := -O3 -march=native
+export GOAMD64 := v3
+export ROUNDBENCH_TUNE := 1
+else
+OPT := -O2
+endif
+CFLAGS_CORE := $(OPT) -g -std=gnu11 -Wall -Wextra -Wshadow -fPIC -fno-strict-aliasing
+CFLAGS := $(CFLAGS_CORE) -DRB_CFLAGS='"$(CFLAGS_CORE)"' -Icsrc -Icsrc/runner
+SANFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -Icsrc -Icsrc/runner
+
+CORE_SRC := $(sort $(wildcard csrc/*.c))
+CORE_HDR := $(wildcard csrc/*.h)
+CORE_OBJ := $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
+RUNNER_SRC := $(sort $(wildcard csrc/runner/*.c))
+RUNNER_HDR := $(wildcard csrc/runner/*.h)
+TEST_SRC := $(sort $(wildcard csrc/tests/test_*.c))
+TEST_BIN := $(TEST_SRC:csrc/tests/%.c=$(BUILD)/asan/%)
+GO_SRC := $(shell find go -name '*.go' -o -name '*.c' -o -name '*.h') $(CORE_SRC) $(CORE_HDR) go.mod
+
+.PHONY: help setup build c go py install test test-c test-go test-py bench fidelity suite report asan format clean links
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+setup: ## install what the build and tests need (Debian, pip and Go packages); safe to rerun
+	./scripts/setup.sh
+
+build: c go py ## build the C core and runners, the Go runner and the Python extension (in place)
+
+c: $(BUILD)/rb-spawn $(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.a $(BUILD)/libroundbench.so ## build the C core, its libraries and the C runners
+
+$(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libroundbench.a: $(CORE_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/libroundbench.so: $(CORE_OBJ)
+	$(CC) -shared -o $@ $^
+
+$(BUILD)/rb-c: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.a
+	$(CC) $(CFLAGS) $(RUNNER_SRC) $(BUILD)/libroundbench.a -o $@ -lpthread -lm
+
+# The runner's launcher: children forked from it report their own peak RSS.
+$(BUILD)/rb-spawn: csrc/tools/spawn.c
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@
+
+# The same runner linked against the shared library: calls into the core go
+# through the PLT (round ffi, variant c-so).
+$(BUILD)/rb-c-so: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.so
+	$(CC) $(CFLAGS) $(RUNNER_SRC) -L$(BUILD) -lroundbench -Wl,-rpath,'$$ORIGIN' -o $@ -lpthread -lm
+
+go: $(BUILD)/rb-go ## build the Go runner (the core reaches it through go/core_*.c links)
+
+$(BUILD)/rb-go: $(GO_SRC)
+	@mkdir -p $(BUILD)
+	$(GO) build -o $@ ./go/cmd/rb-go
+
+py: ## build the Python extension in place (python/roundbench)
+	$(PYTHON) setup.py -q build_ext --inplace
+
+install: ## pip install the Python package (import roundbench anywhere)
+	$(PYTHON) -m pip install -q .
+
+links: ## recreate go/core_*.c links for every csrc/*.c (after adding a round)
+	cd go && for f in ../csrc/*.c; do ln -sfn "$$f" "core_$$(basename $$f)"; done && \
+	  for h in ../csrc/*.h; do ln -sfn "$$h" "$$(basename $$h)"; done
+
+$(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ -lpthread -lm
+
+test-c: $(TEST_BIN) ## C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; ASAN_OPTIONS=detect_leaks=1 $$t testdata/vectors.txt; done
+
+asan: $(TEST_BIN) ## build the C core's tests with ASan and UBSan (make test-c runs them)
+
+test-go: ## Go tests, with -race and with GOEXPERIMENT=cgocheck2
+	$(GO) vet ./go/...
+	$(GO) test -count=1 -race ./go/...
+	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./go/...
+
+test-py: build ## pytest (builds first)
+	$(PYTHON) -m pytest -q
+
+test: setup ## run every test: C (sanitizers), Go (race, cgocheck2), Python
+	$(MAKE) build
+	$(MAKE) test-c
+	$(MAKE) test-go
+	$(MAKE) test-py
+
+bench: build ## go test -bench over the Go package (quick look; the suite is `make suite`)
+	$(GO) test -run '^$$' -bench . -benchtime 200ms ./go/...
+
+fidelity: build ## compare the suite's cgo and METH_O figures with go test -bench and python -m timeit
+	./scripts/fidelity.sh
+
+suite: setup ## run the whole suite at its default sizes, then the report (OUT=dir to choose where)
+	$(MAKE) build
+	./scripts/suite.sh $(OUT)
+
+format: ## format the C, Go and Python sources
+	gofmt -w go
+	clang-format -i csrc/*.c csrc/*.h csrc/runner/*.c csrc/runner/*.h csrc/tests/*.c csrc/tests/*.h python/roundbench/_core.c || true
+
+clean: ## remove build outputs
+	rm -rf $(BUILD) python/roundbench/*.so python/roundbench/_cffi_api.c python/roundbench/_cffi_api.o

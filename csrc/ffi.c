@@ -1,0 +1,52 @@
+/* ffi.c: round ffi. The callee is alone in this translation unit and marked
+ * noinline, so neither the compiler nor a caller elsewhere can fold it away:
+ * every mechanism pays for a real call to the same machine code. */
+#include "roundbench.h"
+
+#include "internal.h"
+
+RB_NOINLINE int64_t rb_ffi_noop(int64_t x)
+{
+    /* Unsigned arithmetic: x + 1 wraps instead of being undefined. */
+    return (int64_t)((uint64_t)x + 1u);
+}
+
+/* Aliases: one body, several symbols (see roundbench.h). */
+int64_t rb_ffi_noop_noescape(int64_t x) __attribute__((alias("rb_ffi_noop")));
+int64_t rb_ffi_noop_nocallback(int64_t x) __attribute__((alias("rb_ffi_noop")));
+
+RB_NOINLINE int64_t rb_ffi_buffer(const uint8_t *p, size_t n)
+{
+    if (!p || n == 0)
+        return 0;
+    return (int64_t)p[0] + (int64_t)p[n - 1];
+}
+
+int rb_ffi_noop_callback(void *ctx, int64_t x, int64_t *result)
+{
+    (void)ctx;
+    *result = rb_ffi_noop(x);
+    return 0;
+}
+
+rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int64_t *sink,
+                               rb_error *err)
+{
+    if (!cb)
+        return rb_fail(err, RB_ERR_ARG, "cb", "callback must not be NULL", -1);
+    if (count < 0)
+        return rb_fail(err, RB_ERR_ARG, "count", "must be >= 0", count);
+    if (!sink)
+        return rb_fail(err, RB_ERR_ARG, "sink", "sink must not be NULL", -1);
+    uint64_t acc = 0;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t r = 0;
+        if (cb(ctx, i, &r) != 0) {
+            *sink = (int64_t)acc;
+            return rb_fail(err, RB_ERR_INTERRUPTED, "cb", "callback failed", i);
+        }
+        acc += (uint64_t)r;
+    }
+    *sink = (int64_t)acc;
+    return RB_OK;
+}

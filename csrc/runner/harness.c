@@ -1,0 +1,122 @@
+/* harness.c: timing, argument checking and result printing for the C runner. */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+uint64_t rbc_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int64_t rbc_int_arg(const rbc_args *a, const char *key, int64_t def, int64_t min, int64_t max)
+{
+    for (int i = 0; i < a->count; i++) {
+        if (strcmp(a->keys[i], key) != 0)
+            continue;
+        const char *s = a->values[i];
+        char *end = NULL;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (!*s || *end || errno == ERANGE) {
+            fprintf(stderr, "%s: %s=%s is not an integer\n", a->round, key, s);
+            exit(RBC_EXIT_USAGE);
+        }
+        if (v < min || v > max) {
+            fprintf(stderr, "%s: %s=%lld is out of range [%lld, %lld]\n", a->round, key, v,
+                    (long long)min, (long long)max);
+            exit(RBC_EXIT_USAGE);
+        }
+        return v;
+    }
+    return def;
+}
+
+/* Large values in plain digits, the rest with 6 significant digits, as the
+ * Go and Python harnesses print them. */
+static void print_value(double x)
+{
+    if (x >= 1e5 || x <= -1e5)
+        printf(" %.0f", x);
+    else
+        printf(" %.6g", x);
+}
+
+void rbc_emit(const rbc_args *a, int64_t iters, double ns_per_op, const rbc_metric *metrics,
+              int nmetrics)
+{
+    printf("Benchmark%c%s/impl=%s", toupper((unsigned char)a->round[0]), a->round + 1, a->impl);
+    for (int i = 0; i < a->count; i++)
+        printf("/%s=%s", a->keys[i], a->values[i]);
+    printf(" %lld", (long long)iters);
+    print_value(ns_per_op);
+    printf(" ns/op");
+    for (int i = 0; i < nmetrics; i++) {
+        print_value(metrics[i].value);
+        printf(" %s", metrics[i].unit);
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+void rbc_result(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("result: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(stdout);
+}
+
+void rbc_wrong(const char *what, long long got, long long want)
+{
+    fprintf(stderr, "wrong result: %s = %lld; want %lld\n", what, got, want);
+    exit(RBC_EXIT_WRONG);
+}
+
+void rbc_core_failed(const char *call, const rb_error *err)
+{
+    fprintf(stderr, "%s failed: %s: %s%s%s (pos %lld)\n", call, rb_status_name(err->code),
+            err->arg ? err->arg : "", err->arg ? ": " : "", err->msg ? err->msg : "",
+            (long long)err->pos);
+    exit(RBC_EXIT_FAILED);
+}
+
+double rbc_calibrated(rbc_timed op, rbc_timed empty, void *ctx, int64_t *count_out)
+{
+    const uint64_t target = 100000000u; /* 100 ms */
+    int64_t count = 1000;
+    for (;;) {
+        uint64_t t = op(ctx, count);
+        if (t >= target)
+            break;
+        /* Aim 20% past the target, at most 100x per step. */
+        double grow = t > 0 ? 1.2 * (double)target / (double)t : 100.0;
+        if (grow > 100.0)
+            grow = 100.0;
+        if (grow < 1.5)
+            grow = 1.5;
+        count = (int64_t)((double)count * grow);
+    }
+    uint64_t best_op = UINT64_MAX, best_empty = UINT64_MAX;
+    for (int i = 0; i < 3; i++) {
+        uint64_t t = op(ctx, count);
+        if (t < best_op)
+            best_op = t;
+        t = empty(ctx, count);
+        if (t < best_empty)
+            best_empty = t;
+    }
+    *count_out = count;
+    return ((double)best_op - (double)best_empty) / (double)count;
+}

@@ -1,0 +1,13 @@
+/* rounds.h: the C runner's table of rounds; each round's glue is
+ * csrc/runner/run_<round>.c. Add a round here and in rounds.c. */
+#ifndef RBC_ROUNDS_H
+#define RBC_ROUNDS_H
+
+#include "harness.h"
+
+int rbc_run_loop(const rbc_args *a);
+int rbc_run_ffi(const rbc_args *a);
+
+extern const rbc_round rbc_rounds[];
+
+#endif

@@ -1,0 +1,60 @@
+/* run_ffi.c: the C runner's glue for round ffi: c-direct and c-so.
+ *
+ * Both variants run this same code; they differ in how the binary is linked.
+ * rb-c links the core statically, so rb_ffi_noop is a direct call; rb-c-so
+ * links libroundbench.so, so the same call goes through the PLT into the
+ * shared library, as a C program calling a system library does. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rounds.h"
+
+/* Keeps the compiler from deleting or merging the loop's work: the value is
+ * forced into a register each iteration, as a result would be. */
+#define RBC_SINK(v) __asm__ volatile("" : "+r"(v))
+
+static uint64_t time_calls(void *ctx, int64_t count)
+{
+    (void)ctx;
+    int64_t acc = 0;
+    uint64_t t0 = rbc_now_ns();
+    for (int64_t i = 0; i < count; i++) {
+        acc += rb_ffi_noop(i);
+        RBC_SINK(acc);
+    }
+    uint64_t t1 = rbc_now_ns();
+    RBC_SINK(acc);
+    return t1 - t0;
+}
+
+static uint64_t time_empty(void *ctx, int64_t count)
+{
+    (void)ctx;
+    int64_t acc = 0;
+    uint64_t t0 = rbc_now_ns();
+    for (int64_t i = 0; i < count; i++) {
+        acc += i + 1;
+        RBC_SINK(acc);
+    }
+    uint64_t t1 = rbc_now_ns();
+    RBC_SINK(acc);
+    return t1 - t0;
+}
+
+int rbc_run_ffi(const rbc_args *a)
+{
+    if (strcmp(a->impl, "c-direct") != 0 && strcmp(a->impl, "c-so") != 0) {
+        fprintf(stderr, "ffi: the C runner has no variant '%s' (it has: c-direct, c-so)\n",
+                a->impl);
+        return RBC_EXIT_USAGE;
+    }
+    /* The callee must do its work: check it before trusting any timing. */
+    if (rb_ffi_noop(41) != 42)
+        rbc_wrong("rb_ffi_noop(41)", rb_ffi_noop(41), 42);
+    int64_t count = 0;
+    double ns = rbc_calibrated(time_calls, time_empty, NULL, &count);
+    rbc_metric m[] = {{ns, "ns/call"}};
+    rbc_result("noop(41)=42");
+    rbc_emit(a, count, ns, m, 1);
+    return RBC_EXIT_OK;
+}

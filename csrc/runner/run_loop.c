@@ -1,0 +1,35 @@
+/* run_loop.c: the C runner's glue for round loop (variant c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "rounds.h"
+
+int rbc_run_loop(const rbc_args *a)
+{
+    if (strcmp(a->impl, "c") != 0) {
+        fprintf(stderr, "loop: the C runner has no variant '%s' (it has: c)\n", a->impl);
+        return RBC_EXIT_USAGE;
+    }
+    int64_t n = rbc_int_arg(a, "n", 20000000, 0, RB_LOOP_MAX_N);
+    rb_error err;
+    int64_t sum = 0;
+
+    /* Warm-up: fault in code and let the clock settle, on at most 2^20. */
+    if (rb_loop(n < (1 << 20) ? n : (1 << 20), &sum, &err) != RB_OK)
+        rbc_core_failed("rb_loop", &err);
+
+    uint64_t t0 = rbc_now_ns();
+    rb_status st = rb_loop(n, &sum, &err);
+    uint64_t t1 = rbc_now_ns();
+    if (st != RB_OK)
+        rbc_core_failed("rb_loop", &err);
+
+    int64_t want = rb_loop_expected(n);
+    if (sum != want)
+        rbc_wrong("sum", sum, want);
+    double ns = (double)(t1 - t0);
+    rbc_metric m[] = {{n > 0 ? ns / (double)n : 0.0, "ns/iter"}};
+    rbc_result("sum=%lld", (long long)sum);
+    rbc_emit(a, 1, ns, m, 1);
+    return RBC_EXIT_OK;
+}

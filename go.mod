@@ -1,0 +1,3 @@
+module roundbench
+
+go 1.24

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"roundbench/go"
+	"roundbench/go/internal/harness"
+)
+
+func init() {
+	rounds["loop"] = map[string]variant{
+		"go":   func(a *harness.Args) { runLoop(a, roundbench.PureLoop) },
+		"go-c": func(a *harness.Args) { runLoop(a, roundbench.Loop) },
+	}
+}
+
+func runLoop(a *harness.Args, loop func(int64) (int64, error)) {
+	n := a.Int("n", 20_000_000, 0, roundbench.LoopMaxN)
+	_, err := loop(min(n, 1<<20)) // warm-up
+	harness.Must(err)
+	var sum int64
+	d := harness.Timed(func() { sum, err = loop(n) })
+	harness.Must(err)
+	harness.Check("sum", sum, roundbench.LoopExpected(n))
+	perIter := 0.0
+	if n > 0 {
+		perIter = float64(d.Nanoseconds()) / float64(n)
+	}
+	harness.Result("sum=%d", sum)
+	harness.Emit(a, 1, float64(d.Nanoseconds()), harness.Metric{Value: perIter, Unit: "ns/iter"})
+}

@@ -1,0 +1,160 @@
+// Package harness is the Go side of the measurement protocol, for the Go
+// child runner (go/cmd/rb-go). One process runs one (round, variant, size):
+// it builds its inputs (untimed), warms up, times the work with the
+// monotonic clock, verifies the result and prints one line in the Go
+// benchmark format. The parent adds peak RSS and CPU time from wait4. The C
+// (csrc/runner/harness.c) and Python (python/roundbench/harness.py)
+// children follow the same rules, exit statuses and output.
+package harness
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Exit statuses shared by the C, Go and Python child runners.
+const (
+	ExitOK     = 0
+	ExitUsage  = 2 // bad arguments: the message names which
+	ExitWrong  = 3 // the work ran but its result is wrong
+	ExitCannot = 4 // this variant cannot run here: stderr says why
+	ExitFailed = 5 // the work returned an error
+)
+
+// Args are a child's key=value parameters, in command-line order (the order
+// is kept in the benchmark name).
+type Args struct {
+	Round, Impl string
+	Keys, Vals  []string
+}
+
+// Parse reads ROUND IMPL key=value... .
+func Parse(argv []string) (*Args, error) {
+	if len(argv) < 2 {
+		return nil, fmt.Errorf("usage: rb-go ROUND IMPL [key=value...]")
+	}
+	a := &Args{Round: argv[0], Impl: argv[1]}
+	for _, kv := range argv[2:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%s: bad parameter %q (want key=value)", a.Round, kv)
+		}
+		a.Keys = append(a.Keys, k)
+		a.Vals = append(a.Vals, v)
+	}
+	return a, nil
+}
+
+// Int returns parameter key (def when absent), checked to lie in [lo, hi];
+// a bad value ends the child with ExitUsage and a message naming the key.
+func (a *Args) Int(key string, def, lo, hi int64) int64 {
+	for i, k := range a.Keys {
+		if k != key {
+			continue
+		}
+		v, err := strconv.ParseInt(a.Vals[i], 10, 64)
+		if err != nil {
+			Exit(ExitUsage, "%s: %s=%s is not an integer", a.Round, key, a.Vals[i])
+		}
+		if v < lo || v > hi {
+			Exit(ExitUsage, "%s: %s=%d is out of range [%d, %d]", a.Round, key, v, lo, hi)
+		}
+		return v
+	}
+	return def
+}
+
+// Name is the benchmark name: Benchmark<Round>/impl=<impl>/<k>=<v>...
+func (a *Args) Name() string {
+	var b strings.Builder
+	b.WriteString("Benchmark" + strings.ToUpper(a.Round[:1]) + a.Round[1:] + "/impl=" + a.Impl)
+	for i, k := range a.Keys {
+		b.WriteString("/" + k + "=" + a.Vals[i])
+	}
+	return b.String()
+}
+
+// Metric is one extra value of a result line.
+type Metric struct {
+	Value float64
+	Unit  string
+}
+
+func format(x float64) string {
+	if math.Abs(x) >= 1e5 {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 6, 64)
+}
+
+// Emit prints the result line.
+func Emit(a *Args, iters int64, nsPerOp float64, metrics ...Metric) {
+	fields := []string{a.Name(), strconv.FormatInt(iters, 10), format(nsPerOp), "ns/op"}
+	for _, m := range metrics {
+		fields = append(fields, format(m.Value), m.Unit)
+	}
+	fmt.Fprintln(os.Stdout, strings.Join(fields, " "))
+}
+
+// Result prints `result: text`, the value the parent compares across variants.
+func Result(format string, args ...any) {
+	fmt.Fprintf(os.Stdout, "result: "+format+"\n", args...)
+}
+
+// Exit prints a message to stderr and ends the child with status code.
+func Exit(code int, format string, args ...any) {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	os.Exit(code)
+}
+
+// Check ends the child with ExitWrong when got != want.
+func Check(what string, got, want int64) {
+	if got != want {
+		Exit(ExitWrong, "wrong result: %s = %d; want %d", what, got, want)
+	}
+}
+
+// Must ends the child with ExitFailed when err is not nil.
+func Must(err error) {
+	if err != nil {
+		Exit(ExitFailed, "%v", err)
+	}
+}
+
+// Timed runs fn and returns its wall time.
+func Timed(fn func()) time.Duration {
+	t0 := time.Now()
+	fn()
+	return time.Since(t0)
+}
+
+// Calibrated grows count until one timing of op(count) lasts at least
+// 100 ms, then takes the best of three of op and of empty (interleaved) and
+// returns (op - empty) / count in ns, and the count: the cost of one
+// operation with the loop's own cost removed. Same rule as the C and Python
+// harnesses.
+func Calibrated(op, empty func(count int64) time.Duration) (float64, int64) {
+	const target = 100 * time.Millisecond
+	count := int64(1000)
+	for {
+		t := op(count)
+		if t >= target {
+			break
+		}
+		grow := 100.0
+		if t > 0 {
+			grow = 1.2 * float64(target) / float64(t)
+		}
+		count = int64(float64(count) * math.Min(100, math.Max(1.5, grow)))
+	}
+	bestOp, bestEmpty := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for range 3 {
+		bestOp = min(bestOp, op(count))
+		bestEmpty = min(bestEmpty, empty(count))
+	}
+	return float64(bestOp-bestEmpty) / float64(count), count
+}

@@ -1,0 +1,161 @@
+"""The Go benchmark data format (golang.org/design/14313-benchmark-format),
+written by the runner and read by the report.
+
+A result file is a sequence of lines:
+
+    key: value                         configuration (provenance); keys are
+                                       lower case without spaces
+    Unit ns/iter better=lower          what a unit means
+    BenchmarkLoop/impl=c/n=20000000 1 31867008 ns/op 1.59 ns/iter ...
+    --- FAIL: BenchmarkLoop/impl=py/n=20000000 (run 2): exit status 3
+        <last stderr lines, indented>
+    --- SKIP: BenchmarkFfi/impl=py-cffi-api: <why it cannot run here>
+
+Tools that read the format (benchstat) take the first three kinds and skip
+the rest, as they skip `go test`'s own --- FAIL lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+_CONFIG = re.compile(r"^([a-z][^\s:A-Z]*): ?(.*)$")
+
+
+def config_line(key: str, value: str) -> str:
+    if not _CONFIG.match(f"{key}: x") or key.startswith("Benchmark"):
+        raise ValueError(f"bad configuration key {key!r}")
+    return f"{key}: {' '.join(str(value).split())}\n"
+
+
+def unit_line(unit: str, better: str) -> str:
+    return f"Unit {unit} better={better}\n"
+
+
+def split_name(name: str) -> tuple:
+    """'BenchmarkLoop/impl=c/n=20' -> ('loop', {'impl': 'c', 'n': '20'})."""
+    base, *parts = name.split("/")
+    if not base.startswith("Benchmark") or len(base) <= len("Benchmark"):
+        raise ValueError(f"not a benchmark name: {name!r}")
+    rnd = base[len("Benchmark") :]
+    rnd = rnd[:1].lower() + rnd[1:]
+    params = {}
+    for p in parts:
+        k, sep, v = p.partition("=")
+        params[k if sep else p] = v if sep else ""
+    return rnd, params
+
+
+@dataclass
+class Run:
+    name: str
+    iters: int
+    metrics: dict  # unit -> value
+    config: dict  # the configuration in force for this line
+
+    @property
+    def round(self) -> str:
+        return split_name(self.name)[0]
+
+    @property
+    def params(self) -> dict:
+        return split_name(self.name)[1]
+
+
+@dataclass
+class Failure:
+    name: str
+    run: Optional[int]
+    reason: str
+    detail: list = field(default_factory=list)
+
+
+@dataclass
+class Skip:
+    name: str
+    reason: str
+
+
+@dataclass
+class ResultSet:
+    runs: list = field(default_factory=list)
+    failures: list = field(default_factory=list)
+    skips: list = field(default_factory=list)
+    units: dict = field(default_factory=dict)  # unit -> better
+    configs: list = field(default_factory=list)  # one dict per file section
+
+
+def parse_bench_line(line: str, config: Optional[dict] = None) -> Run:
+    fields = line.split()
+    if len(fields) < 4 or len(fields) % 2 != 0:
+        raise ValueError(f"malformed benchmark line: {line.strip()!r}")
+    name, iters = fields[0], int(fields[1])
+    metrics = {}
+    for value, unit in zip(fields[2::2], fields[3::2]):
+        metrics[unit] = float(value)
+    if "ns/op" not in metrics:
+        raise ValueError(f"benchmark line without ns/op: {line.strip()!r}")
+    return Run(name, iters, metrics, dict(config or {}))
+
+
+_FAIL = re.compile(r"^--- FAIL: (\S+)(?: \(run (\d+)\))?: (.*)$")
+_SKIP = re.compile(r"^--- SKIP: (\S+): (.*)$")
+
+
+def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> ResultSet:
+    rs = into or ResultSet()
+    config: dict = {}
+    section_open = False
+    last_failure = None
+    for raw in lines:
+        line = raw.rstrip("\n")
+        if line.startswith("    ") and last_failure is not None:
+            last_failure.detail.append(line[4:])
+            continue
+        last_failure = None
+        if not line.strip():
+            continue
+        if line.startswith("Benchmark"):
+            section_open = False
+            rs.runs.append(parse_bench_line(line, config))
+            continue
+        if line.startswith("Unit "):
+            parts = line.split()
+            for kv in parts[2:]:
+                k, _, v = kv.partition("=")
+                if k == "better":
+                    rs.units[parts[1]] = v
+            continue
+        m = _FAIL.match(line)
+        if m:
+            last_failure = Failure(m.group(1), int(m.group(2)) if m.group(2) else None, m.group(3))
+            rs.failures.append(last_failure)
+            continue
+        m = _SKIP.match(line)
+        if m:
+            rs.skips.append(Skip(m.group(1), m.group(2)))
+            continue
+        m = _CONFIG.match(line)
+        if m:
+            if not section_open:
+                config = dict(config)
+                rs.configs.append(config)
+                section_open = True
+            config[m.group(1)] = m.group(2)
+    return rs
+
+
+def read_dir(path: Path) -> ResultSet:
+    """Reads every *.txt result file in a directory (or one file)."""
+    path = Path(path)
+    files = [path] if path.is_file() else sorted(path.glob("*.txt"))
+    if not files:
+        raise FileNotFoundError(f"no result files (*.txt) in {path}")
+    rs = ResultSet()
+    for f in files:
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            parse_lines(fh, rs)
+    return rs

@@ -1,0 +1,174 @@
+"""The Python side of the measurement protocol, for child processes.
+
+One child process runs one (round, variant, size): it builds its inputs
+(untimed), warms up, times the work with the monotonic clock
+(time.perf_counter_ns), verifies the result and prints one line in the Go
+benchmark format. The parent adds peak RSS and CPU time from wait4. The C
+(csrc/runner/harness.c) and Go (go/internal/harness) children do the same,
+with the same exit statuses and the same output.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from itertools import repeat
+from typing import Callable, Iterable, Mapping, Sequence
+
+EXIT_OK = 0
+EXIT_USAGE = 2  # bad arguments: the message names which
+EXIT_WRONG = 3  # the work ran but its result is wrong
+EXIT_CANNOT = 4  # this variant cannot run here: stderr says why
+EXIT_FAILED = 5  # the work raised
+
+now_ns = time.perf_counter_ns
+
+CALIBRATE_TARGET_NS = 100_000_000  # one timing of the calibrated loop lasts >= 100 ms
+
+
+class UsageError(Exception):
+    """A bad parameter; the child exits with EXIT_USAGE."""
+
+
+class WrongResult(Exception):
+    """A variant's result disagrees with the expected one (EXIT_WRONG)."""
+
+    def __init__(self, what: str, got: object, want: object):
+        super().__init__(f"wrong result: {what} = {got!r}; want {want!r}")
+
+
+class CannotRun(Exception):
+    """This variant cannot run on this machine (EXIT_CANNOT); says why."""
+
+
+class Args:
+    """A child's key=value parameters, in command-line order (the order is
+    kept in the benchmark name), with checked accessors."""
+
+    def __init__(self, round_name: str, impl: str, params: Sequence[tuple[str, str]]):
+        self.round = round_name
+        self.impl = impl
+        self.params = list(params)
+
+    @classmethod
+    def parse(cls, round_name: str, impl: str, argv: Iterable[str]) -> "Args":
+        params = []
+        for item in argv:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise UsageError(f"{round_name}: bad parameter {item!r} (want key=value)")
+            params.append((key, value))
+        return cls(round_name, impl, params)
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        for k, v in self.params:
+            if k == key:
+                return v
+        return default
+
+    def int(self, key: str, default: int, lo: int, hi: int) -> int:
+        raw = self.get(key)
+        if raw is None:
+            return default
+        try:
+            value = int(raw, 10)
+        except ValueError:
+            raise UsageError(f"{self.round}: {key}={raw} is not an integer") from None
+        if not lo <= value <= hi:
+            raise UsageError(f"{self.round}: {key}={value} is out of range [{lo}, {hi}]")
+        return value
+
+    def bench_name(self) -> str:
+        name = f"Benchmark{self.round[:1].upper()}{self.round[1:]}/impl={self.impl}"
+        return name + "".join(f"/{k}={v}" for k, v in self.params)
+
+
+def _fmt(x: float) -> str:
+    # Large values in plain digits, the rest with 6 significant digits, as
+    # the C and Go harnesses print them.
+    return f"{x:.0f}" if abs(x) >= 1e5 else f"{x:.6g}"
+
+
+def emit(args: Args, iters: int, ns_per_op: float, metrics: Mapping[str, float] = ()) -> None:
+    """Prints the result line and flushes it."""
+    fields = [args.bench_name(), str(iters), _fmt(ns_per_op), "ns/op"]
+    for unit, value in dict(metrics).items():
+        fields += [_fmt(value), unit]
+    sys.stdout.write(" ".join(fields) + "\n")
+    sys.stdout.flush()
+
+
+def result(text: str) -> None:
+    """Prints `result: text`, the value the parent compares across variants."""
+    sys.stdout.write(f"result: {text}\n")
+    sys.stdout.flush()
+
+
+def check(what: str, got: object, want: object) -> None:
+    if got != want:
+        raise WrongResult(what, got, want)
+
+
+def time_once(fn: Callable[[], object]) -> tuple[int, object]:
+    """Runs fn once; returns (elapsed ns, its return value)."""
+    t0 = now_ns()
+    value = fn()
+    t1 = now_ns()
+    return t1 - t0, value
+
+
+def call_timer(f: Callable[..., object], *args: object) -> Callable[[int], int]:
+    """A timed loop of `count` calls f(*args), written the way timeit writes
+    its inner loop (a for over itertools.repeat, callee and argument in
+    locals). Zero or one argument: the call sites are spelled out so that no
+    extra frame or argument packing is timed."""
+    if len(args) == 0:
+
+        def timed0(count: int) -> int:
+            it = repeat(None, count)
+            t0 = now_ns()
+            for _ in it:
+                f()
+            return now_ns() - t0
+
+        return timed0
+    if len(args) == 1:
+        (x,) = args
+
+        def timed1(count: int) -> int:
+            it = repeat(None, count)
+            t0 = now_ns()
+            for _ in it:
+                f(x)
+            return now_ns() - t0
+
+        return timed1
+    raise ValueError("call_timer() takes at most one argument for the callee")
+
+
+def empty_timer(count: int) -> int:
+    """The same loop with nothing in its body: the baseline to subtract."""
+    it = repeat(None, count)
+    t0 = now_ns()
+    for _ in it:
+        pass
+    return now_ns() - t0
+
+
+def calibrated(op: Callable[[int], int], empty: Callable[[int], int]) -> tuple[float, int]:
+    """Grows the count until one timing of op(count) lasts >= 100 ms, then
+    takes the best of three of op and of empty and returns
+    ((op - empty) / count, count): the cost of one operation with the loop's
+    own cost removed. Same rule as the C and Go harnesses."""
+    count = 1000
+    while True:
+        t = op(count)
+        if t >= CALIBRATE_TARGET_NS:
+            break
+        grow = 1.2 * CALIBRATE_TARGET_NS / t if t > 0 else 100.0
+        count = int(count * min(100.0, max(1.5, grow)))
+    best_op = best_empty = float("inf")
+    for _ in range(3):
+        best_op = min(best_op, op(count))
+        best_empty = min(best_empty, empty(count))
+    return (best_op - best_empty) / count, count

@@ -1,0 +1,63 @@
+"""Round loop: the sum of i*i % 7 for i in [0, N), 64-bit integers.
+
+Variants: c (the core, timed in C), go (pure Go), go-c (Go calling the core
+through cgo), py (pure Python), py-c (Python calling the core through the
+extension; the GIL is released and Ctrl-C is checked between 2^24-iteration
+chunks). py-c and go-c make one call: what they add over c is the crossing.
+"""
+
+from __future__ import annotations
+
+from .. import harness
+from . import Round, Variant
+
+MAX_N = 3037000500  # (n-1)^2 must fit in int64: the same bound as the core's
+
+
+def expected(n: int) -> int:
+    """The sum by the period-7 closed form, to verify results only."""
+    prefix = (0, 0, 1, 5, 7, 9, 13)
+    return n // 7 * 14 + prefix[n % 7]
+
+
+ROUND = Round(
+    name="loop",
+    title="loop: sum of i*i % 7 for i in [0, N)",
+    explain="One arithmetic loop of N iterations in 64-bit integers; every run checks its sum.",
+    variants=[
+        Variant("c", "c", "the C core"),
+        Variant("go", "go", "pure Go"),
+        Variant("go-c", "go", "Go calling the C core through cgo (one call)"),
+        Variant("py", "py", "pure Python (a for loop inside a function)"),
+        Variant("py-c", "py", "Python calling the C core through the extension (one call)"),
+    ],
+    sizes=[{"n": 20_000_000}],
+    quick=[{"n": 200_000}],
+    metric="ns/iter",
+    units={"ns/iter": "lower"},
+    metric_explain="ns/iter: wall time of the loop divided by N",
+)
+
+
+def _run(args: harness.Args, compute) -> None:
+    n = args.int("n", 20_000_000, 0, MAX_N)
+    compute(min(n, 1 << 20) if args.impl == "py-c" else min(n, 1000))  # warm-up
+    elapsed, got = harness.time_once(lambda: compute(n))
+    harness.check("sum", got, expected(n))
+    harness.result(f"sum={got}")
+    harness.emit(args, 1, elapsed, {"ns/iter": elapsed / n if n else 0.0})
+
+
+def run_py(args: harness.Args) -> None:
+    from ..pure.loop import loop
+
+    _run(args, loop)
+
+
+def run_py_c(args: harness.Args) -> None:
+    from .._core import loop
+
+    _run(args, loop)
+
+
+PY_VARIANTS = {"py": run_py, "py-c": run_py_c}

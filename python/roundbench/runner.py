@@ -1,0 +1,294 @@
+"""The runner: one fresh child process per (round, variant, size, run),
+interleaved across variants (A B C A B C ...) so that drift hits all alike;
+each child's own peak RSS and user/system CPU from wait4; every result
+appended and flushed to the result file as soon as it is known, so a crash
+or Ctrl-C loses at most the run in progress.
+
+A run that exits non-zero, is killed, times out, prints no result line, or
+disagrees with the other variants of its cell becomes a `--- FAIL:` line
+with its exit status or signal and its last stderr lines; the suite goes on.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from . import benchfmt, harness, provenance, rounds
+
+STDERR_TAIL = 12  # lines of a failed child's stderr kept in the result file
+EXIT_MEANINGS = {
+    harness.EXIT_USAGE: "bad arguments",
+    harness.EXIT_WRONG: "wrong result",
+    harness.EXIT_CANNOT: "cannot run here",
+    harness.EXIT_FAILED: "the work failed",
+}
+
+
+@dataclass
+class Outcome:
+    name: str
+    ok: bool
+    line: Optional[str] = None  # the full result line, when ok
+    result: Optional[str] = None  # the child's `result:` value
+    reason: str = ""
+    stderr_tail: list = field(default_factory=list)
+    wall_s: float = 0.0
+
+
+def _exited_ok(status: int) -> bool:
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def _drain(proc: subprocess.Popen, deadline: float) -> tuple:
+    """Reads the child's stdout and stderr to EOF or until the deadline."""
+    out, err = [], []
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ, out)
+    sel.register(proc.stderr, selectors.EVENT_READ, err)
+    timed_out = False
+    while sel.get_map():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        for key, _ in sel.select(timeout=min(left, 1.0)):
+            chunk = os.read(key.fileobj.fileno(), 65536)
+            if chunk:
+                key.data.append(chunk)
+            else:
+                sel.unregister(key.fileobj)
+    sel.close()
+    return b"".join(out).decode("utf-8", "replace"), b"".join(err).decode("utf-8", "replace"), timed_out
+
+
+class Usage:
+    """What wait4 said about one child."""
+
+    def __init__(self, status: int, maxrss_kb: int, utime_ns: int, stime_ns: int):
+        self.status, self.maxrss_kb, self.utime_ns, self.stime_ns = status, maxrss_kb, utime_ns, stime_ns
+
+
+def spawner() -> Optional[Path]:
+    """build/rb-spawn, the launcher that makes peak RSS the child's own (see
+    csrc/tools/spawn.c), or None when it is not built."""
+    p = rounds.build_dir() / "rb-spawn"
+    return p if os.access(p, os.X_OK) else None
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) -> Outcome:
+    """Runs one child to completion and returns its outcome with the child's
+    own rusage: wait4 on that one child (RUSAGE_CHILDREN would sum every
+    child so far and keep the largest peak), through rb-spawn where it is
+    built. The child runs in its own process group, so a timeout or Ctrl-C
+    kills it and anything it started."""
+    t0 = time.monotonic()
+    launcher = spawner()
+    rfd = wfd = None
+    if launcher:
+        rfd, wfd = os.pipe()
+        argv = [str(launcher), str(wfd), *cmd]
+    else:
+        argv = cmd
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env=env, start_new_session=True, pass_fds=(wfd,) if launcher else ())
+    except OSError as e:
+        for fd in (rfd, wfd):
+            if fd is not None:
+                os.close(fd)
+        return Outcome(name, False, reason=f"could not start {argv[0]}: {e.strerror}")
+    if wfd is not None:
+        os.close(wfd)
+    try:
+        out, err, timed_out = _drain(proc, t0 + timeout)
+        if timed_out:
+            _kill_group(proc)
+        _, status, ru = os.wait4(proc.pid, 0)
+        usage = Usage(status, ru.ru_maxrss, int(ru.ru_utime * 1e9), int(ru.ru_stime * 1e9))
+        if launcher:
+            report = os.read(rfd, 4096).decode()
+            fields = dict(kv.split("=", 1) for kv in report.split())
+            if _exited_ok(status) and "status" in fields:
+                usage = Usage(*(int(fields[k]) for k in ("status", "maxrss_kb", "utime_ns", "stime_ns")))
+    except BaseException:
+        # Ctrl-C or another failure in the parent: never leave a child behind.
+        _kill_group(proc)
+        try:
+            os.wait4(proc.pid, 0)
+        except ChildProcessError:
+            pass
+        raise
+    finally:
+        proc.returncode = 0  # reaped above; keep Popen from waiting again
+        proc.stdout.close()
+        proc.stderr.close()
+        if rfd is not None:
+            os.close(rfd)
+    status = usage.status
+    wall = time.monotonic() - t0
+    tail = err.strip().splitlines()[-STDERR_TAIL:]
+    if timed_out:
+        return Outcome(name, False, reason=f"timed out after {timeout:.0f} s and was killed", stderr_tail=tail, wall_s=wall)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signame = signal.Signals(sig).name
+        except ValueError:
+            signame = f"signal {sig}"
+        return Outcome(name, False, reason=f"killed by {signame}", stderr_tail=tail, wall_s=wall)
+    code = os.WEXITSTATUS(status)
+    if code != 0:
+        meaning = EXIT_MEANINGS.get(code, "")
+        reason = f"exit status {code}" + (f" ({meaning})" if meaning else "")
+        if tail:
+            reason += f": {tail[-1]}"
+        return Outcome(name, False, reason=reason, stderr_tail=tail, wall_s=wall)
+    bench = [l for l in out.splitlines() if l.startswith("Benchmark")]
+    results = [l[len("result:") :].strip() for l in out.splitlines() if l.startswith("result:")]
+    if len(bench) != 1:
+        return Outcome(name, False, reason=f"printed {len(bench)} result lines, want 1", stderr_tail=tail, wall_s=wall)
+    try:
+        parsed = benchfmt.parse_bench_line(bench[0])
+    except ValueError as e:
+        return Outcome(name, False, reason=str(e), stderr_tail=tail, wall_s=wall)
+    if parsed.name != name:
+        return Outcome(name, False, reason=f"printed {parsed.name}, want {name}", stderr_tail=tail, wall_s=wall)
+    iters = max(parsed.iters, 1)
+    extra = {
+        "peak-B": usage.maxrss_kb * 1024,  # Linux reports KiB
+        "user-ns/op": usage.utime_ns / iters,
+        "sys-ns/op": usage.stime_ns / iters,
+    }
+    line = bench[0].rstrip() + "".join(f" {harness._fmt(v)} {u}" for u, v in extra.items())
+    return Outcome(name, True, line=line, result=results[-1] if results else None, wall_s=wall)
+
+
+def bench_name(rnd: rounds.Round, impl: str, params: dict) -> str:
+    return f"{rnd.bench_prefix}/impl={impl}" + "".join(f"/{k}={v}" for k, v in params.items())
+
+
+@dataclass
+class Plan:
+    """One cell: a round at one size, with the variants that will run."""
+
+    round: rounds.Round
+    params: dict
+    variants: list
+    skipped: list  # (variant, reason)
+
+
+def make_plans(selected: list, impls: Optional[set], quick: bool, overrides: dict) -> list:
+    plans = []
+    for rnd in selected:
+        sizes = rnd.quick if quick else rnd.sizes
+        sizes = [{k: overrides.get(k, v) for k, v in size.items()} for size in sizes]
+        # Several sizes that became one after an override run once.
+        unique = []
+        for s in sizes:
+            if s not in unique:
+                unique.append(s)
+        for params in unique:
+            run, skipped = [], []
+            for v in rnd.variants:
+                if impls and v.name not in impls:
+                    continue
+                if v.default_if and not overrides and not v.default_if(params):
+                    continue
+                why = rounds.unavailable(rnd, v)
+                (skipped.append((v, why)) if why else run.append(v))
+            plans.append(Plan(rnd, params, run, skipped))
+    return plans
+
+
+def _fmt_secs(s: float) -> str:
+    s = int(s)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+class Runner:
+    def __init__(self, out_file: Path, runs: int, timeout: float, progress=sys.stderr):
+        self.out_file = out_file
+        self.runs = runs
+        self.timeout = timeout
+        self.progress = progress
+        self.ok = 0
+        self.failed = 0
+
+    def _write(self, fh, text: str) -> None:
+        # Ctrl-C waits until the record is on disk: the file never ends in
+        # half a line.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+    def run(self, plans: list, header: dict) -> int:
+        """Runs every plan; returns the number of failed runs. Raises
+        KeyboardInterrupt after saving what was done."""
+        total = sum(len(p.variants) for p in plans) * self.runs
+        done = 0
+        start = time.monotonic()
+        self.out_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.out_file, "a", encoding="utf-8") as fh:
+            self._write(fh, "".join(benchfmt.config_line(k, v) for k, v in header.items()))
+            units = {"ns/op": "lower", "peak-B": "lower", "user-ns/op": "lower", "sys-ns/op": "lower"}
+            for p in plans:
+                units.update(p.round.units)
+            self._write(fh, "".join(benchfmt.unit_line(u, b) for u, b in units.items()) + "\n")
+            for p in plans:
+                for v, why in p.skipped:
+                    self._write(fh, f"--- SKIP: {bench_name(p.round, v.name, p.params)}: {why}\n")
+                    self._say(f"skip {p.round.name} {v.name}: {why}")
+                # The first variant that passes sets the cell's reference result.
+                reference = None
+                for k in range(1, self.runs + 1):
+                    for v in p.variants:
+                        name = bench_name(p.round, v.name, p.params)
+                        cmd = rounds.command(p.round, v, p.params)
+                        o = run_child(cmd, name, self.timeout)
+                        if o.ok and o.result is not None and p.round.cross_check:
+                            if reference is None:
+                                reference = (v.name, o.result)
+                            elif o.result != reference[1]:
+                                o = Outcome(name, False, reason=f"disagrees: result {o.result}, but {reference[0]} gave {reference[1]}", wall_s=o.wall_s)
+                        done += 1
+                        if o.ok:
+                            self.ok += 1
+                            self._write(fh, o.line + "\n")
+                        else:
+                            self.failed += 1
+                            detail = "".join(f"    {l}\n" for l in o.stderr_tail)
+                            self._write(fh, f"--- FAIL: {name} (run {k}): {o.reason}\n{detail}")
+                        elapsed = time.monotonic() - start
+                        eta = elapsed / done * (total - done)
+                        size = " ".join(f"{a}={b}" for a, b in p.params.items())
+                        status = f"{o.wall_s:.2f} s" if o.ok else f"FAILED: {o.reason[:100]}"
+                        self._say(f"[{done}/{total} {_fmt_secs(elapsed)} elapsed, ~{_fmt_secs(eta)} left] {p.round.name} {size} {v.name} run {k}/{self.runs}: {status}".replace("  ", " "))
+        return self.failed
+
+    def _say(self, text: str) -> None:
+        if self.progress:
+            print(text, file=self.progress, flush=True)
+
+
+def header_for(selected: list, runs: int, quick: bool) -> dict:
+    items, _ = provenance.collect(selected, runs, quick)
+    return items

@@ -1,0 +1,36 @@
+"""Build of the roundbench Python package and its extension roundbench._core.
+
+The extension compiles the C core (csrc/*.c) into itself, so the package
+needs no shared library at run time. The flags are the core's portable
+release flags; the full command line is recorded in the module
+(roundbench._core.build_info()) and so in every result file.
+"""
+
+import glob
+import os
+import sysconfig
+
+from setuptools import Extension, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORE_SOURCES = sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "csrc", "*.c")))
+
+# Portable by default (shared/DESIGN.md, "Build flags are part of fairness");
+# ROUNDBENCH_TUNE=1 gives the tuned build, and says so in build_info().
+TUNED = os.environ.get("ROUNDBENCH_TUNE") == "1"
+EXTRA = ["-O3", "-march=native"] if TUNED else ["-O2"]
+EXTRA += ["-std=gnu11", "-fno-strict-aliasing"]
+FLAGS = " ".join([sysconfig.get_config_var("CFLAGS") or "", *EXTRA]).strip()
+
+core = Extension(
+    "roundbench._core",
+    sources=["python/roundbench/_core.c", *CORE_SOURCES],
+    include_dirs=["csrc"],
+    define_macros=[("RB_CFLAGS", '"%s"' % FLAGS.replace('"', "'"))],
+    extra_compile_args=EXTRA,
+)
+
+setup(
+    ext_modules=[core],
+    cffi_modules=["python/roundbench/_cffi_build.py:ffibuilder"],
+)
