@@ -107,7 +107,7 @@ bench: build ## go test -bench over the Go package (quick look; the suite is `ma
 	$(GO) test -run '^$$' -bench . -benchtime 200ms ./go/...
 
 fidelity: build ## compare the suite's cgo and METH_O figures with go test -bench and python -m timeit
-	./scripts/fidelity.sh
+	$(PYTHON) scripts/fidelity.py
 
 suite: setup ## run the whole suite at its default sizes, then the report (OUT=dir to choose where)
 	$(MAKE) build

@@ -1,0 +1,52 @@
+package roundbench
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// vector is one line of testdata/vectors.txt, the file the C, Python and Go
+// tests all read.
+type vector map[string]string
+
+func (v vector) int(t testing.TB, key string) int64 {
+	t.Helper()
+	x, err := strconv.ParseInt(v[key], 10, 64)
+	if err != nil {
+		t.Fatalf("vector %v: %s: %v", v, key, err)
+	}
+	return x
+}
+
+func loadVectors(t testing.TB, kind string) []vector {
+	t.Helper()
+	f, err := os.Open("../testdata/vectors.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []vector
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") || fields[0] != kind {
+			continue
+		}
+		v := vector{}
+		for _, kv := range fields[1:] {
+			k, val, _ := strings.Cut(kv, "=")
+			v[k] = val
+		}
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no vectors of kind %q", kind)
+	}
+	return out
+}

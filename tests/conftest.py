@@ -1,0 +1,50 @@
+"""Shared fixtures: the shared test vectors and the built project."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+VECTORS = ROOT / "testdata" / "vectors.txt"
+BUILD = ROOT / "build"
+
+
+def load_vectors(kind: str) -> list:
+    """The vectors of one kind from testdata/vectors.txt, as dicts of str."""
+    out = []
+    for line in VECTORS.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        head, *fields = line.split()
+        if head != kind:
+            continue
+        out.append(dict(f.split("=", 1) for f in fields))
+    assert out, f"no vectors of kind {kind!r}"
+    return out
+
+
+def child_env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def run_roundbench(*args, timeout=600, **kw) -> subprocess.CompletedProcess:
+    """Runs `python -m roundbench ARGS` from the checkout."""
+    return subprocess.run(
+        [sys.executable, "-m", "roundbench", *args],
+        capture_output=True, text=True, timeout=timeout, env=kw.pop("env", child_env()), cwd=ROOT, **kw,
+    )
+
+
+@pytest.fixture(scope="session")
+def built():
+    """The C and Go runners; the tests need `make build` first."""
+    for prog in ("rb-c", "rb-c-so", "rb-go", "rb-spawn"):
+        assert (BUILD / prog).exists(), f"build/{prog} is missing: run `make build` first"
+    return BUILD

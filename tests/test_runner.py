@@ -1,0 +1,183 @@
+"""The runner and the report: failures become rows, nothing is lost, the
+result file is valid Go benchmark format (benchstat reads it)."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from roundbench import benchfmt, stats
+
+from conftest import ROOT, child_env, run_roundbench
+
+
+def plugin_env():
+    env = child_env()
+    env["PYTHONPATH"] = str(ROOT / "tests") + os.pathsep + env["PYTHONPATH"]
+    env["ROUNDBENCH_PLUGINS"] = "plugins.faulty_round"
+    return env
+
+
+def test_failures_are_recorded_and_the_suite_goes_on(tmp_path, built):
+    out = run_roundbench("run", "faulty", "--runs", "2", "--timeout", "3", "--out", str(tmp_path), env=plugin_env())
+    assert out.returncode == 1, out.stderr  # some runs failed
+    rs = benchfmt.read_dir(tmp_path)
+    ok = sorted({r.params["impl"] for r in rs.runs})
+    assert ok == ["py-good", "py-good2"]
+    assert len(rs.runs) == 4  # both good variants, both runs
+    reasons = {f.name.split("impl=")[1].split("/")[0]: f for f in rs.failures}
+    assert "exit status 7" in reasons["py-exit"].reason
+    assert "about to fail" in "\n".join(reasons["py-exit"].detail)
+    assert "SIGABRT" in reasons["py-crash"].reason
+    assert "wrong result" in reasons["py-wrong"].reason and "exit status 3" in reasons["py-wrong"].reason
+    assert "disagrees" in reasons["py-disagree"].reason
+    assert "timed out" in reasons["py-hang"].reason
+    assert "0 result lines" in reasons["py-silent"].reason
+    assert len(rs.failures) == 12  # six bad variants, two runs each
+    report = (tmp_path / "report.md").read_text()
+    assert "FAILED" in report and "SIGABRT" in report
+
+
+def test_interleaving_order(tmp_path, built):
+    run_roundbench("run", "faulty", "--impl", "py-good", "--impl", "py-good2", "--runs", "3", "--out", str(tmp_path), env=plugin_env())
+    rs = benchfmt.read_dir(tmp_path)
+    assert [r.params["impl"] for r in rs.runs] == ["py-good", "py-good2"] * 3
+
+
+def test_ctrl_c_leaves_a_valid_partial_file(tmp_path, built):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "roundbench", "run", "loop", "--quick", "--runs", "50", "--out", str(tmp_path)],
+        env=child_env(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    results = tmp_path / "results.txt"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if results.exists() and results.read_text().count("\nBenchmark") >= 3:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    text = results.read_text()
+    assert text.endswith("\n")
+    rs = benchfmt.read_dir(tmp_path)
+    assert 3 <= len(rs.runs) < 250
+    assert all("peak-B" in r.metrics for r in rs.runs)
+
+
+def _benchstat():
+    found = shutil.which("benchstat")
+    if found:
+        return found
+    gopath = subprocess.run(["go", "env", "GOPATH"], capture_output=True, text=True).stdout.strip()
+    candidate = Path(gopath) / "bin" / "benchstat"
+    assert candidate.exists(), "benchstat is not installed: run `make setup`"
+    return str(candidate)
+
+
+def test_quick_suite_every_variant_passes_and_benchstat_reads_it(tmp_path, built):
+    out = run_roundbench("run", "loop", "ffi", "--quick", "--runs", "1", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr[-3000:]
+    rs = benchfmt.read_dir(tmp_path)
+    assert not rs.failures and not rs.skips
+    from roundbench import rounds
+
+    for name in ("loop", "ffi"):
+        want = {v.name for v in rounds.get(name).variants}
+        got = {r.params["impl"] for r in rs.runs if r.round == name}
+        assert got == want
+    for r in rs.runs:
+        for unit in ("ns/op", "peak-B", "user-ns/op", "sys-ns/op"):
+            assert unit in r.metrics, (r.name, unit)
+        assert r.metrics["peak-B"] < 200 * 2**20
+    c_peak = [r.metrics["peak-B"] for r in rs.runs if r.params["impl"] == "c"]
+    assert c_peak[0] < 8 * 2**20, "the C child's peak RSS must be its own, not the runner's"
+    for key in ("cpu", "kernel", "c-build", "go-version", "go-build", "gomaxprocs", "gogc", "python",
+                "python-ext-build", "numpy", "blas", "loadavg", "fairness"):
+        assert key in rs.configs[0], key
+    bs = subprocess.run([_benchstat(), "-col", "/impl", str(tmp_path / "results.txt")], capture_output=True, text=True)
+    assert bs.returncode == 0, bs.stderr
+    assert "py-c" in bs.stdout and "sec/iter" in bs.stdout and "Ffi" in bs.stdout  # benchstat scales ns to sec
+    assert "error" not in bs.stderr.lower()
+    report = (tmp_path / "report.md").read_text()
+    for needle in ("## loop", "## ffi", "median [95% CI]", "× best", "Binding overhead", "## Provenance",
+                   "## Fairness", "## Score", "**flag**"):
+        assert needle in report, needle
+
+
+def test_report_command_errors(tmp_path):
+    out = run_roundbench("report", str(tmp_path))
+    assert out.returncode == 2
+    assert "no result files" in out.stderr
+
+
+def test_run_rejects_unknown_names():
+    out = run_roundbench("run", "nosuchround")
+    assert out.returncode != 0 and "unknown round 'nosuchround'" in out.stderr
+    out = run_roundbench("run", "loop", "--impl", "rust")
+    assert out.returncode != 0 and "unknown variant(s) rust" in out.stderr
+
+
+def test_list_and_help():
+    out = run_roundbench("list")
+    assert out.returncode == 0
+    assert "py-cffi-api" in out.stdout and "loop" in out.stdout
+    out = run_roundbench("run", "--help")
+    assert out.returncode == 0 and "--quick" in out.stdout and "examples:" in out.stdout
+
+
+def test_import_stays_cheap():
+    code = "import sys, roundbench; print(sorted(m for m in ('numpy', 'cffi', 'ctypes', 'subprocess') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+class TestStats:
+    def test_median_ci_order_statistics(self):
+        xs = [5.0, 1.0, 3.0, 2.0, 6.0, 4.0]
+        lo, hi, cov = stats.median_ci(xs)
+        assert (lo, hi) == (1.0, 6.0)
+        assert cov == pytest.approx(1 - 2 / 64)
+        assert stats.median_ci(xs[:5]) == (None, None, None)
+        lo, hi, cov = stats.median_ci(list(range(1, 21)))
+        assert (lo, hi) == (6, 15) and cov >= 0.95  # ranks 6 and 15 of 20
+
+    def test_summary(self):
+        s = stats.summarize([1.0, 2.0, 3.0, 4.0])
+        assert s.mean == 2.5 and s.median == 2.5 and s.min == 1.0
+        assert s.sd == pytest.approx(1.2909944)
+
+    def test_unstable(self):
+        assert not stats.summarize([100, 101, 99, 100, 100, 100]).unstable
+        assert stats.summarize([100, 130, 70, 100, 100, 100]).unstable  # sigma > 10%
+        assert stats.summarize([100] * 20 + [210]).unstable  # one run 100% from the mean
+        assert not stats.summarize([5.0]).unstable
+
+
+class TestBenchfmt:
+    def test_round_trip(self):
+        text = (
+            "cpu: Test CPU\nUnit ns/iter better=lower\n"
+            "BenchmarkLoop/impl=c/n=5 1 100 ns/op 20 ns/iter 4096 peak-B 5 user-ns/op 0 sys-ns/op\n"
+            "--- FAIL: BenchmarkLoop/impl=py/n=5 (run 2): exit status 3 (wrong result): x\n"
+            "    line one\n"
+            "--- SKIP: BenchmarkLoop/impl=go/n=5: not built\n"
+        )
+        rs = benchfmt.parse_lines(text.splitlines(keepends=True))
+        assert rs.runs[0].params == {"impl": "c", "n": "5"} and rs.runs[0].round == "loop"
+        assert rs.runs[0].metrics["ns/iter"] == 20 and rs.runs[0].config["cpu"] == "Test CPU"
+        assert rs.failures[0].run == 2 and rs.failures[0].detail == ["line one"]
+        assert rs.skips[0].reason == "not built"
+        assert rs.units == {"ns/iter": "lower"}
+
+    def test_bad_lines(self):
+        with pytest.raises(ValueError):
+            benchfmt.parse_bench_line("BenchmarkX 1 2")
+        with pytest.raises(ValueError):
+            benchfmt.config_line("Bad Key", "x")
