@@ -50,6 +50,13 @@ def fmt_bytes(b: Optional[float]) -> str:
     return f"{b:.1f} GiB"
 
 
+def fmt_unit(x: Optional[float], unit: str) -> str:
+    """Bytes in binary units, anything else as a number."""
+    if unit.endswith("-B") or unit == "B":
+        return fmt_bytes(x)
+    return fmt(x)
+
+
 def _size_key(params: dict) -> tuple:
     return tuple((k, v) for k, v in params.items() if k != "impl")
 
@@ -164,8 +171,10 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
             best_m, best_c = _best(ordered, unit, better)
             ref = cells.get(ref_name)
             ref_m = ref.median_of(unit) if ref else None
-            w(f"| variant | what | mean ± σ ({unit}) | median [95% CI] | min | × best | × {ref_name} | peak RSS | user / sys CPU | runs | flag |")
-            w("|---|---|---|---|---|---|---|---|---|---|---|")
+            extra = list(info.columns) if info else []
+            w(f"| variant | what | mean ± σ ({unit}) | median [95% CI] | min | × best | × {ref_name} | "
+              + "".join(f"{h} | " for _, h in extra) + "peak RSS | user / sys CPU | runs | flag |")
+            w("|---|---|---|---|---|---|---|" + "---|" * len(extra) + "---|---|---|---|")
             for c in ordered:
                 what = ""
                 if info:
@@ -178,7 +187,7 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 if s is None:
                     why = c.skip or (c.failures[-1].reason if c.failures else "no runs")
                     label = "not run" if c.skip else "FAILED"
-                    w(f"| {c.impl} | {what} | {label}: {why} | | | | | | | 0/{attempted} | {label} |")
+                    w(f"| {c.impl} | {what} | {label}: {why} | | | | | " + "| " * len(extra) + f"| | 0/{attempted} | {label} |")
                     continue
                 ci = f"[{fmt(s.ci_low)}, {fmt(s.ci_high)}]" if s.ci_low is not None else "[n<6]"
                 flags = []
@@ -190,10 +199,15 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 w(
                     f"| {c.impl} | {what} | {fmt(s.mean)} ± {fmt(s.sd, 2)} | {fmt(s.median)} {ci} | {fmt(s.min)} | "
                     f"{fmt(_ratio(s.median, best_m, better), 3)} | {fmt(_ratio(s.median, ref_m, better), 3)} | "
+                    + "".join(f"{fmt_unit(c.median_of(u), u)} | " for u, _ in extra) +
                     f"{fmt_bytes(c.median_of('peak-B'))} | {fmt(user, 3)} s / {fmt(sys_, 3)} s | "
                     f"{len(c.runs)}/{attempted} | {' '.join(flags)} |"
                 )
             w("")
+            # A round may add its own section (e.g. a table of facts).
+            section = getattr(rounds.modules().get(rnd_name), "report_section", None) if info else None
+            if section:
+                w(section(dict(size), cells))
             # The crossing: what calling the core from Python or Go adds.
             if ref_m is not None and ref_name == "c":
                 lines = []

@@ -263,7 +263,7 @@ class Runner:
                     for v in p.variants:
                         name = bench_name(p.round, v.name, p.params)
                         cmd = rounds.command(p.round, v, p.params)
-                        o = run_child(cmd, name, self.timeout)
+                        o = run_child(cmd, name, self.timeout, env=rounds.child_env(v, p.params))
                         if o.ok and o.result is not None and p.round.cross_check:
                             if reference is None:
                                 reference = (v.name, o.result)

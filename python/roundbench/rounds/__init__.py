@@ -5,6 +5,12 @@ Python-side variants the child runs, by name). The C variants live in
 csrc/runner/run_<round>.c and the Go ones in go/cmd/rb-go/<round>.go; a
 Variant's `lang` says which child program runs it.
 
+A round module may also define:
+  provenance() -> (items, warnings): extra provenance lines for the result
+      file (e.g. the BLAS library and kernel) and fairness warnings;
+  report_section(size, cells) -> str: Markdown the report prints after the
+      round's table for that size (cells: impl -> report.Cell).
+
 Extra rounds can be loaded from modules named in the environment variable
 ROUNDBENCH_PLUGINS (comma-separated), with the same two names; the tests use
 this to run the runner against variants that crash or lie.
@@ -40,8 +46,13 @@ class Variant:
     explain: str = ""
     program: Optional[str] = None
     requires: Optional[Callable[[], Optional[str]]] = None
-    # Sizes this variant runs at by default (None: all); --size overrides.
+    # Sizes this variant runs at by default (None: all); a size given on the
+    # command line (--n, --param) runs every variant.
     default_if: Optional[Callable[[dict], bool]] = None
+    # Extra environment for the child, from the cell's parameters (e.g.
+    # OPENBLAS_NUM_THREADS, GOMAXPROCS). Recorded in the result line's name
+    # only if the round puts it in its parameters.
+    env: Optional[Callable[[dict], dict]] = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,9 @@ class Round:
     # Whether all variants compute the same value, which the runner then
     # compares across variants (ffi's mechanisms each check their own).
     cross_check: bool = True
+    # Extra report columns: (unit, header) pairs, shown as the median of
+    # that unit over the runs (e.g. ("traffic-B", "memory traffic")).
+    columns: list = field(default_factory=list)
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -92,6 +106,15 @@ def build_dir() -> Path:
 
 
 PROGRAMS = {"c": "rb-c", "go": "rb-go"}
+
+
+def child_env(v: Variant, params: dict) -> Optional[dict]:
+    """The child's environment: ours, plus what the variant asks for."""
+    if v.env is None:
+        return None
+    env = dict(os.environ)
+    env.update({k: str(val) for k, val in v.env(params).items()})
+    return env
 
 
 def command(rnd: Round, v: Variant, params: dict) -> list:
