@@ -92,6 +92,13 @@ void rbc_core_failed(const char *call, const rb_error *err)
     exit(RBC_EXIT_FAILED);
 }
 
+void rbc_warm_up(void (*fn)(void *ctx), void *ctx)
+{
+    uint64_t t0 = rbc_now_ns();
+    for (int i = 0; i < 1000 && rbc_now_ns() - t0 < RBC_WARMUP_NS; i++)
+        fn(ctx);
+}
+
 double rbc_calibrated(rbc_timed op, rbc_timed empty, void *ctx, int64_t *count_out)
 {
     const uint64_t target = 100000000u; /* 100 ms */

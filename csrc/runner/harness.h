@@ -60,6 +60,12 @@ _Noreturn void rbc_wrong(const char *what, long long got, long long want);
 /* Reports a core error and exits with RBC_EXIT_FAILED. */
 _Noreturn void rbc_core_failed(const char *call, const rb_error *err);
 
+/* Warm-up: calls fn(ctx) until at least 50 ms have passed (at most 1000
+ * calls), so that the timed run starts with the code, data and the core's
+ * clock speed where a steady state puts them, whatever ran before. */
+#define RBC_WARMUP_NS 50000000u
+void rbc_warm_up(void (*fn)(void *ctx), void *ctx);
+
 /* Times `op(ctx, count)` and `empty(ctx, count)` (each returns elapsed ns),
  * growing `count` until one timing of `op` lasts at least 100 ms, then takes
  * the best of three of each and returns (op - empty) / count, the cost of one

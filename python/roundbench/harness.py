@@ -117,6 +117,20 @@ def time_once(fn: Callable[[], object]) -> tuple[int, object]:
     return t1 - t0, value
 
 
+WARMUP_NS = 50_000_000
+
+
+def warm_up(fn: Callable[[], object]) -> None:
+    """Calls fn until at least 50 ms have passed (at most 1000 calls), so the
+    timed run starts from a steady state whatever ran before. Same rule as
+    the C and Go harnesses."""
+    t0 = now_ns()
+    for _ in range(1000):
+        fn()
+        if now_ns() - t0 >= WARMUP_NS:
+            break
+
+
 def call_timer(f: Callable[..., object], *args: object) -> Callable[[int], int]:
     """A timed loop of `count` calls f(*args), written the way timeit writes
     its inner loop (a for over itertools.repeat, callee and argument in

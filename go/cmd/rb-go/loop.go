@@ -14,8 +14,11 @@ func init() {
 
 func runLoop(a *harness.Args, loop func(int64) (int64, error)) {
 	n := a.Int("n", 20_000_000, 0, roundbench.LoopMaxN)
-	_, err := loop(min(n, 1<<20)) // warm-up
-	harness.Must(err)
+	var err error
+	harness.WarmUp(func() {
+		_, err = loop(min(n, 1<<20))
+		harness.Must(err)
+	})
 	var sum int64
 	d := harness.Timed(func() { sum, err = loop(n) })
 	harness.Must(err)

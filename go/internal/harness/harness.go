@@ -132,6 +132,16 @@ func Timed(fn func()) time.Duration {
 	return time.Since(t0)
 }
 
+// WarmUp calls fn until at least 50 ms have passed (at most 1000 calls), so
+// that the timed run starts with the code, data and the core's clock speed
+// where a steady state puts them. Same rule as the C and Python harnesses.
+func WarmUp(fn func()) {
+	t0 := time.Now()
+	for i := 0; i < 1000 && time.Since(t0) < 50*time.Millisecond; i++ {
+		fn()
+	}
+}
+
 // Calibrated grows count until one timing of op(count) lasts at least
 // 100 ms, then takes the best of three of op and of empty (interleaved) and
 // returns (op - empty) / count in ns, and the count: the cost of one

@@ -41,7 +41,7 @@ ROUND = Round(
 
 def _run(args: harness.Args, compute) -> None:
     n = args.int("n", 20_000_000, 0, MAX_N)
-    compute(min(n, 1 << 20) if args.impl == "py-c" else min(n, 1000))  # warm-up
+    harness.warm_up(lambda: compute(min(n, 1 << 20)))
     elapsed, got = harness.time_once(lambda: compute(n))
     harness.check("sum", got, expected(n))
     harness.result(f"sum={got}")
