@@ -56,8 +56,9 @@ def cmd_list(args) -> int:
         print(f"  sizes: {sizes}   (--quick: {quick})   metric: {rnd.metric}")
         for v in rnd.variants:
             why = rounds.unavailable(rnd, v)
-            state = f"cannot run here: {why}" if why else "ok"
-            print(f"  {v.name:<16} {v.lang:<3} {state:<8}  {v.explain}")
+            print(f"  {v.name:<16} {v.lang:<3} {v.explain}")
+            if why:
+                print(f"  {'':<16} {'':<3} cannot run here: {why}")
         print()
     return 0
 
@@ -165,4 +166,9 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         p.print_help()
         return 2
-    return args.func(args)
+    try:
+        return args.func(args)
+    except BrokenPipeError:
+        # `roundbench list | head`: the reader left; that is not an error.
+        sys.stderr.close()
+        return 0
