@@ -113,9 +113,10 @@ suite: setup ## run the whole suite at its default sizes, then the report (OUT=d
 	$(MAKE) build
 	./scripts/suite.sh $(OUT)
 
-format: ## format the C, Go and Python sources
+format: ## format the C (clang-format), Go (gofmt) and Python (black) sources
 	gofmt -w go
-	clang-format -i csrc/*.c csrc/*.h csrc/runner/*.c csrc/runner/*.h csrc/tests/*.c csrc/tests/*.h python/roundbench/_core.c || true
+	clang-format -i csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h python/roundbench/_core.c
+	$(PYTHON) -m black -q python tests scripts
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) python/roundbench/*.so python/roundbench/_cffi_api.c python/roundbench/_cffi_api.o
