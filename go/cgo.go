@@ -10,6 +10,11 @@ package roundbench
 #cgo CFLAGS: -O2 -std=gnu11 -DRB_CGO
 #cgo noescape rb_ffi_noop_noescape
 #cgo nocallback rb_ffi_noop_nocallback
+// ---- issue 3 (matmul): the OpenBLAS that `make` links at build/blas (the
+// scipy-openblas64 package, the library numpy bundles; README, "The BLAS").
+#cgo CFLAGS: -I${SRCDIR}/../build/blas/include -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_
+#cgo LDFLAGS: -L${SRCDIR}/../build/blas/lib -lscipy_openblas64_ -Wl,-rpath,${SRCDIR}/../build/blas/lib -ldl -lm
+// ---- end issue 3
 #include <stdlib.h>
 #include "roundbench.h"
 int rbGoCallback(void *ctx, int64_t x, int64_t *result);
