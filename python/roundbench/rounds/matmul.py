@@ -28,6 +28,7 @@ import os
 import subprocess
 import sys
 from array import array
+from pathlib import Path
 
 from .. import harness
 from . import Round, Variant, build_dir, needs_module
@@ -86,6 +87,8 @@ ROUND = Round(
     metric="GFLOP/s",
     units={"GFLOP/s": "higher"},
     metric_explain="GFLOP/s: 2n³ floating-point operations divided by the product's wall time",
+    # The bindings call the core's dgemm: c-blas is what they are held to.
+    reference="c-blas",
 )
 
 
@@ -211,8 +214,11 @@ def blas_info(args: harness.Args) -> None:
     except ImportError as e:
         print(f"py-numpy error={e}")
         return
+    # threadpoolctl lists every BLAS loaded in the process, the core's too:
+    # numpy's is the one that is not the core's file.
+    core_lib = os.path.realpath(info["library"])
     for lib in threadpool_info():
-        if lib.get("user_api") != "blas":
+        if lib.get("user_api") != "blas" or os.path.realpath(lib.get("filepath", "")) == core_lib:
             continue
         print(f"py-numpy library={lib.get('filepath')}")
         print(f"py-numpy config={lib.get('internal_api')} {lib.get('version')}")
@@ -241,6 +247,9 @@ def probe(threads: int) -> dict:
     each read in a child started with that variant's environment."""
     env = dict(os.environ)
     env.update(thread_env({"threads": threads}))
+    # The Python probe must import this very package, wherever it runs from.
+    pkg_parent = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
     bdir = build_dir()
     cmds = {
         "c": [str(bdir / "rb-c"), "matmul", "blas-info", f"threads={threads}"],
@@ -318,8 +327,7 @@ def provenance() -> tuple:
 
 def report_section(size: dict, cells: dict, config: dict | None = None) -> str:
     """The BLAS each variant ran, under the table, with any mismatch in bold."""
-    if not config:
-        return ""
+    config = config or {}
     lines = ["BLAS per variant (from the result file's provenance; threads as asked by this size):", ""]
     threads = str(size.get("threads", 1))
     for v in BLAS_VARIANTS:
@@ -328,6 +336,16 @@ def report_section(size: dict, cells: dict, config: dict | None = None) -> str:
             continue
         mine = [part for part in line.split(" | ") if part.startswith(f"threads={threads}:")]
         lines.append(f"- {v}: {(mine or [line])[0]}")
+    ref = cells.get("c-blas")
+    ref_m = ref.median_of("GFLOP/s") if ref else None
+    if ref_m:
+        over = []
+        for b in ("py-c", "go-c"):
+            m = cells[b].median_of("GFLOP/s") if b in cells else None
+            if m is not None:
+                over.append(f"{b} at {m / ref_m * 100:.1f}% of c-blas")
+        if over:
+            lines += ["Binding overhead (median GFLOP/s against the core's dgemm timed in C): " + "; ".join(over) + ".", ""]
     bad = [w for w in (config.get("fairness") or "").split("; ") if w.startswith("BLAS mismatch")]
     lines.append("")
     if bad:
