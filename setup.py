@@ -25,10 +25,11 @@ FLAGS = " ".join([sysconfig.get_config_var("CFLAGS") or "", *EXTRA]).strip()
 # ---- BLAS (issue 3, round matmul) -------------------------------------------
 # The core links the OpenBLAS of the scipy-openblas64 package, the same
 # library numpy's wheels bundle (README, "The BLAS"); its symbols carry the
-# prefix and suffix below. Two run paths: where it was found at build time
-# (an in-place build), and $ORIGIN/../scipy_openblas64/lib, where pip puts
-# the runtime dependency beside an installed roundbench (`pip install .`
-# builds in an isolated environment that is gone afterwards).
+# prefix and suffix below. Two run paths, in this order:
+# $ORIGIN/../scipy_openblas64/lib, where pip puts the runtime dependency
+# beside an installed roundbench (so an installed copy uses its own
+# environment's library), then where it was found at build time (an in-place
+# build, which has no such neighbour).
 import scipy_openblas64  # noqa: E402
 
 BLAS_LIB_DIR = scipy_openblas64.get_lib_dir()
@@ -36,8 +37,8 @@ BLAS_MACROS = [("BLAS_SYMBOL_PREFIX", "scipy_"), ("BLAS_SYMBOL_SUFFIX", "64_")]
 BLAS_LINK = [
     f"-L{BLAS_LIB_DIR}",
     "-l" + scipy_openblas64.get_library(),
-    f"-Wl,-rpath,{BLAS_LIB_DIR}",
     "-Wl,-rpath,$ORIGIN/../scipy_openblas64/lib",
+    f"-Wl,-rpath,{BLAS_LIB_DIR}",
     "-ldl",
 ]
 # ---- end BLAS ---------------------------------------------------------------
