@@ -135,7 +135,7 @@ format: ## format the C, Go and Python sources
 $(BLAS_STAMP):
 	@mkdir -p $(BUILD)
 	ln -sfn "$$($(PYTHON) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
-$(CORE_OBJ) $(TEST_BIN) $(BUILD)/rb-go test-go: | $(BLAS_STAMP)
+$(CORE_OBJ) $(TEST_BIN) $(BUILD)/rb-go test-go py: | $(BLAS_STAMP)
 # ---- end BLAS ---------------------------------------------------------------
 
 clean: ## remove build outputs

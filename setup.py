@@ -25,11 +25,14 @@ FLAGS = " ".join([sysconfig.get_config_var("CFLAGS") or "", *EXTRA]).strip()
 # ---- BLAS (issue 3, round matmul) -------------------------------------------
 # The core links the OpenBLAS of the scipy-openblas64 package, the same
 # library numpy's wheels bundle (README, "The BLAS"); its symbols carry the
-# prefix and suffix below. Two run paths, in this order:
+# prefix and suffix below. Three run paths, in this order:
 # $ORIGIN/../scipy_openblas64/lib, where pip puts the runtime dependency
 # beside an installed roundbench (so an installed copy uses its own
-# environment's library), then where it was found at build time (an in-place
-# build, which has no such neighbour).
+# environment's library); $ORIGIN/../../build/blas/lib, the checkout's link
+# that `make` keeps (an in-place build, python/roundbench/_core*.so); and
+# where it was found at build time. The first two are relative on purpose:
+# setuptools may copy an extension built by `pip install .` (in an isolated
+# environment that is gone afterwards) into place on the next in-place build.
 import scipy_openblas64  # noqa: E402
 
 BLAS_LIB_DIR = scipy_openblas64.get_lib_dir()
@@ -38,6 +41,7 @@ BLAS_LINK = [
     f"-L{BLAS_LIB_DIR}",
     "-l" + scipy_openblas64.get_library(),
     "-Wl,-rpath,$ORIGIN/../scipy_openblas64/lib",
+    "-Wl,-rpath,$ORIGIN/../../build/blas/lib",
     f"-Wl,-rpath,{BLAS_LIB_DIR}",
     "-ldl",
 ]
