@@ -321,7 +321,7 @@ static int64_t matrix_side(const Py_buffer *v, const char *func, const char *nam
 {
     if (v->ndim == 2 && v->shape[0] == v->shape[1])
         return v->shape[0];
-    if (v->ndim == 1 || v->ndim == 0) {
+    if (v->ndim == 1) {
         int64_t len = v->len / 8, n = (int64_t)sqrt((double)len);
         while (n * n > len)
             n--;
@@ -492,9 +492,11 @@ static PyObject *blas_set_threads(PyObject *module, PyObject *arg)
     rb_error err;
     if (int64_arg(arg, "blas_set_threads", "n", &n) < 0)
         return NULL;
-    if (n > 1 << 20)
-        n = 1 << 20;
-    if (rb_blas_set_threads((int)(n < -1 ? -1 : n), &err) != RB_OK)
+    if (n < 1 || n > 1 << 20)
+        return PyErr_Format(PyExc_ValueError,
+                            "blas_set_threads() argument 'n' must be in [1, 1048576], not %lld",
+                            (long long)n);
+    if (rb_blas_set_threads((int)n, &err) != RB_OK)
         return raise_core_error(module, "blas_set_threads", &err);
     Py_RETURN_NONE;
 }
