@@ -29,6 +29,20 @@ TEST_SRC := $(sort $(wildcard csrc/tests/test_*.c))
 TEST_BIN := $(TEST_SRC:csrc/tests/%.c=$(BUILD)/asan/%)
 GO_SRC := $(shell find go -name '*.go' -o -name '*.c' -o -name '*.h') $(CORE_SRC) $(CORE_HDR) go.mod
 
+# ---- BLAS (issue 3, round matmul) -------------------------------------------
+# The core links the OpenBLAS that the scipy-openblas64 package ships: the
+# same library, version and kernel choice as the one numpy's wheels bundle,
+# so c-blas, go-c and py-c compare like with like against py-numpy (README,
+# "The BLAS"). build/blas links to that package; the cgo directives in
+# go/cgo.go name the same path. Its symbols carry a prefix and suffix.
+BLAS_DIR := $(BUILD)/blas
+BLAS_STAMP := $(BLAS_DIR)/include/cblas.h
+BLAS_CFLAGS := -I$(BLAS_DIR)/include -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_
+BLAS_LIBS := -L$(BLAS_DIR)/lib -lscipy_openblas64_ -Wl,-rpath,$(abspath $(BLAS_DIR))/lib -ldl
+CFLAGS += $(BLAS_CFLAGS)
+SANFLAGS += $(BLAS_CFLAGS)
+# ---- end BLAS ---------------------------------------------------------------
+
 .PHONY: help setup build c go py install test test-c test-go test-py bench fidelity suite report asan format clean links
 
 help: ## list the targets
@@ -49,10 +63,10 @@ $(BUILD)/libroundbench.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/libroundbench.so: $(CORE_OBJ)
-	$(CC) -shared -o $@ $^
+	$(CC) -shared -o $@ $^ $(BLAS_LIBS)
 
 $(BUILD)/rb-c: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.a
-	$(CC) $(CFLAGS) $(RUNNER_SRC) $(BUILD)/libroundbench.a -o $@ -lpthread -lm
+	$(CC) $(CFLAGS) $(RUNNER_SRC) $(BUILD)/libroundbench.a -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # The runner's launcher: children forked from it report their own peak RSS.
 $(BUILD)/rb-spawn: csrc/tools/spawn.c
@@ -62,7 +76,7 @@ $(BUILD)/rb-spawn: csrc/tools/spawn.c
 # The same runner linked against the shared library: calls into the core go
 # through the PLT (round ffi, variant c-so).
 $(BUILD)/rb-c-so: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.so
-	$(CC) $(CFLAGS) $(RUNNER_SRC) -L$(BUILD) -lroundbench -Wl,-rpath,'$$ORIGIN' -o $@ -lpthread -lm
+	$(CC) $(CFLAGS) $(RUNNER_SRC) -L$(BUILD) -lroundbench -Wl,-rpath,'$$ORIGIN' -o $@ $(BLAS_LIBS) -lpthread -lm
 
 go: $(BUILD)/rb-go ## build the Go runner (the core reaches it through go/core_*.c links)
 
@@ -82,7 +96,7 @@ links: ## recreate go/core_*.c links for every csrc/*.c (after adding a round)
 
 $(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ -lpthread -lm
+	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ $(BLAS_LIBS) -lpthread -lm
 
 test-c: $(TEST_BIN) ## C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; ASAN_OPTIONS=detect_leaks=1 $$t testdata/vectors.txt; done
@@ -117,6 +131,13 @@ format: ## format the C (clang-format), Go (gofmt) and Python (black) sources
 	gofmt -w go
 	clang-format -i csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h python/roundbench/_core.c
 	$(PYTHON) -m black -q python tests scripts
+
+# ---- BLAS (issue 3) ----------------------------------------------------------
+$(BLAS_STAMP):
+	@mkdir -p $(BUILD)
+	ln -sfn "$$($(PYTHON) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
+$(CORE_OBJ) $(TEST_BIN) $(BUILD)/rb-go test-go py: | $(BLAS_STAMP)
+# ---- end BLAS ---------------------------------------------------------------
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) python/roundbench/*.so python/roundbench/_cffi_api.c python/roundbench/_cffi_api.o

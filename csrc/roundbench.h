@@ -114,6 +114,81 @@ rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int
 int rb_ffi_noop_callback(void *ctx, int64_t x, int64_t *result);
 
 /* ------------------------------------------------------------------------ */
+/* Round matmul: C = A*B for dense row-major n x n float64 matrices.         */
+/* (issue 3; csrc/matmul.c)                                                  */
+
+/** The largest n the matmul round accepts: n*n*8 bytes must stay far from
+ *  overflowing size_t and int64_t. */
+#define RB_MATMUL_MAX_N INT64_C(1000000)
+
+/** C = A*B by the naive i-k-j triple loop (the loop order that walks B and C
+ *  contiguously), compiled with the core's own flags.
+ *  @param n        0 <= n <= RB_MATMUL_MAX_N (RB_ERR_ARG / RB_ERR_OVERFLOW).
+ *  @param a, b, c  n*n doubles each, row-major; may be NULL only when n == 0
+ *                  (RB_ERR_ARG naming the argument). `c` must not overlap
+ *                  `a` or `b` (RB_ERR_ARG naming c); `a` and `b` may alias.
+ *  @return RB_OK, or a failure code with `c` untouched. Thread-safe. */
+rb_status rb_matmul_naive(int64_t n, const double *a, const double *b, double *c, rb_error *err);
+
+/** C = A*B by the BLAS the core was built against (cblas_dgemm, row-major,
+ *  alpha 1, beta 0). Same arguments and errors as rb_matmul_naive. The BLAS
+ *  picks its own thread count (OPENBLAS_NUM_THREADS at load, or
+ *  rb_blas_set_threads); see rb_blas_get_info. */
+rb_status rb_matmul_blas(int64_t n, const double *a, const double *b, double *c, rb_error *err);
+
+/** Fills a and b (n*n doubles each) from a seeded generator (splitmix64)
+ *  with small integers in [-4, 4]. Integer inputs make every product exact
+ *  whatever the summation order (|partial sums| <= 16n < 2^53), so every
+ *  variant, BLAS or naive, computes bit-identical C and the checksums agree.
+ *  @return RB_ERR_ARG for n out of range or NULL a/b with n > 0. */
+rb_status rb_matmul_fill(int64_t n, uint64_t seed, double *a, double *b, rb_error *err);
+
+/** Verifies C = A*B without recomputing it: Freivalds' test with a fixed
+ *  vector x of integers in [1, 8]: C*x must equal A*(B*x) within
+ *  4*(n+2)*DBL_EPSILON * (|A|*(|B|*|x|)) per row, the textbook bound on the
+ *  rounding of a product computed in any order (and zero for the round's
+ *  integer inputs). Also computes the checksum that the runner compares
+ *  across variants: the wrapping sum of round(c[i][j]) * (i*n+j+1) * 2^64/phi.
+ *  O(n^2) time, O(n) memory.
+ *  @param checksum  may be NULL.
+ *  @return RB_OK when C is the product; RB_ERR_ARG naming "c" with pos = the
+ *          first wrong row when it is not; RB_ERR_NOMEM; argument errors as
+ *          rb_matmul_naive. */
+rb_status rb_matmul_verify(int64_t n, const double *a, const double *b, const double *c,
+                           int64_t *checksum, rb_error *err);
+
+/** What the BLAS linked into the core is, as it runs in this process. The
+ *  strings are owned by the BLAS or the loader (never freed by the caller). */
+typedef struct rb_blas_info {
+    const char *library; /**< the shared object's path (dladdr), or "unknown" */
+    const char *config;  /**< openblas_get_config(): version and build options */
+    const char *corename; /**< the kernel chosen at run time (openblas_get_corename) */
+    int threads;          /**< the thread count dgemm will use now */
+} rb_blas_info;
+
+/** Fills *info. Safe to call from any thread. */
+void rb_blas_get_info(rb_blas_info *info);
+
+/** Sets the BLAS's thread count for the whole process (n >= 1), as
+ *  openblas_set_num_threads does. Not thread-safe with a running dgemm. */
+rb_status rb_blas_set_threads(int n, rb_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Round temps: the sum of a[i]*a[i] % 7 over an int64 array, one fused pass. */
+/* (issue 3; csrc/temps.c)                                                   */
+
+/** The largest |a[i]| rb_temps accepts: a[i]*a[i] must fit in int64_t. */
+#define RB_TEMPS_MAX_ABS INT64_C(3037000499)
+
+/** Computes the sum of a[i]*a[i] % 7 for i in [0, n) in one pass over `a`.
+ *  @param a    n int64 values; may be NULL only when n == 0 (RB_ERR_ARG).
+ *  @param n    >= 0 (RB_ERR_ARG).
+ *  @param out  must not be NULL (RB_ERR_ARG).
+ *  @return RB_OK; RB_ERR_OVERFLOW naming "a" with pos = the index of the
+ *          first |a[i]| > RB_TEMPS_MAX_ABS. Thread-safe. */
+rb_status rb_temps(const int64_t *a, int64_t n, int64_t *out, rb_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Build information                                                         */
 
 /** The compiler and flags the core was built with (constant string). */

@@ -10,6 +10,11 @@ package roundbench
 #cgo CFLAGS: -O2 -std=gnu11 -DRB_CGO
 #cgo noescape rb_ffi_noop_noescape
 #cgo nocallback rb_ffi_noop_nocallback
+// ---- issue 3 (matmul): the OpenBLAS that `make` links at build/blas (the
+// scipy-openblas64 package, the library numpy bundles; README, "The BLAS").
+#cgo CFLAGS: -I${SRCDIR}/../build/blas/include -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_
+#cgo LDFLAGS: -L${SRCDIR}/../build/blas/lib -lscipy_openblas64_ -Wl,-rpath,${SRCDIR}/../build/blas/lib -ldl -lm
+// ---- end issue 3
 #include <stdlib.h>
 #include "roundbench.h"
 int rbGoCallback(void *ctx, int64_t x, int64_t *result);
@@ -130,3 +135,136 @@ func callbackLoop(fn string, cb C.rb_ffi_callback, count int64) (int64, error) {
 
 // BuildInfo returns the compiler and flags the core was built with.
 func BuildInfo() string { return C.GoString(C.rb_build_info()) }
+
+// ---- issue 3: rounds matmul and temps ------------------------------------
+
+// matmulCall hands three Go slices to a core matmul function without
+// copying them: C reads a and b and writes c in place.
+func matmulCall(fn string, n int, a, b, c []float64, call func(n C.int64_t, a, b, c *C.double, e *C.rb_error) C.rb_status) error {
+	if err := checkMatmul(fn, n, a, b, c); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	var e C.rb_error
+	st := call(C.int64_t(n), (*C.double)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&b[0])), (*C.double)(unsafe.Pointer(&c[0])), &e)
+	// cgo pins the slices for the call; KeepAlive says that the core uses
+	// their memory up to here.
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
+	if st != C.RB_OK {
+		return coreError(fn, st, &e)
+	}
+	return nil
+}
+
+// MatmulBlas sets c = a*b (n x n, row-major) with the BLAS the core links
+// (dgemm), in place, without copying the slices. c must not overlap a or
+// b. Safe for concurrent use; the BLAS's own thread count applies.
+func MatmulBlas(n int, a, b, c []float64) error {
+	return matmulCall("MatmulBlas", n, a, b, c, func(n C.int64_t, a, b, c *C.double, e *C.rb_error) C.rb_status {
+		return C.rb_matmul_blas(n, a, b, c, e)
+	})
+}
+
+// MatmulNaive sets c = a*b by the core's naive i-k-j loop; as MatmulBlas.
+func MatmulNaive(n int, a, b, c []float64) error {
+	return matmulCall("MatmulNaive", n, a, b, c, func(n C.int64_t, a, b, c *C.double, e *C.rb_error) C.rb_status {
+		return C.rb_matmul_naive(n, a, b, c, e)
+	})
+}
+
+// MatmulVerify checks c == a*b (Freivalds' test within the rounding bound
+// stated in csrc/roundbench.h) and returns the round's checksum of c. A
+// wrong c is an *Error with Arg "c" and Pos the first wrong row.
+func MatmulVerify(n int, a, b, c []float64) (int64, error) {
+	if err := checkMatmulSizes("MatmulVerify", n, a, b, c); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var sum C.int64_t
+	var e C.rb_error
+	st := C.rb_matmul_verify(C.int64_t(n), (*C.double)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&b[0])), (*C.double)(unsafe.Pointer(&c[0])), &sum, &e)
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(c)
+	if st != C.RB_OK {
+		return 0, coreError("MatmulVerify", st, &e)
+	}
+	return int64(sum), nil
+}
+
+// MatmulFill fills a and b (n*n each) with the round's seeded small
+// integers, the same values in every language.
+func MatmulFill(n int, seed uint64, a, b []float64) error {
+	if err := checkMatmulSizes("MatmulFill", n, a, b, a); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	var e C.rb_error
+	st := C.rb_matmul_fill(C.int64_t(n), C.uint64_t(seed), (*C.double)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&b[0])), &e)
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+	if st != C.RB_OK {
+		return coreError("MatmulFill", st, &e)
+	}
+	return nil
+}
+
+// BlasInfo describes the BLAS linked into the core as it runs in this
+// process.
+type BlasInfo struct {
+	Library  string // the shared object's file
+	Config   string // version and build options
+	CoreName string // the kernel chosen at run time
+	Threads  int    // the thread count dgemm uses now
+}
+
+// GetBlasInfo returns what the core's BLAS is and does in this process.
+func GetBlasInfo() BlasInfo {
+	var info C.rb_blas_info
+	C.rb_blas_get_info(&info)
+	return BlasInfo{
+		Library:  C.GoString(info.library),
+		Config:   C.GoString(info.config),
+		CoreName: C.GoString(info.corename),
+		Threads:  int(info.threads),
+	}
+}
+
+// BlasSetThreads sets the core's BLAS thread count (n >= 1) for the process.
+func BlasSetThreads(n int) error {
+	if n < 1 || n > 1<<20 {
+		return argError("BlasSetThreads", "n", ErrArg, "must be in [1, 1048576], not %d", n)
+	}
+	var e C.rb_error
+	if st := C.rb_blas_set_threads(C.int(n), &e); st != C.RB_OK {
+		return coreError("BlasSetThreads", st, &e)
+	}
+	return nil
+}
+
+// Temps returns the sum of a[i]*a[i] % 7 over a, by the core's fused pass
+// over the slice itself (no copy). An |a[i]| > TempsMaxAbs is an *Error
+// matching ErrOverflow with Pos i.
+func Temps(a []int64) (int64, error) {
+	if len(a) == 0 {
+		return 0, nil
+	}
+	var sum C.int64_t
+	var e C.rb_error
+	st := C.rb_temps((*C.int64_t)(unsafe.Pointer(&a[0])), C.int64_t(len(a)), &sum, &e)
+	runtime.KeepAlive(a)
+	if st != C.RB_OK {
+		return 0, coreError("Temps", st, &e)
+	}
+	return int64(sum), nil
+}
+
+// ---- end issue 3 ----------------------------------------------------------

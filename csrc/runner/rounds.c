@@ -4,5 +4,9 @@
 const rbc_round rbc_rounds[] = {
     {"loop", rbc_run_loop},
     {"ffi", rbc_run_ffi},
+    /* ---- issue 3 ---- */
+    {"matmul", rbc_run_matmul},
+    {"temps", rbc_run_temps},
+    /* ---- end issue 3 ---- */
     {NULL, NULL},
 };

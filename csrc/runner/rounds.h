@@ -7,6 +7,10 @@
 
 int rbc_run_loop(const rbc_args *a);
 int rbc_run_ffi(const rbc_args *a);
+/* ---- issue 3 ---- */
+int rbc_run_matmul(const rbc_args *a);
+int rbc_run_temps(const rbc_args *a);
+/* ---- end issue 3 ---- */
 
 extern const rbc_round rbc_rounds[];
 

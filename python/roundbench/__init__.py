@@ -27,6 +27,20 @@ from ._core import (
     loop_range,
 )
 
+# ---- issue 3: rounds matmul and temps ----
+from ._core import (
+    MATMUL_MAX_N,
+    TEMPS_MAX_ABS,
+    blas_info,
+    blas_set_threads,
+    matmul_blas,
+    matmul_fill,
+    matmul_naive,
+    matmul_verify,
+    temps,
+)
+# ---- end issue 3 ----
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -41,4 +55,15 @@ __all__ = [
     "ffi_varargs",
     "loop",
     "loop_range",
+    # ---- issue 3 ----
+    "MATMUL_MAX_N",
+    "TEMPS_MAX_ABS",
+    "blas_info",
+    "blas_set_threads",
+    "matmul_blas",
+    "matmul_fill",
+    "matmul_naive",
+    "matmul_verify",
+    "temps",
+    # ---- end issue 3 ----
 ]

@@ -10,6 +10,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <math.h>
+#include <string.h>
+
 #include "roundbench.h"
 
 typedef struct {
@@ -258,6 +261,295 @@ static PyObject *ffi_callback_loop(PyObject *module, PyObject *const *args, Py_s
     return PyLong_FromLongLong(sink);
 }
 
+/* ---- issue 3: rounds matmul and temps ------------------------------------ */
+/* Both take caller-owned buffers (numpy arrays, array.array, memoryview...)
+ * through the buffer protocol: no copy, and the C core writes the result in
+ * place. */
+
+/* Below this n (matmul) or element count (temps) releasing the GIL costs
+ * more than it gives. */
+#define MATMUL_GIL_THRESHOLD 64
+#define TEMPS_GIL_THRESHOLD (1 << 16)
+/* temps runs in chunks of this many elements with the GIL released,
+ * checking for Ctrl-C between them (about 50 ms each). */
+#define TEMPS_CHUNK (1 << 24)
+
+/* Gets a C-contiguous buffer of 8-byte items of the given kind ('d' for
+ * float64, 'q' for int64), naming the argument in the TypeError (not a
+ * buffer, wrong item type) or ValueError (not C-contiguous, read-only when
+ * `writable`) it raises. On success the caller releases *view. */
+static int typed_buffer(PyObject *obj, const char *func, const char *name, char kind,
+                        int writable, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be a buffer of %s, not %.100s",
+                     func, name, kind == 'd' ? "float64" : "int64", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    const char *fmt = view->format ? view->format : "B";
+    if (*fmt == '@' || *fmt == '=' || *fmt == '<')
+        fmt++;
+    int ok_type = view->itemsize == 8 &&
+                  (kind == 'd' ? strcmp(fmt, "d") == 0
+                               : (strcmp(fmt, "q") == 0 || strcmp(fmt, "l") == 0));
+    if (!ok_type) {
+        PyErr_Format(PyExc_TypeError, "%s() argument '%s' must hold %s, not format '%s'", func,
+                     name, kind == 'd' ? "float64 ('d')" : "int64 ('q')", view->format ? view->format : "B");
+        goto fail;
+    }
+    if (!PyBuffer_IsContiguous(view, 'C')) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s() argument '%s' must be C-contiguous (a strided view or a Fortran-order "
+                     "array is not; numpy.ascontiguousarray makes a copy that is)",
+                     func, name);
+        goto fail;
+    }
+    if (writable && view->readonly) {
+        PyErr_Format(PyExc_ValueError, "%s() argument '%s' must be writable", func, name);
+        goto fail;
+    }
+    return 0;
+fail:
+    PyBuffer_Release(view);
+    return -1;
+}
+
+/* The side of a square matrix buffer: a 2-D n x n buffer, or a 1-D one of
+ * n*n items. -1 with ValueError naming the argument otherwise. */
+static int64_t matrix_side(const Py_buffer *v, const char *func, const char *name)
+{
+    if (v->ndim == 2 && v->shape[0] == v->shape[1])
+        return v->shape[0];
+    if (v->ndim == 1) {
+        int64_t len = v->len / 8, n = (int64_t)sqrt((double)len);
+        while (n * n > len)
+            n--;
+        while ((n + 1) * (n + 1) <= len)
+            n++;
+        if (n * n == len)
+            return n;
+    }
+    if (v->ndim == 2)
+        PyErr_Format(PyExc_ValueError, "%s() argument '%s' must be square, not %zd x %zd", func,
+                     name, v->shape[0], v->shape[1]);
+    else
+        PyErr_Format(PyExc_ValueError,
+                     "%s() argument '%s' must be an n x n matrix (2-D, or 1-D of n*n items), "
+                     "not %d-D with %zd items",
+                     func, name, v->ndim, v->len / 8);
+    return -1;
+}
+
+typedef rb_status (*matmul_core_fn)(int64_t, const double *, const double *, double *, rb_error *);
+
+/* matmul_naive / matmul_blas / matmul_verify: (a, b, c) buffers of one
+ * side n; `out` is 1 when c is written. */
+static PyObject *matmul_impl(PyObject *module, const char *func, PyObject *const *args,
+                             Py_ssize_t nargs, matmul_core_fn fn)
+{
+    if (check_nargs(func, nargs, 3) < 0)
+        return NULL;
+    static const char *names[3] = {"a", "b", "c"};
+    Py_buffer v[3];
+    int64_t n[3];
+    int got = 0;
+    PyObject *result = NULL;
+    for (; got < 3; got++) {
+        if (typed_buffer(args[got], func, names[got], 'd', got == 2 && fn != NULL, &v[got]) < 0)
+            goto done;
+        if ((n[got] = matrix_side(&v[got], func, names[got])) < 0) {
+            got++;
+            goto done;
+        }
+        if (got > 0 && n[got] != n[0]) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s() argument '%s' is %lld x %lld but a is %lld x %lld", func,
+                         names[got], (long long)n[got], (long long)n[got], (long long)n[0],
+                         (long long)n[0]);
+            got++;
+            goto done;
+        }
+    }
+    rb_error err;
+    rb_status st;
+    int64_t checksum = 0;
+    const double *a = v[0].buf, *b = v[1].buf;
+    double *c = v[2].buf;
+    if (fn == NULL) {
+        Py_BEGIN_ALLOW_THREADS
+        st = rb_matmul_verify(n[0], a, b, c, &checksum, &err);
+        Py_END_ALLOW_THREADS
+    } else if (n[0] < MATMUL_GIL_THRESHOLD) {
+        st = fn(n[0], a, b, c, &err);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        st = fn(n[0], a, b, c, &err);
+        Py_END_ALLOW_THREADS
+    }
+    if (st != RB_OK)
+        raise_core_error(module, func, &err);
+    else
+        result = fn == NULL ? PyLong_FromLongLong(checksum) : Py_NewRef(Py_None);
+done:
+    for (int i = 0; i < got; i++)
+        PyBuffer_Release(&v[i]);
+    return result;
+}
+
+PyDoc_STRVAR(matmul_blas_doc,
+             "matmul_blas(a, b, c, /)\n--\n\n"
+             "c = a @ b by the BLAS the core links (dgemm), in place and without\n"
+             "copies: a, b and c are C-contiguous float64 buffers (numpy arrays,\n"
+             "array('d'), ...) of one square shape, 2-D n x n or 1-D of n*n items;\n"
+             "c must be writable and must not overlap a or b. The GIL is released.\n"
+             "TypeError for a non-buffer or another dtype, ValueError for a\n"
+             "non-contiguous, read-only, non-square, mismatched or aliasing one.");
+
+static PyObject *matmul_blas(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return matmul_impl(module, "matmul_blas", args, nargs, rb_matmul_blas);
+}
+
+PyDoc_STRVAR(matmul_naive_doc, "matmul_naive(a, b, c, /)\n--\n\n"
+                               "c = a @ b by the core's naive i-k-j loop; as matmul_blas.");
+
+static PyObject *matmul_naive(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return matmul_impl(module, "matmul_naive", args, nargs, rb_matmul_naive);
+}
+
+PyDoc_STRVAR(matmul_verify_doc,
+             "matmul_verify(a, b, c, /)\n--\n\n"
+             "Checks c == a @ b (Freivalds' test within the rounding bound) and\n"
+             "returns the round's checksum of c. ValueError naming 'c' when c is\n"
+             "not the product.");
+
+static PyObject *matmul_verify(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    return matmul_impl(module, "matmul_verify", args, nargs, NULL);
+}
+
+PyDoc_STRVAR(matmul_fill_doc,
+             "matmul_fill(a, b, seed, /)\n--\n\n"
+             "Fills the float64 buffers a and b (n x n each) with the round's seeded\n"
+             "small integers in [-4, 4].");
+
+static PyObject *matmul_fill(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (check_nargs("matmul_fill", nargs, 3) < 0)
+        return NULL;
+    int64_t seed;
+    if (int64_arg(args[2], "matmul_fill", "seed", &seed) < 0)
+        return NULL;
+    Py_buffer va, vb;
+    if (typed_buffer(args[0], "matmul_fill", "a", 'd', 1, &va) < 0)
+        return NULL;
+    if (typed_buffer(args[1], "matmul_fill", "b", 'd', 1, &vb) < 0) {
+        PyBuffer_Release(&va);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    int64_t na = matrix_side(&va, "matmul_fill", "a"), nb;
+    if (na >= 0 && (nb = matrix_side(&vb, "matmul_fill", "b")) >= 0) {
+        rb_error err;
+        if (nb != na)
+            PyErr_Format(PyExc_ValueError, "matmul_fill() argument 'b' is %lld x %lld but a is %lld x %lld",
+                         (long long)nb, (long long)nb, (long long)na, (long long)na);
+        else if (rb_matmul_fill(na, (uint64_t)seed, va.buf, vb.buf, &err) != RB_OK)
+            raise_core_error(module, "matmul_fill", &err);
+        else
+            result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&vb);
+    PyBuffer_Release(&va);
+    return result;
+}
+
+PyDoc_STRVAR(blas_info_doc,
+             "blas_info()\n--\n\n"
+             "What the BLAS linked into the core is, as it runs in this process: a\n"
+             "dict with library (its file), config (version and build options),\n"
+             "corename (the kernel chosen at run time) and threads.");
+
+static PyObject *blas_info(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    rb_blas_info info;
+    rb_blas_get_info(&info);
+    return Py_BuildValue("{s:s,s:s,s:s,s:i}", "library", info.library, "config",
+                         info.config ? info.config : "", "corename",
+                         info.corename ? info.corename : "", "threads", info.threads);
+}
+
+PyDoc_STRVAR(blas_set_threads_doc, "blas_set_threads(n, /)\n--\n\n"
+                                   "Sets the core's BLAS thread count (n >= 1) for the process.");
+
+static PyObject *blas_set_threads(PyObject *module, PyObject *arg)
+{
+    int64_t n;
+    rb_error err;
+    if (int64_arg(arg, "blas_set_threads", "n", &n) < 0)
+        return NULL;
+    if (n < 1 || n > 1 << 20)
+        return PyErr_Format(PyExc_ValueError,
+                            "blas_set_threads() argument 'n' must be in [1, 1048576], not %lld",
+                            (long long)n);
+    if (rb_blas_set_threads((int)n, &err) != RB_OK)
+        return raise_core_error(module, "blas_set_threads", &err);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(temps_doc,
+             "temps(a, /)\n--\n\n"
+             "Sum of a[i]*a[i] % 7 over a C-contiguous int64 buffer (a numpy array,\n"
+             "array('q'), ...) in one fused pass, without copying it. The GIL is\n"
+             "released for large arrays and Ctrl-C is checked between chunks.\n"
+             "TypeError for a non-buffer or another dtype, ValueError for a\n"
+             "non-contiguous one, OverflowError when some |a[i]| > 3037000499.");
+
+static PyObject *temps(PyObject *module, PyObject *arg)
+{
+    Py_buffer v;
+    if (typed_buffer(arg, "temps", "a", 'q', 0, &v) < 0)
+        return NULL;
+    const int64_t *a = v.buf;
+    int64_t n = v.len / 8, total = 0, part = 0;
+    rb_error err;
+    rb_status st = RB_OK;
+    if (n < TEMPS_GIL_THRESHOLD) {
+        st = rb_temps(n ? a : NULL, n, &total, &err);
+    } else {
+        for (int64_t start = 0; start < n; start += TEMPS_CHUNK) {
+            int64_t len = n - start > TEMPS_CHUNK ? TEMPS_CHUNK : n - start;
+            Py_BEGIN_ALLOW_THREADS
+            st = rb_temps(a + start, len, &part, &err);
+            Py_END_ALLOW_THREADS
+            if (st != RB_OK) {
+                err.pos += start;
+                break;
+            }
+            total += part;
+            if (PyErr_CheckSignals() < 0) {
+                PyBuffer_Release(&v);
+                return NULL;
+            }
+        }
+    }
+    PyBuffer_Release(&v);
+    if (st != RB_OK) {
+        if (st == RB_ERR_OVERFLOW)
+            return PyErr_Format(PyExc_OverflowError,
+                                "temps() argument 'a': a[%lld]*a[%lld] would overflow int64 "
+                                "(|a[i]| <= 3037000499)",
+                                (long long)err.pos, (long long)err.pos);
+        return raise_core_error(module, "temps", &err);
+    }
+    return PyLong_FromLongLong(total);
+}
+/* ---- end issue 3 ---------------------------------------------------------- */
+
 static PyObject *build_info(PyObject *module, PyObject *unused)
 {
     (void)module;
@@ -277,6 +569,15 @@ static PyMethodDef core_methods[] = {
     {"ffi_buffer", ffi_buffer, METH_O, ffi_buffer_doc},
     {"ffi_callback_loop", (PyCFunction)(void (*)(void))ffi_callback_loop, METH_FASTCALL,
      ffi_callback_loop_doc},
+    /* ---- issue 3 ---- */
+    {"matmul_blas", (PyCFunction)(void (*)(void))matmul_blas, METH_FASTCALL, matmul_blas_doc},
+    {"matmul_naive", (PyCFunction)(void (*)(void))matmul_naive, METH_FASTCALL, matmul_naive_doc},
+    {"matmul_verify", (PyCFunction)(void (*)(void))matmul_verify, METH_FASTCALL, matmul_verify_doc},
+    {"matmul_fill", (PyCFunction)(void (*)(void))matmul_fill, METH_FASTCALL, matmul_fill_doc},
+    {"blas_info", blas_info, METH_NOARGS, blas_info_doc},
+    {"blas_set_threads", blas_set_threads, METH_O, blas_set_threads_doc},
+    {"temps", temps, METH_O, temps_doc},
+    /* ---- end issue 3 ---- */
     {"build_info", build_info, METH_NOARGS,
      "build_info()\n--\n\nThe compiler and flags the core was built with."},
     {NULL, NULL, 0, NULL},
@@ -294,6 +595,11 @@ static int core_exec(PyObject *module)
         return -1;
     if (PyModule_AddIntConstant(module, "LOOP_MAX_N", (long)RB_LOOP_MAX_N) < 0)
         return -1;
+    /* ---- issue 3 ---- */
+    if (PyModule_AddIntConstant(module, "MATMUL_MAX_N", (long)RB_MATMUL_MAX_N) < 0 ||
+        PyModule_AddIntConstant(module, "TEMPS_MAX_ABS", (long)RB_TEMPS_MAX_ABS) < 0)
+        return -1;
+    /* ---- end issue 3 ---- */
     return 0;
 }
 

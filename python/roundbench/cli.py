@@ -26,6 +26,7 @@ examples:
   roundbench run loop --impl c --impl py  only these variants
   roundbench run loop --n 1000000         override a size parameter
   roundbench run --quick                  every round scaled down (tests, CI)
+  roundbench run matmul --threads all     BLAS on every core (default: 1 thread)
   roundbench report results/latest        write results/latest/report.md
 
 results go to --out DIR (default results/<date-time>), as DIR/results.txt in
@@ -74,6 +75,15 @@ def _overrides(args) -> dict:
         if not sep or not k:
             raise SystemExit(f"roundbench: --param {item!r}: want key=value")
         out[k] = v
+    # ---- issue 3 ----
+    if getattr(args, "threads", None) is not None:
+        if args.threads == "all":
+            out["threads"] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        elif args.threads.isdigit() and int(args.threads) >= 1:
+            out["threads"] = int(args.threads)
+        else:
+            raise SystemExit(f"roundbench: --threads {args.threads!r}: want 'all' or a count >= 1")
+    # ---- end issue 3 ----
     return out
 
 
@@ -145,6 +155,11 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--out", metavar="DIR", help="where results.txt and report.md go (default results/<date-time>)")
     r.add_argument("--n", type=int, metavar="N", help="set the size parameter n of every round that has one")
     r.add_argument("--param", action="append", metavar="KEY=VALUE", help="set any size parameter (repeatable)")
+    # ---- issue 3 ----
+    r.add_argument("--threads", metavar="T", help="BLAS and library threads for rounds that take them (matmul): "
+                   "1 (the default: every variant pinned to one thread) or 'all' (every usable core); "
+                   "the count is in each result's name as /threads=T")
+    # ---- end issue 3 ----
     r.add_argument("--timeout", type=float, default=900, metavar="S", help="kill a run after S seconds and record it as failed (default 900)")
     r.add_argument("--no-report", action="store_true", help="write results only")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

@@ -9,6 +9,7 @@ warning. Every column is explained in the report itself.
 
 from __future__ import annotations
 
+import inspect
 from collections import OrderedDict
 from pathlib import Path
 from typing import Optional
@@ -207,7 +208,12 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
             # A round may add its own section (e.g. a table of facts).
             section = getattr(rounds.modules().get(rnd_name), "report_section", None) if info else None
             if section:
-                w(section(dict(size), cells))
+                # A section that takes `config` also gets the file's provenance
+                # (issue 3: matmul shows each variant's BLAS next to its table).
+                if "config" in inspect.signature(section).parameters:
+                    w(section(dict(size), cells, config=rs.configs[-1] if rs.configs else {}))
+                else:
+                    w(section(dict(size), cells))
             # The crossing: what calling the core from Python or Go adds.
             if ref_m is not None and ref_name == "c":
                 lines = []

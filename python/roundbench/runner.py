@@ -192,8 +192,14 @@ class Plan:
     skipped: list  # (variant, reason)
 
 
+# Parameters that are run settings, not sizes (issue 3: `--threads`): giving
+# one does not make the variants limited to some sizes (default_if) run at all.
+RUN_SETTINGS = {"threads"}
+
+
 def make_plans(selected: list, impls: Optional[set], quick: bool, overrides: dict) -> list:
     plans = []
+    sized = {k for k in overrides if k not in RUN_SETTINGS}
     for rnd in selected:
         sizes = rnd.quick if quick else rnd.sizes
         sizes = [{k: overrides.get(k, v) for k, v in size.items()} for size in sizes]
@@ -207,7 +213,7 @@ def make_plans(selected: list, impls: Optional[set], quick: bool, overrides: dic
             for v in rnd.variants:
                 if impls and v.name not in impls:
                     continue
-                if v.default_if and not overrides and not v.default_if(params):
+                if v.default_if and not sized and not v.default_if(params):
                     continue
                 why = rounds.unavailable(rnd, v)
                 (skipped.append((v, why)) if why else run.append(v))

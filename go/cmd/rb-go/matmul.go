@@ -1,0 +1,83 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"roundbench/go"
+	"roundbench/go/internal/harness"
+)
+
+// minTimed: a product shorter than this is repeated and the mean taken (the
+// same rule as csrc/runner/run_matmul.c and rounds/matmul.py).
+const minTimed = 200 * time.Millisecond
+
+func init() {
+	rounds["matmul"] = map[string]variant{
+		"go":       func(a *harness.Args) { runMatmul(a, roundbench.PureMatmul, false) },
+		"go-gonum": func(a *harness.Args) { runMatmul(a, roundbench.GonumMatmul, false) },
+		"go-c":     func(a *harness.Args) { runMatmul(a, roundbench.MatmulBlas, true) },
+		// The runner's provenance: what the core's BLAS is in this process.
+		"blas-info": matmulBlasInfo,
+	}
+}
+
+type matmulFn func(n int, a, b, c []float64) error
+
+func runMatmul(a *harness.Args, product matmulFn, usesBlas bool) {
+	n := int(a.Int("n", 300, 0, 20_000))
+	threads := int(a.Int("threads", 1, 1, 4096))
+	if usesBlas {
+		harness.Must(roundbench.BlasSetThreads(threads))
+	}
+	A, B, C := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+	harness.Must(roundbench.MatmulFill(n, 1, A, B))
+
+	// Warm-up on a small product (the leading w x w block, copied).
+	w := min(n, 256)
+	aw, bw, cw := make([]float64, w*w), make([]float64, w*w), make([]float64, w*w)
+	for i := 0; i < w; i++ {
+		copy(aw[i*w:(i+1)*w], A[i*n:i*n+w])
+		copy(bw[i*w:(i+1)*w], B[i*n:i*n+w])
+	}
+	harness.Must(product(w, aw, bw, cw))
+
+	var err error
+	d := harness.Timed(func() { err = product(n, A, B, C) })
+	harness.Must(err)
+	reps := int64(1)
+	ns := float64(d.Nanoseconds())
+	if d < minTimed {
+		reps = int64(minTimed/max(d, time.Microsecond)) + 1
+		d = harness.Timed(func() {
+			for r := int64(0); r < reps && err == nil; r++ {
+				err = product(n, A, B, C)
+			}
+		})
+		harness.Must(err)
+		ns = float64(d.Nanoseconds()) / float64(reps)
+	}
+
+	sum, err := roundbench.MatmulVerify(n, A, B, C)
+	var re *roundbench.Error
+	if errors.As(err, &re) && re.Arg == "c" {
+		harness.Exit(harness.ExitWrong, "wrong result: C is not A*B (row %d)", re.Pos)
+	}
+	harness.Must(err)
+	gflops := 0.0
+	if ns > 0 {
+		gflops = 2 * float64(n) * float64(n) * float64(n) / ns
+	}
+	harness.Result("checksum=%d", sum)
+	harness.Emit(a, reps, ns, harness.Metric{Value: gflops, Unit: "GFLOP/s"})
+}
+
+func matmulBlasInfo(a *harness.Args) {
+	if t := int(a.Int("threads", 0, 0, 4096)); t > 0 {
+		harness.Must(roundbench.BlasSetThreads(t))
+	}
+	info := roundbench.GetBlasInfo()
+	fmt.Printf("library=%s\nconfig=%s\ncorename=%s\nthreads=%d\n", info.Library, strings.TrimSpace(info.Config), info.CoreName, info.Threads)
+}

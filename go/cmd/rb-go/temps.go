@@ -1,0 +1,36 @@
+package main
+
+import (
+	"roundbench/go"
+	"roundbench/go/internal/harness"
+)
+
+func init() {
+	rounds["temps"] = map[string]variant{
+		"go":   func(a *harness.Args) { runTemps(a, roundbench.PureTemps) },
+		"go-c": func(a *harness.Args) { runTemps(a, roundbench.Temps) },
+	}
+}
+
+func runTemps(a *harness.Args, temps func([]int64) (int64, error)) {
+	n := a.Int("n", 20_000_000, 0, roundbench.LoopMaxN)
+	arr := make([]int64, n) // arange(n), untimed; faults the pages in
+	for i := range arr {
+		arr[i] = int64(i)
+	}
+	_, err := temps(arr[:min(n, 1<<20)]) // warm-up
+	harness.Must(err)
+	var sum int64
+	d := harness.Timed(func() { sum, err = temps(arr) })
+	harness.Must(err)
+	// a = arange(n): the loop round's sum, by its closed form.
+	harness.Check("sum", sum, roundbench.LoopExpected(n))
+	perElem := 0.0
+	if n > 0 {
+		perElem = float64(d.Nanoseconds()) / float64(n)
+	}
+	harness.Result("sum=%d", sum)
+	harness.Emit(a, 1, float64(d.Nanoseconds()),
+		harness.Metric{Value: perElem, Unit: "ns/elem"},
+		harness.Metric{Value: float64(8 * n), Unit: "traffic-B"})
+}

@@ -1,0 +1,171 @@
+package roundbench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// matmuls are every Go-side way to compute the product, checked alike.
+var matmuls = []struct {
+	name string
+	fn   func(n int, a, b, c []float64) error
+}{
+	{"PureMatmul", PureMatmul},
+	{"GonumMatmul", GonumMatmul},
+	{"MatmulBlas", MatmulBlas},
+	{"MatmulNaive", MatmulNaive},
+}
+
+func floats(t *testing.T, s string) []float64 {
+	t.Helper()
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		x, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			t.Fatalf("bad float %q: %v", f, err)
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func TestMatmulVectors(t *testing.T) {
+	for _, v := range loadVectors(t, "matmul") {
+		n, seed, want := int(v.int(t, "n")), uint64(v.int(t, "seed")), v.int(t, "checksum")
+		a, b := make([]float64, n*n), make([]float64, n*n)
+		if err := MatmulFill(n, seed, a, b); err != nil {
+			t.Fatalf("MatmulFill(%d): %v", n, err)
+		}
+		for _, m := range matmuls {
+			c := make([]float64, n*n)
+			if err := m.fn(n, a, b, c); err != nil {
+				t.Errorf("%s(n=%d): %v", m.name, n, err)
+				continue
+			}
+			if got, err := MatmulVerify(n, a, b, c); err != nil || got != want {
+				t.Errorf("%s(n=%d) checksum = %d, %v; want %d", m.name, n, got, err, want)
+			}
+		}
+	}
+}
+
+func TestMatmulExplicit(t *testing.T) {
+	for _, v := range loadVectors(t, "matmul-explicit") {
+		a, b, want := floats(t, v["a"]), floats(t, v["b"]), floats(t, v["c"])
+		n := int(math.Sqrt(float64(len(a))))
+		for _, m := range matmuls {
+			c := make([]float64, n*n)
+			for i := range c {
+				c[i] = math.NaN() // the product must overwrite, not accumulate
+			}
+			if err := m.fn(n, a, b, c); err != nil {
+				t.Fatalf("%s: %v", m.name, err)
+			}
+			if fmt.Sprint(c) != fmt.Sprint(want) {
+				t.Errorf("%s(%v, %v) = %v; want %v", m.name, a, b, c, want)
+			}
+		}
+	}
+}
+
+func TestMatmulErrors(t *testing.T) {
+	for _, v := range loadVectors(t, "matmul-error") {
+		n := int(v.int(t, "n"))
+		kind := ErrArg
+		if v["error"] == "overflow" {
+			kind = ErrOverflow
+		}
+		for _, m := range matmuls {
+			err := m.fn(n, nil, nil, nil)
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, kind) || e.Arg != "n" {
+				t.Errorf("%s(n=%d) = %v; want %v naming n", m.name, n, err, kind)
+			}
+		}
+	}
+	x := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	cases := []struct {
+		what    string
+		a, b, c []float64
+		arg     string
+	}{
+		{"short a", x[:3], x[:4], make([]float64, 4), "a"},
+		{"long b", x[:4], x[:5], make([]float64, 4), "b"},
+		{"nil c", x[:4], x[4:], nil, "c"},
+		{"c is a", x[:4], x[4:], x[:4], "c"},
+		{"c is b", x[:4], x[4:], x[4:], "c"},
+		{"c overlaps a", x[:4], x[4:], x[2:6], "c"},
+	}
+	for _, tc := range cases {
+		for _, m := range matmuls {
+			err := m.fn(2, tc.a, tc.b, tc.c)
+			var e *Error
+			if !errors.As(err, &e) || !errors.Is(err, ErrArg) || e.Arg != tc.arg {
+				t.Errorf("%s(%s) = %v; want ErrArg naming %s", m.name, tc.what, err, tc.arg)
+			}
+		}
+	}
+	// a and b may be the same matrix.
+	c := make([]float64, 4)
+	for _, m := range matmuls {
+		if err := m.fn(2, x[:4], x[:4], c); err != nil || c[0] != 7 || c[3] != 22 {
+			t.Errorf("%s(a, a) = %v, %v; want [7 10 15 22]", m.name, c, err)
+		}
+	}
+}
+
+func TestMatmulVerifyCatchesWrongProduct(t *testing.T) {
+	const n = 17
+	a, b, c := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+	if err := MatmulFill(n, 1, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := MatmulBlas(n, a, b, c); err != nil {
+		t.Fatal(err)
+	}
+	c[5*n+3]++
+	_, err := MatmulVerify(n, a, b, c)
+	var e *Error
+	if !errors.As(err, &e) || e.Arg != "c" || e.Pos != 5 {
+		t.Errorf("MatmulVerify(wrong row 5) = %v; want an error naming c at row 5", err)
+	}
+}
+
+func TestBlasInfo(t *testing.T) {
+	info := GetBlasInfo()
+	if !strings.Contains(info.Config, "OpenBLAS") || info.CoreName == "" || info.Library == "" {
+		t.Errorf("GetBlasInfo() = %+v; want an OpenBLAS with a kernel and a file", info)
+	}
+	if err := BlasSetThreads(1); err != nil {
+		t.Fatal(err)
+	}
+	if got := GetBlasInfo().Threads; got != 1 {
+		t.Errorf("after BlasSetThreads(1), Threads = %d; want 1", got)
+	}
+	if err := BlasSetThreads(0); !errors.Is(err, ErrArg) {
+		t.Errorf("BlasSetThreads(0) = %v; want ErrArg", err)
+	}
+}
+
+func BenchmarkMatmul(b *testing.B) {
+	for _, n := range []int{64, 300} {
+		x, y, z := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
+		if err := MatmulFill(n, 1, x, y); err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range matmuls {
+			b.Run(fmt.Sprintf("impl=%s/n=%d", m.name, n), func(b *testing.B) {
+				for b.Loop() {
+					if err := m.fn(n, x, y, z); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

@@ -1,0 +1,105 @@
+"""Round temps: the sum of a*a % 7 over an int64 array a = arange(N).
+
+numpy's plain expression `(a*a % 7).sum()` runs three passes and
+materialises two full-size temporaries; preallocated `out=` buffers avoid
+the allocations and page faults but not the passes; the core (c, and py-c
+and go-c through the bindings, zero-copy) and pure Go make one fused pass
+that reads each element once and writes nothing.
+
+Each run reports the memory traffic its algorithm implies (`traffic-B`:
+bytes read plus bytes written by the passes, 8 bytes per element touched;
+write-allocate reads and page zeroing come on top), next to its time and
+peak RSS, so the reader sees why the chain loses.
+"""
+
+from __future__ import annotations
+
+from .. import harness
+from . import Round, Variant, needs_module
+from .loop import expected
+
+MAX_N = 3037000500  # a[i]*a[i] must fit in int64, as in the loop round
+
+# Bytes per element implied by each variant's passes.
+#   fused:      read a                                           8
+#   py-numpy:   t1 = a*a (read a, write t1), t2 = t1 % 7 (read t1,
+#               write t2), t2.sum() (read t2)                   40
+#   py-numpy-out: the same passes into one preallocated buffer   40
+TRAFFIC_PER_ELEM = {"fused": 8, "py-numpy": 40, "py-numpy-out": 40}
+
+_numpy = needs_module("numpy", "pip install numpy")
+
+ROUND = Round(
+    name="temps",
+    title="temps: sum of a*a % 7 over an int64 array",
+    explain=(
+        "a = arange(N) as int64, built untimed; one timed evaluation of sum(a*a % 7). "
+        "traffic-B is the memory traffic the variant's passes imply."
+    ),
+    variants=[
+        Variant("c", "c", "the core: one fused pass (C)"),
+        Variant("go", "go", "one fused pass, pure Go"),
+        Variant("go-c", "go", "a Go slice to the core's fused pass through cgo (no copy)"),
+        Variant("py-numpy", "py", "numpy: (a*a % 7).sum(), two full-size temporaries", requires=_numpy),
+        Variant("py-numpy-out", "py", "numpy with a preallocated out= buffer", requires=_numpy),
+        Variant("py-c", "py", "a numpy array to the core's fused pass (buffer protocol, no copy)",
+                requires=_numpy),
+    ],
+    sizes=[{"n": 20_000_000}],
+    quick=[{"n": 200_000}],
+    metric="ns/elem",
+    units={"ns/elem": "lower", "traffic-B": "lower"},
+    metric_explain="ns/elem: wall time of the evaluation divided by N",
+    columns=[("traffic-B", "memory traffic")],
+)
+
+
+def _run(args: harness.Args, make, traffic: int) -> None:
+    import numpy as np
+
+    n = args.int("n", 20_000_000, 0, MAX_N)
+    a = np.arange(n, dtype=np.int64)
+    compute = make(a)
+    compute(a[: min(n, 1 << 20)])  # warm-up
+    elapsed, got = harness.time_once(lambda: compute(a))
+    got = int(got)
+    harness.check("sum", got, expected(n))
+    harness.result(f"sum={got}")
+    harness.emit(args, 1, elapsed, {"ns/elem": elapsed / n if n else 0.0, "traffic-B": traffic * n})
+
+
+def run_py_numpy(args: harness.Args) -> None:
+    def make(_a):
+        def chain(a):
+            return (a * a % 7).sum()
+
+        return chain
+
+    _run(args, make, TRAFFIC_PER_ELEM["py-numpy"])
+
+
+def run_py_numpy_out(args: harness.Args) -> None:
+    import numpy as np
+
+    def make(a):
+        buf = np.empty_like(a)
+        buf.fill(0)  # fault the buffer in, untimed, as a reused buffer would be
+
+        def chain(x):
+            t = buf[: len(x)]
+            np.multiply(x, x, out=t)
+            np.remainder(t, 7, out=t)
+            return t.sum()
+
+        return chain
+
+    _run(args, make, TRAFFIC_PER_ELEM["py-numpy-out"])
+
+
+def run_py_c(args: harness.Args) -> None:
+    from .._core import temps
+
+    _run(args, lambda _a: temps, TRAFFIC_PER_ELEM["fused"])
+
+
+PY_VARIANTS = {"py-numpy": run_py_numpy, "py-numpy-out": run_py_numpy_out, "py-c": run_py_c}

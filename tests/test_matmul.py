@@ -1,0 +1,231 @@
+"""Round matmul: every variant against the shared vectors, buffer edge
+cases, bad input, and the BLAS provenance."""
+
+import math
+from array import array
+
+import numpy as np
+import pytest
+
+import roundbench
+from roundbench.pure.matmul import matmul as pure_matmul
+from roundbench.rounds import matmul as rnd
+
+from conftest import load_vectors
+
+SEEDED = load_vectors("matmul")
+EXPLICIT = load_vectors("matmul-explicit")
+
+
+def filled(n, seed):
+    a, b = np.empty((n, n)), np.empty((n, n))
+    roundbench.matmul_fill(a, b, seed)
+    return a, b
+
+
+def products(a, b):
+    """name -> c, by every Python-side way to compute the product."""
+    n = a.shape[0]
+    out = {}
+    for name, fn in (("blas", roundbench.matmul_blas), ("naive", roundbench.matmul_naive)):
+        c = np.full((n, n), np.nan)
+        fn(a, b, c)
+        out[name] = c
+    out["numpy"] = a @ b
+    if n <= 64:  # pure Python is O(n^3) at ~30 MFLOP/s
+        out["pure"] = np.array(pure_matmul(a.tolist(), b.tolist()), dtype=float).reshape(n, n)
+    return out
+
+
+@pytest.mark.parametrize("v", SEEDED, ids=lambda v: f"n={v['n']}")
+def test_every_variant_gives_the_vector_checksum(v):
+    n, want = int(v["n"]), int(v["checksum"])
+    a, b = filled(n, int(v["seed"]))
+    for name, c in products(a, b).items():
+        assert roundbench.matmul_verify(a, b, c) == want, name
+
+
+def test_fill_matches_an_independent_generator():
+    # splitmix64, written again here: the vectors do not rest on the C alone.
+    mask = (1 << 64) - 1
+    state, vals = 7, []
+    for _ in range(2 * 9):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        vals.append((z ^ (z >> 31)) % 9 - 4)
+    a, b = filled(3, 7)
+    assert a.ravel().tolist() == vals[:9] and b.ravel().tolist() == vals[9:]
+
+
+@pytest.mark.parametrize("v", EXPLICIT, ids=lambda v: v["a"])
+def test_explicit_products(v):
+    a, b, want = (np.array([float(x) for x in v[k].split(",")]) for k in ("a", "b", "c"))
+    n = math.isqrt(len(a))
+    a, b, want = a.reshape(n, n), b.reshape(n, n), want.reshape(n, n)
+    for name, c in products(a, b).items():
+        assert c.tolist() == want.tolist(), name
+
+
+def test_pure_python_on_lists():
+    assert pure_matmul([[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]) == [[19.0, 22.0], [43.0, 50.0]]
+    assert pure_matmul([], []) == []
+
+
+def test_any_contiguous_float64_buffer_and_1d():
+    a = array("d", [1, 2, 3, 4])
+    b = array("d", [5, 6, 7, 8])
+    c = array("d", bytes(32))
+    roundbench.matmul_blas(a, b, c)
+    assert list(c) == [19, 22, 43, 50]
+    m = memoryview(bytearray(32)).cast("d")
+    roundbench.matmul_naive(a, b, m)
+    assert m.tolist() == [19, 22, 43, 50]
+
+
+def test_empty():
+    e = np.empty((0, 0))
+    roundbench.matmul_blas(e, e, np.empty((0, 0)))
+    roundbench.matmul_naive(e, e, np.empty((0, 0)))
+    assert roundbench.matmul_verify(e, e, e) == 0
+
+
+def test_a_and_b_may_alias():
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    c = np.empty((2, 2))
+    roundbench.matmul_blas(a, a, c)
+    assert c.tolist() == [[7, 10], [15, 22]]
+
+
+def test_in_place_zero_copy():
+    a, b = filled(8, 1)
+    c = np.zeros((8, 8))
+    before = c.ctypes.data
+    roundbench.matmul_blas(a, b, c)
+    assert c.ctypes.data == before and (c == a @ b).all()
+
+
+FUNCS = [roundbench.matmul_blas, roundbench.matmul_naive]
+
+
+@pytest.mark.parametrize("fn", FUNCS, ids=lambda f: f.__name__)
+def test_bad_buffers(fn):
+    name = fn.__name__
+    a, b = filled(4, 1)
+    c = np.empty((4, 4))
+    with pytest.raises(TypeError, match=f"{name}\\(\\) argument 'a' must hold float64"):
+        fn(a.astype(np.float32), b, c)
+    with pytest.raises(TypeError, match="argument 'b' must hold float64"):
+        fn(a, b.astype(np.int64), c)
+    with pytest.raises(TypeError, match="argument 'a' must be a buffer"):
+        fn([[1.0]], b, c)
+    with pytest.raises(ValueError, match="argument 'c' must be C-contiguous"):
+        fn(a, b, np.empty((4, 4), order="F"))
+    with pytest.raises(ValueError, match="argument 'a' must be C-contiguous"):
+        fn(np.asfortranarray(a), b, c)
+    with pytest.raises(ValueError, match="argument 'b' must be C-contiguous"):
+        fn(a, np.empty((4, 8))[:, ::2], c)
+    with pytest.raises(ValueError, match="argument 'c' must be square"):
+        fn(a, b, np.empty((4, 5)))
+    with pytest.raises(ValueError, match="argument 'b' is 3 x 3 but a is 4 x 4"):
+        fn(a, np.empty((3, 3)), c)
+    with pytest.raises(ValueError, match="argument 'a' must be an n x n matrix"):
+        fn(np.empty(5), b, c)
+    ro = np.empty((4, 4))
+    ro.setflags(write=False)
+    with pytest.raises(ValueError, match="argument 'c' must be writable"):
+        fn(a, b, ro)
+    with pytest.raises(ValueError, match="argument 'c'.*must not overlap"):
+        fn(a, b, a)
+    with pytest.raises(ValueError, match="argument 'c'.*must not overlap"):
+        big = np.zeros(32)
+        fn(big[:16], b, big[8:24])
+    with pytest.raises(TypeError, match="takes exactly 3 arguments"):
+        fn(a, b)
+
+
+def test_verify_rejects_a_wrong_product():
+    a, b = filled(17, 1)
+    c = a @ b
+    c[9, 4] += 1
+    with pytest.raises(ValueError, match="matmul_verify\\(\\) argument 'c'"):
+        roundbench.matmul_verify(a, b, c)
+
+
+def test_blas_info_and_threads():
+    info = roundbench.blas_info()
+    assert "OpenBLAS" in info["config"] and info["corename"] and info["library"]
+    roundbench.blas_set_threads(1)
+    assert roundbench.blas_info()["threads"] == 1
+    with pytest.raises(ValueError, match="'n'"):
+        roundbench.blas_set_threads(0)
+
+
+def test_mismatch_detection():
+    same = {"version": "0.3.31", "corename": "Haswell", "threads": "1"}
+    infos = {v: dict(same) for v in rnd.BLAS_VARIANTS}
+    assert rnd.mismatches({1: infos}) == []
+    infos["c-blas"] = {"version": "0.3.21", "corename": "Prescott", "threads": "1"}
+    infos["go-c"] = dict(same, threads="2")
+    got = rnd.mismatches({1: infos})
+    assert any("c-blas" in w and "Prescott" in w for w in got)
+    assert any("go-c runs 2 BLAS thread" in w for w in got)
+
+
+def test_provenance_probes_every_blas_variant(built):
+    items, warnings = rnd.provenance()
+    for v in rnd.BLAS_VARIANTS:
+        line = items[f"blas-{v}"]
+        assert "threads=1:" in line and "1 thread(s)" in line and "unavailable" not in line, line
+    # Built as the README says, the core runs numpy's OpenBLAS version and kernel.
+    assert warnings == []
+
+
+def test_report_section_flags_a_mismatch_in_bold():
+    cfg = {"blas-c-blas": "threads=1: x; OpenBLAS 0.3.21; kernel Prescott; 1 thread(s)",
+           "fairness": "BLAS mismatch: c-blas runs OpenBLAS 0.3.21 kernel Prescott, py-numpy runs OpenBLAS 0.3.31 kernel Haswell"}
+    text = rnd.report_section({"n": 300, "threads": 1}, {}, config=cfg)
+    assert "**BLAS mismatch: c-blas" in text and "- c-blas: threads=1:" in text
+
+
+def test_quick_suite_matmul_and_temps(tmp_path, built):
+    from roundbench import benchfmt, rounds
+
+    from conftest import run_roundbench
+
+    out = run_roundbench("run", "matmul", "temps", "--quick", "--runs", "1", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr[-3000:]
+    rs = benchfmt.read_dir(tmp_path)
+    assert not rs.failures and not rs.skips
+    for name in ("matmul", "temps"):
+        want = {v.name for v in rounds.get(name).variants}
+        assert {r.params["impl"] for r in rs.runs if r.round == name} == want
+    for r in rs.runs:
+        if r.round == "matmul":
+            assert r.params["threads"] == "1" and r.metrics["GFLOP/s"] > 0
+        else:
+            assert r.metrics["traffic-B"] == (40 if r.params["impl"].startswith("py-numpy") else 8) * 200_000
+    report = (tmp_path / "report.md").read_text()
+    assert "BLAS per variant" in report and "memory traffic" in report and "× c-blas" in report
+    assert "BLAS mismatch" not in report
+
+
+def test_threads_all_lands_in_the_name_and_keeps_py_at_300(tmp_path, built):
+    from roundbench import benchfmt
+
+    from conftest import run_roundbench
+
+    out = run_roundbench("run", "matmul", "--impl", "c-blas", "--impl", "py", "--threads", "all", "--runs", "1",
+                         "--param", "n=32", "--out", str(tmp_path), "--no-report")
+    assert out.returncode == 0, out.stderr[-3000:]
+    rs = benchfmt.read_dir(tmp_path)
+    threads = str(rnd.all_threads())
+    assert {r.params["threads"] for r in rs.runs} == {threads}
+    from roundbench import runner
+
+    plans = runner.make_plans([rnd.ROUND], None, False, {"threads": 2})
+    assert [p.params["n"] for p in plans if any(v.name == "py" for v in p.variants)] == [300]
+    assert all(p.params["threads"] == 2 for p in plans)
+    bad = run_roundbench("run", "matmul", "--threads", "none")
+    assert bad.returncode != 0 and "--threads" in bad.stderr
