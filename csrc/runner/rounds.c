@@ -4,5 +4,7 @@
 const rbc_round rbc_rounds[] = {
     {"loop", rbc_run_loop},
     {"ffi", rbc_run_ffi},
+    /* round http */
+    {"http-serve", rbc_run_http_serve},
     {NULL, NULL},
 };
