@@ -396,7 +396,7 @@ done = function(summary, latency, requests)
   -- wrk's own percentile function (its histogram is not exposed otherwise).
   for _, us in ipairs({%BOUNDS%}) do
     local lo, hi = 0, 100
-    if latency:percentile(100) <= us then lo = 100
+    if latency.max <= us then lo = 100
     elseif latency:percentile(0.0001) > us then lo = 0
     else
       for _ = 1, 30 do
