@@ -6,5 +6,6 @@ const rbc_round rbc_rounds[] = {
     {"ffi", rbc_run_ffi},
     /* round http */
     {"http-serve", rbc_run_http_serve},
+    {"http-parse", rbc_run_http_parse},
     {NULL, NULL},
 };

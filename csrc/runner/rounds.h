@@ -9,6 +9,7 @@ int rbc_run_loop(const rbc_args *a);
 int rbc_run_ffi(const rbc_args *a);
 /* round http (the server the round's driver loads) */
 int rbc_run_http_serve(const rbc_args *a);
+int rbc_run_http_parse(const rbc_args *a);
 
 extern const rbc_round rbc_rounds[];
 
