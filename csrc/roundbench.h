@@ -213,7 +213,8 @@ rb_status rb_http_server_start(rb_http_server *s, rb_error *err);
 void rb_http_server_stop(rb_http_server *s);
 
 /** Waits up to timeout_ms (< 0: forever) for the workers to finish after a
- *  stop. Returns 1 when they have, 0 on timeout. */
+ *  stop. Returns 1 when they have, 0 on timeout (and at once, 0, for a server
+ *  that was never started; 1 for NULL). */
 int rb_http_server_wait(rb_http_server *s, int timeout_ms);
 
 /** Fills *st with the server's counters (may be called while it serves). */
