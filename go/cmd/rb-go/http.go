@@ -18,7 +18,8 @@ import (
 // (python/roundbench/rounds/http.py) starts `rb-go http-serve IMPL port=P
 // [threads=N]`, waits for `listening port=P`, loads it with a separate load
 // generator and stops it with SIGTERM; it, not this program, prints the
-// result line. GOMAXPROCS comes from the driver's environment.
+// result line. GOMAXPROCS comes from the driver's environment. go-c also
+// takes header_timeout_ms=T (the core's header timeout).
 func init() {
 	rounds["http-serve"] = map[string]variant{
 		"go":   serveGo,
@@ -49,8 +50,9 @@ func serveGo(a *harness.Args) {
 
 func serveGoC(a *harness.Args) {
 	cfg := roundbench.HTTPConfig{
-		Port:    int(a.Int("port", 0, 0, 65535)),
-		Threads: int(a.Int("threads", 1, 1, 256)),
+		Port:          int(a.Int("port", 0, 0, 65535)),
+		Threads:       int(a.Int("threads", 1, 1, 256)),
+		HeaderTimeout: time.Duration(a.Int("header_timeout_ms", 10000, 1, 3600000)) * time.Millisecond,
 	}
 	srv, err := roundbench.NewHTTPServer(cfg, roundbench.HelloCore)
 	harness.Must(err)

@@ -56,14 +56,15 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-def serve_py_c(port: int, threads: int) -> None:
-    """The py-c server: the core's server answering through `hello`; stops
+def serve_py_c(port: int, threads: int, header_timeout_ms: int = 0) -> None:
+    """`python -m roundbench.pure.http PORT THREADS [HEADER_TIMEOUT_MS]`.
+    The py-c server: the core's server answering through `hello`; stops
     cleanly on SIGTERM or SIGINT (see python/roundbench/rounds/http.py)."""
     import signal
 
     from .._core import HttpServer
 
-    with HttpServer(hello, port=port, threads=threads) as srv:
+    with HttpServer(hello, port=port, threads=threads, header_timeout_ms=header_timeout_ms) as srv:
         stop = lambda signum, frame: srv.stop()  # noqa: E731
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
@@ -77,4 +78,4 @@ def serve_py_c(port: int, threads: int) -> None:
 if __name__ == "__main__":
     import sys
 
-    serve_py_c(int(sys.argv[1]), int(sys.argv[2]))
+    serve_py_c(*(int(a) for a in sys.argv[1:4]))

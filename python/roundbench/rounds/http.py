@@ -18,9 +18,9 @@ module's `run`) that picks a free port, starts the server pinned to its
 cores through build/rb-spawn (so the server's peak RSS and CPU time are its
 own, from wait4), waits until it answers GET / correctly, runs the load
 generator as a separate process pinned to the other cores (a warm-up run,
-then the measured run), for the core's servers runs a short robustness
-stress, stops the server with SIGTERM (it must exit 0) and prints one result
-line. Load: wrk (rate=0: as fast as 'conns' connections go) or, for rate>0,
+then the measured run), stops the server with SIGTERM (it must exit 0), for
+the core's servers runs a short robustness stress on a fresh instance
+(stopped with SIGINT), and prints one result line. Load: wrk (rate=0: as fast as 'conns' connections go) or, for rate>0,
 build/rb-load (csrc/tools/loadgen.c), the project's fixed-rate generator,
 which measures latency from each request's intended send time, so a server
 that stalls cannot hide its tail (wrk2 is not packaged by Debian).
@@ -49,6 +49,7 @@ READY_TIMEOUT_S = 30.0  # a server that does not answer by then fails the run
 STOP_TIMEOUT_S = 15.0  # a server that does not exit by then is killed: a failed run
 WRK_TIMEOUT_S = 2  # wrk counts a response slower than this as a timeout error
 STRESS_DROPS = 1000  # connections opened and dropped mid-request in the stress
+STRESS_HEADER_TIMEOUT_MS = 500  # the stress instance's header timeout
 CORE_VARIANTS = ("c", "py-c", "go-c")
 # The latency histogram's upper bounds (ns): the share of requests at or below each.
 HIST_NS = (100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000)
@@ -185,18 +186,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def server_command(impl: str, port: int, cores: int) -> tuple:
-    """(argv, extra environment) that start variant impl's server."""
+def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000) -> tuple:
+    """(argv, extra environment) that start variant impl's server; the
+    header timeout applies to the core's servers (c, py-c, go-c)."""
     bdir = build_dir()
     py = [sys.executable]
+    hto = f"header_timeout_ms={header_timeout_ms}"
     if impl == "c":
-        return [str(bdir / "rb-c"), "http-serve", "c", f"port={port}", f"threads={cores}"], {}
+        return [str(bdir / "rb-c"), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
     if impl == "go":
         return [str(bdir / "rb-go"), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
     if impl == "go-c":
-        return [str(bdir / "rb-go"), "http-serve", "go-c", f"port={port}", f"threads={cores}"], {"GOMAXPROCS": str(cores)}
+        return [str(bdir / "rb-go"), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {"GOMAXPROCS": str(cores)}
     if impl == "py-c":
-        return py + ["-m", "roundbench.pure.http", str(port), str(cores)], {}
+        return py + ["-m", "roundbench.pure.http", str(port), str(cores), str(header_timeout_ms)], {}
     if impl == "py-flask":
         return py + ["-m", "gunicorn", "--workers", str(2 * cores + 1), "--worker-class", "sync",
                      "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "--backlog", "2048",
@@ -249,11 +252,11 @@ class Server:
     def alive(self) -> bool:
         return self.spawn.poll() is None
 
-    def stop(self) -> dict:
-        """SIGTERM, then waits; returns rb-spawn's report (status, maxrss_kb,
+    def stop(self, sig: int = signal.SIGTERM) -> dict:
+        """Sends sig, then waits; returns rb-spawn's report (status, maxrss_kb,
         utime_ns, stime_ns) and the server's stdout and stderr."""
         try:
-            os.kill(self.pid, signal.SIGTERM)
+            os.kill(self.pid, sig)
         except ProcessLookupError:
             pass
         try:
@@ -261,7 +264,7 @@ class Server:
         except subprocess.TimeoutExpired:
             os.kill(self.pid, signal.SIGKILL)
             out, err = self.spawn.communicate()
-            raise harness.WrongResult("server stopped within", f"> {STOP_TIMEOUT_S} s after SIGTERM (killed)", "a clean exit")
+            raise harness.WrongResult("server stopped within", f"> {STOP_TIMEOUT_S} s after {signal.Signals(sig).name} (killed)", "a clean exit")
         report = os.read(self.rfd, 4096).decode()
         os.close(self.rfd)
         fields = dict(kv.split("=", 1) for kv in report.split())
@@ -342,8 +345,25 @@ def count_fds(pid: int) -> int:
 
 def stress(srv: Server, port: int) -> None:
     """The core's server's robustness, briefly: 400 and close, 431,
-    pipelining in order, and 1,000 connections dropped mid-request leave no
+    pipelining in order, a slow client answered 408 and closed after the
+    header timeout (STRESS_HEADER_TIMEOUT_MS) while the server keeps
+    answering others, and 1,000 connections dropped mid-request leave no
     descriptor open. A failure is a wrong result."""
+    with socket.create_connection(("127.0.0.1", port), timeout=3) as slow:
+        slow.sendall(b"GET / HTTP/1.1\r\nHost: h\r\nX-Slow:")
+        t0 = time.monotonic()
+        status, body = get_once(port)
+        harness.check("GET / while a client is slow", (status, body), (200, HELLO))
+        data, closed = b"", False
+        while time.monotonic() - t0 < 5 and not closed:
+            try:
+                chunk = slow.recv(4096)
+            except socket.timeout:
+                break
+            closed = not chunk
+            data += chunk
+        harness.check("slow client: status line", data[:12], b"HTTP/1.1 408")
+        harness.check("slow client: connection closed", closed, True)
     data, closed = exchange(port, b"GARBAGE / NOT-HTTP\r\n\r\n")
     harness.check("malformed request: status line", data[:12], b"HTTP/1.1 400")
     harness.check("malformed request: connection closed", closed, True)
@@ -487,7 +507,7 @@ def check_clean_exit(rep: dict, impl: str) -> None:
         clean = True
     if not clean:
         tail = rep.get("stderr", "").strip()[-300:]
-        raise harness.WrongResult("server exit status after SIGTERM", f"{status} ({tail})", 0)
+        raise harness.WrongResult("server exit status after the stop signal", f"{status} ({tail})", 0)
 
 
 def run(args: harness.Args) -> None:
@@ -537,7 +557,7 @@ def run(args: harness.Args) -> None:
         # On a fresh instance, so that the measured server's peak RSS and
         # CPU time are the load's alone.
         stress_port = free_port()
-        argv, env = server_command(impl, stress_port, cores)
+        argv, env = server_command(impl, stress_port, cores, STRESS_HEADER_TIMEOUT_MS)
         srv = Server(argv, env, server_cpus)
         try:
             wait_ready(srv, stress_port)
@@ -545,7 +565,8 @@ def run(args: harness.Args) -> None:
         except BaseException:
             srv.kill()
             raise
-        check_clean_exit(srv.stop(), impl)
+        # SIGINT this time: both signals are checked on every run.
+        check_clean_exit(srv.stop(signal.SIGINT), impl)
     n = res["requests"]
     if n <= 0:
         raise harness.CannotRun("the load generator completed no request")
