@@ -73,6 +73,13 @@ $(BUILD)/rb-spawn: csrc/tools/spawn.c
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
+# round http: the fixed-rate load generator (latency from the intended send
+# time); the round's driver runs it as a separate process.
+c: $(BUILD)/rb-load
+$(BUILD)/rb-load: csrc/tools/loadgen.c
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@
+
 # The same runner linked against the shared library: calls into the core go
 # through the PLT (round ffi, variant c-so).
 $(BUILD)/rb-c-so: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.so

@@ -187,6 +187,115 @@ rb_status rb_blas_set_threads(int n, rb_error *err);
  *  @return RB_OK; RB_ERR_OVERFLOW naming "a" with pos = the index of the
  *          first |a[i]| > RB_TEMPS_MAX_ABS. Thread-safe. */
 rb_status rb_temps(const int64_t *a, int64_t n, int64_t *out, rb_error *err);
+/* Round http: the core's HTTP/1.1 server (csrc/http.c). An epoll event loop */
+/* per worker thread, a hand-written request parser, keep-alive and         */
+/* pipelining; the response body comes from a handler (C, Python or Go).    */
+
+/** What the parser found in a request head. Pointers point into the
+ *  caller's buffer and live as long as it does. */
+typedef struct rb_http_request {
+    const char *method;
+    size_t method_len;
+    const char *path; /**< the request target as sent (origin-form) */
+    size_t path_len;
+    int minor_version;  /**< HTTP/1.<minor_version>: 0 or 1 */
+    int keep_alive;     /**< 1 unless "Connection: close" or HTTP/1.0 without keep-alive */
+    int64_t content_length; /**< 0 when absent */
+    size_t head_len;    /**< bytes of the head, including the empty line */
+} rb_http_request;
+
+/** Results of rb_http_parse: a complete head, more bytes needed, or the
+ *  HTTP status the server answers before it closes the connection. */
+enum {
+    RB_HTTP_PARTIAL = 0,
+    RB_HTTP_COMPLETE = 1,
+    RB_HTTP_BAD = 400,      /**< malformed request line or header */
+    RB_HTTP_TOO_LARGE = 431, /**< head longer than the limit, or too many headers */
+    RB_HTTP_UNSUPPORTED = 501 /**< Transfer-Encoding (request bodies are Content-Length only) */
+};
+
+/** The most headers a request may carry (more: RB_HTTP_TOO_LARGE). */
+#define RB_HTTP_MAX_HEADERS 64
+
+/** Parses the request head at the start of buf[0, len).
+ *  @param max_head  the longest head accepted, in bytes (> 0).
+ *  @return RB_HTTP_COMPLETE (and fills *req), RB_HTTP_PARTIAL when the head
+ *          is a valid prefix so far and not longer than max_head, else the
+ *          status to answer with (400, 431, 501). Thread-safe; never reads
+ *          past buf + len. */
+int rb_http_parse(const char *buf, size_t len, size_t max_head, rb_http_request *req);
+
+/** What a handler fills in: the status (preset to 200) and the body, written
+ *  into `body` (a buffer of `body_cap` bytes owned by the server). */
+typedef struct rb_http_response {
+    int status;
+    char *body;
+    size_t body_cap;
+    size_t body_len;
+} rb_http_response;
+
+/** A request handler. Called on a worker thread, once per request, in the
+ *  order requests arrive on each connection; several workers may call it at
+ *  once. Returns 0, or non-zero to have the server answer 500 and close. */
+typedef int (*rb_http_handler)(void *ctx, const rb_http_request *req, rb_http_response *resp);
+
+/** The core's own handler: 200 "Hello, World!" for GET or HEAD of "/", 404
+ *  for any other path, 405 for any other method. `ctx` is unused. */
+int rb_http_hello_handler(void *ctx, const rb_http_request *req, rb_http_response *resp);
+
+/** The body every server of the round answers "GET /" with. */
+#define RB_HTTP_HELLO "Hello, World!"
+
+/** Server settings; zero fields take the defaults given. */
+typedef struct rb_http_config {
+    const char *host;       /**< a loopback IPv4 address (127.0.0.0/8); NULL: 127.0.0.1 */
+    int port;               /**< 0..65535; 0 lets the kernel choose (see rb_http_server_port) */
+    int threads;            /**< worker threads, 1..256; 0: 1 */
+    int header_timeout_ms;  /**< a request head must arrive within this; 0: 10000 */
+    int idle_timeout_ms;    /**< an idle keep-alive connection is closed after this; 0: 60000 */
+    size_t max_head;        /**< longest request head; 0: 8192 (max 65536) */
+    rb_http_handler handler; /**< NULL: rb_http_hello_handler */
+    void *handler_ctx;
+} rb_http_config;
+
+/** Counters of a server, summed over its workers. */
+typedef struct rb_http_stats {
+    int64_t requests;     /**< requests answered by the handler */
+    int64_t bad_requests; /**< answered 400, 431 or 501 and closed */
+    int64_t timeouts;     /**< connections closed by the header or idle timeout */
+    int64_t accepted;     /**< connections accepted */
+    int64_t open;         /**< connections open now */
+} rb_http_stats;
+
+typedef struct rb_http_server rb_http_server;
+
+/** Binds and listens (loopback only: any other host is RB_ERR_ARG) and
+ *  returns a server in *out that is not yet serving.
+ *  @return RB_OK, RB_ERR_ARG, RB_ERR_NOMEM or RB_ERR_IO (sys_errno set). */
+rb_status rb_http_server_open(const rb_http_config *cfg, rb_http_server **out, rb_error *err);
+
+/** The port the server listens on. */
+int rb_http_server_port(const rb_http_server *s);
+
+/** Starts the worker threads; returns at once. RB_ERR_IO if a thread could
+ *  not start (those that did are stopped again), RB_ERR_ARG if started twice. */
+rb_status rb_http_server_start(rb_http_server *s, rb_error *err);
+
+/** Asks the workers to stop: they close every connection and exit.
+ *  Async-signal-safe (one write to an eventfd) and idempotent. */
+void rb_http_server_stop(rb_http_server *s);
+
+/** Waits up to timeout_ms (< 0: forever) for the workers to finish after a
+ *  stop. Returns 1 when they have, 0 on timeout (and at once, 0, for a server
+ *  that was never started; 1 for NULL). */
+int rb_http_server_wait(rb_http_server *s, int timeout_ms);
+
+/** Fills *st with the server's counters (may be called while it serves). */
+void rb_http_server_stats(const rb_http_server *s, rb_http_stats *st);
+
+/** Stops the server if it runs, joins its threads and frees it. NULL is a
+ *  no-op. */
+void rb_http_server_close(rb_http_server *s);
 
 /* ------------------------------------------------------------------------ */
 /* Build information                                                         */

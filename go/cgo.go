@@ -18,11 +18,16 @@ package roundbench
 #include <stdlib.h>
 #include "roundbench.h"
 int rbGoCallback(void *ctx, int64_t x, int64_t *result);
+// round http
+int rbGoHTTPHandler(void *ctx, rb_http_request *req, rb_http_response *resp);
 */
 import "C"
 
 import (
 	"runtime"
+	"runtime/cgo"
+	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -131,6 +136,155 @@ func callbackLoop(fn string, cb C.rb_ffi_callback, count int64) (int64, error) {
 		return 0, coreError(fn, st, &e)
 	}
 	return int64(sink), nil
+}
+
+// ---- round http ----
+
+//export rbGoHTTPHandler
+func rbGoHTTPHandler(ctx unsafe.Pointer, req *C.rb_http_request, resp *C.rb_http_response) C.int {
+	h := cgo.Handle(*(*C.uintptr_t)(ctx)).Value().(HTTPHandler)
+	// Views of the core's buffers, valid for this call only: no copies.
+	method := unsafe.Slice((*byte)(unsafe.Pointer(req.method)), int(req.method_len))
+	path := unsafe.Slice((*byte)(unsafe.Pointer(req.path)), int(req.path_len))
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(resp.body)), int(resp.body_cap))
+	status, n := h(method, path, buf)
+	if n < 0 || n > len(buf) {
+		return 1
+	}
+	resp.status = C.int(status)
+	resp.body_len = C.size_t(n)
+	return 0
+}
+
+// HTTPServer is the core's HTTP/1.1 server (csrc/http.c), answering either
+// with the core's own C handler or through a Go HTTPHandler called back
+// from the core's worker threads. Close it when done.
+type HTTPServer struct {
+	mu     sync.Mutex
+	s      *C.rb_http_server
+	ctx    unsafe.Pointer // C memory holding the handler's cgo.Handle
+	handle cgo.Handle
+}
+
+// NewHTTPServer binds and listens on cfg.Host:cfg.Port (loopback only) and
+// returns a server that is not yet serving; Start starts it. A nil h makes
+// the core answer with its own C handler (rb_http_hello_handler).
+func NewHTTPServer(cfg HTTPConfig, h HTTPHandler) (*HTTPServer, error) {
+	if err := cfg.check("NewHTTPServer"); err != nil {
+		return nil, err
+	}
+	host := C.CString(cfg.host())
+	defer C.free(unsafe.Pointer(host))
+	c := C.rb_http_config{
+		host:              host,
+		port:              C.int(cfg.Port),
+		threads:           C.int(cfg.Threads),
+		header_timeout_ms: C.int(cfg.HeaderTimeout.Milliseconds()),
+		max_head:          C.size_t(cfg.MaxHead),
+	}
+	srv := &HTTPServer{}
+	if h != nil {
+		// The core keeps ctx for the server's lifetime, so it is C memory
+		// holding a cgo.Handle: Go memory may not be kept by C (cmd/cgo,
+		// "Passing pointers").
+		srv.handle = cgo.NewHandle(h)
+		srv.ctx = C.malloc(C.size_t(unsafe.Sizeof(C.uintptr_t(0))))
+		*(*C.uintptr_t)(srv.ctx) = C.uintptr_t(srv.handle)
+		c.handler = C.rb_http_handler(C.rbGoHTTPHandler)
+		c.handler_ctx = srv.ctx
+	}
+	var e C.rb_error
+	if st := C.rb_http_server_open(&c, &srv.s, &e); st != C.RB_OK {
+		srv.free()
+		return nil, coreError("NewHTTPServer", st, &e)
+	}
+	return srv, nil
+}
+
+func (s *HTTPServer) free() {
+	if s.ctx != nil {
+		C.free(s.ctx)
+		s.handle.Delete()
+		s.ctx = nil
+	}
+}
+
+// Port is the port the server listens on.
+func (s *HTTPServer) Port() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.s == nil {
+		return -1
+	}
+	return int(C.rb_http_server_port(s.s))
+}
+
+// Start starts the worker threads and returns.
+func (s *HTTPServer) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.s == nil {
+		return argError("HTTPServer.Start", "s", ErrArg, "server is closed")
+	}
+	var e C.rb_error
+	if st := C.rb_http_server_start(s.s, &e); st != C.RB_OK {
+		return coreError("HTTPServer.Start", st, &e)
+	}
+	return nil
+}
+
+// Stop asks the workers to close every connection and exit; Wait waits
+// for them. Safe to call from any goroutine, more than once.
+func (s *HTTPServer) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.s != nil {
+		C.rb_http_server_stop(s.s)
+	}
+}
+
+// Wait waits up to timeout (negative: forever) for the workers to exit
+// after Stop and reports whether they have.
+func (s *HTTPServer) Wait(timeout time.Duration) bool {
+	s.mu.Lock()
+	p := s.s
+	s.mu.Unlock()
+	if p == nil {
+		return true
+	}
+	ms := C.int(-1)
+	if timeout >= 0 {
+		ms = C.int(timeout.Milliseconds())
+	}
+	// Close is the only thing that frees p, and it waits for the workers
+	// first; a Wait racing with Close is the caller's error, as with
+	// any Close.
+	return C.rb_http_server_wait(p, ms) != 0
+}
+
+// Stats returns the server's counters.
+func (s *HTTPServer) Stats() HTTPStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var st C.rb_http_stats
+	if s.s != nil {
+		C.rb_http_server_stats(s.s, &st)
+	}
+	return HTTPStats{Requests: int64(st.requests), BadRequests: int64(st.bad_requests),
+		Timeouts: int64(st.timeouts), Accepted: int64(st.accepted), Open: int64(st.open)}
+}
+
+// Close stops the server, waits for its workers and frees it. It is
+// idempotent.
+func (s *HTTPServer) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.s != nil {
+		C.rb_http_server_close(s.s)
+		s.s = nil
+	}
+	s.free()
+	return nil
 }
 
 // BuildInfo returns the compiler and flags the core was built with.

@@ -9,6 +9,8 @@ PYTHON=${PYTHON:-python3}
 
 # Debian packages: the C toolchain and the libraries the rounds link.
 APT_PACKAGES=(gcc make pkg-config)
+# round http: the load generator
+APT_PACKAGES+=(wrk)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -8,5 +8,8 @@ const rbc_round rbc_rounds[] = {
     {"matmul", rbc_run_matmul},
     {"temps", rbc_run_temps},
     /* ---- end issue 3 ---- */
+    /* round http */
+    {"http-serve", rbc_run_http_serve},
+    {"http-parse", rbc_run_http_parse},
     {NULL, NULL},
 };

@@ -11,6 +11,9 @@ int rbc_run_ffi(const rbc_args *a);
 int rbc_run_matmul(const rbc_args *a);
 int rbc_run_temps(const rbc_args *a);
 /* ---- end issue 3 ---- */
+/* round http (the server the round's driver loads) */
+int rbc_run_http_serve(const rbc_args *a);
+int rbc_run_http_parse(const rbc_args *a);
 
 extern const rbc_round rbc_rounds[];
 

@@ -14,8 +14,10 @@ The suite itself is `roundbench run` / `python -m roundbench run`; see
 """
 
 from ._core import (
+    HTTP_HELLO,
     LOOP_MAX_N,
     CoreError,
+    HttpServer,
     build_info,
     ffi_buffer,
     ffi_callback_loop,
@@ -44,8 +46,10 @@ from ._core import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "HTTP_HELLO",
     "LOOP_MAX_N",
     "CoreError",
+    "HttpServer",
     "build_info",
     "ffi_buffer",
     "ffi_callback_loop",

@@ -19,7 +19,10 @@ typedef struct {
     /* Raised for core failures no builtin exception describes (a stopped
      * callback loop whose callback did not raise, an unknown code). */
     PyObject *core_error;
+    PyObject *http_server_type; /* round http */
 } core_state;
+
+static struct PyModuleDef core_module;
 
 static inline core_state *get_state(PyObject *module)
 {
@@ -549,6 +552,308 @@ static PyObject *temps(PyObject *module, PyObject *arg)
     return PyLong_FromLongLong(total);
 }
 /* ---- end issue 3 ---------------------------------------------------------- */
+/* ---- round http --------------------------------------------------------- */
+/* HttpServer: the core's HTTP/1.1 server. Its worker threads run without the
+ * GIL; with a Python handler each request takes the GIL, calls
+ * handler(method, path) and releases it: the crossing on the hot path. */
+
+typedef struct {
+    PyObject_HEAD
+    rb_http_server *s;
+    PyObject *handler; /* NULL: the core's own C handler */
+    int started;
+} HttpServerObject;
+
+/* Called on a worker thread without the GIL. */
+static int py_http_handler(void *ctx, const rb_http_request *req, rb_http_response *resp)
+{
+    HttpServerObject *self = ctx;
+    PyGILState_STATE g = PyGILState_Ensure();
+    int rc = 1;
+    PyObject *r = NULL, *args[2] = {NULL, NULL};
+    args[0] = PyUnicode_DecodeLatin1(req->method, (Py_ssize_t)req->method_len, NULL);
+    args[1] = PyUnicode_DecodeLatin1(req->path, (Py_ssize_t)req->path_len, NULL);
+    if (!args[0] || !args[1])
+        goto done;
+    r = PyObject_Vectorcall(self->handler, args, 2, NULL);
+    if (!r)
+        goto done;
+    PyObject *status_obj, *body;
+    if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||
+        !PyLong_Check(status_obj = PyTuple_GET_ITEM(r, 0)) ||
+        !PyBytes_Check(body = PyTuple_GET_ITEM(r, 1))) {
+        PyErr_Format(PyExc_TypeError, "HttpServer handler must return (int, bytes), not %.100s",
+                     Py_TYPE(r)->tp_name);
+        goto done;
+    }
+    long status = PyLong_AsLong(status_obj);
+    if (status == -1 && PyErr_Occurred())
+        goto done;
+    Py_ssize_t n = PyBytes_GET_SIZE(body);
+    if ((size_t)n > resp->body_cap) {
+        PyErr_Format(PyExc_ValueError, "HttpServer handler body is longer than %zu bytes",
+                     resp->body_cap);
+        goto done;
+    }
+    memcpy(resp->body, PyBytes_AS_STRING(body), (size_t)n);
+    resp->body_len = (size_t)n;
+    resp->status = (int)status;
+    rc = 0;
+done:
+    /* No caller to raise to on a worker thread: report it the way Python
+     * reports errors in callbacks, and the server answers 500. */
+    if (rc != 0)
+        PyErr_WriteUnraisable(self->handler);
+    Py_XDECREF(r);
+    Py_XDECREF(args[0]);
+    Py_XDECREF(args[1]);
+    PyGILState_Release(g);
+    return rc;
+}
+
+static PyObject *http_server_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"handler", "host", "port", "threads", "header_timeout_ms", NULL};
+    PyObject *handler = Py_None;
+    const char *host = "127.0.0.1";
+    int port = 0, threads = 1, timeout = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$siii:HttpServer", kwlist, &handler, &host,
+                                     &port, &threads, &timeout))
+        return NULL;
+    if (handler != Py_None && !PyCallable_Check(handler))
+        return PyErr_Format(PyExc_TypeError,
+                            "HttpServer() argument 'handler' must be callable or None, not %.100s",
+                            Py_TYPE(handler)->tp_name);
+    if (threads < 1)
+        return PyErr_Format(PyExc_ValueError, "HttpServer() argument 'threads' must be >= 1, not %d",
+                            threads);
+    HttpServerObject *self = (HttpServerObject *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    rb_http_config cfg = {.host = host, .port = port, .threads = threads,
+                          .header_timeout_ms = timeout};
+    if (handler != Py_None) {
+        self->handler = Py_NewRef(handler);
+        cfg.handler = py_http_handler;
+        cfg.handler_ctx = self;
+    }
+    rb_error err;
+    rb_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_http_server_open(&cfg, &self->s, &err);
+    Py_END_ALLOW_THREADS
+    if (st != RB_OK) {
+        Py_DECREF(self);
+        return raise_core_error(PyType_GetModuleByDef(type, &core_module), "HttpServer", &err);
+    }
+    return (PyObject *)self;
+}
+
+/* Stops and frees the server. The GIL is released while the workers are
+ * joined: a worker may be waiting for it to finish a handler call. */
+static void http_server_close_impl(HttpServerObject *self)
+{
+    rb_http_server *s = self->s;
+    self->s = NULL;
+    if (s) {
+        Py_BEGIN_ALLOW_THREADS
+        rb_http_server_close(s);
+        Py_END_ALLOW_THREADS
+    }
+}
+
+static int http_server_traverse(HttpServerObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(self));
+    Py_VISIT(self->handler);
+    return 0;
+}
+
+static int http_server_clear(HttpServerObject *self)
+{
+    http_server_close_impl(self);
+    Py_CLEAR(self->handler);
+    return 0;
+}
+
+static void http_server_dealloc(HttpServerObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    http_server_clear(self);
+    tp->tp_free((PyObject *)self);
+    Py_DECREF(tp);
+}
+
+static int http_server_live(HttpServerObject *self)
+{
+    if (self->s)
+        return 0;
+    PyErr_SetString(PyExc_ValueError, "HttpServer is closed");
+    return -1;
+}
+
+static PyObject *http_server_start(HttpServerObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (http_server_live(self) < 0)
+        return NULL;
+    rb_error err;
+    if (rb_http_server_start(self->s, &err) != RB_OK)
+        return raise_core_error(PyType_GetModuleByDef(Py_TYPE(self), &core_module),
+                                "HttpServer.start", &err);
+    self->started = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *http_server_stop(HttpServerObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->s)
+        rb_http_server_stop(self->s);
+    Py_RETURN_NONE;
+}
+
+/* Waits without the GIL in 100 ms slices, running signal handlers between
+ * them: a handler that raises (Ctrl-C) stops the server and propagates. */
+static PyObject *http_server_wait_impl(HttpServerObject *self, double timeout)
+{
+    double left = timeout;
+    for (;;) {
+        int slice = timeout < 0 || left > 0.1 ? 100 : (int)(left * 1000);
+        int done;
+        Py_BEGIN_ALLOW_THREADS
+        done = rb_http_server_wait(self->s, slice);
+        Py_END_ALLOW_THREADS
+        if (done)
+            Py_RETURN_TRUE;
+        if (PyErr_CheckSignals() < 0) {
+            rb_http_server_stop(self->s);
+            Py_BEGIN_ALLOW_THREADS
+            rb_http_server_wait(self->s, -1);
+            Py_END_ALLOW_THREADS
+            return NULL;
+        }
+        if (timeout >= 0 && (left -= 0.1) <= 0)
+            Py_RETURN_FALSE;
+    }
+}
+
+static PyObject *http_server_wait(HttpServerObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    double timeout = -1;
+    if (nargs > 1)
+        return PyErr_Format(PyExc_TypeError, "wait() takes at most 1 argument (%zd given)", nargs);
+    if (nargs == 1 && args[0] != Py_None) {
+        timeout = PyFloat_AsDouble(args[0]);
+        if (timeout == -1 && PyErr_Occurred())
+            return NULL;
+        if (timeout < 0)
+            return PyErr_Format(PyExc_ValueError, "wait() argument 'timeout' must be >= 0");
+    }
+    if (http_server_live(self) < 0)
+        return NULL;
+    if (!self->started)
+        return PyErr_Format(PyExc_ValueError, "HttpServer.wait(): the server was not started");
+    return http_server_wait_impl(self, timeout);
+}
+
+static PyObject *http_server_serve_forever(HttpServerObject *self, PyObject *unused)
+{
+    (void)unused;
+    if (!self->started && !http_server_start(self, NULL))
+        return NULL;
+    PyObject *r = http_server_wait_impl(self, -1);
+    if (!r)
+        return NULL;
+    Py_DECREF(r);
+    Py_RETURN_NONE;
+}
+
+static PyObject *http_server_stats(HttpServerObject *self, PyObject *unused)
+{
+    (void)unused;
+    rb_http_stats st;
+    rb_http_server_stats(self->s, &st);
+    return Py_BuildValue("{sLsLsLsLsL}", "requests", (long long)st.requests, "bad_requests",
+                         (long long)st.bad_requests, "timeouts", (long long)st.timeouts,
+                         "accepted", (long long)st.accepted, "open", (long long)st.open);
+}
+
+static PyObject *http_server_close(HttpServerObject *self, PyObject *unused)
+{
+    (void)unused;
+    http_server_close_impl(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *http_server_enter(HttpServerObject *self, PyObject *unused)
+{
+    (void)unused;
+    return Py_NewRef(self);
+}
+
+static PyObject *http_server_exit(HttpServerObject *self, PyObject *args)
+{
+    (void)args;
+    http_server_close_impl(self);
+    Py_RETURN_FALSE;
+}
+
+static PyObject *http_server_port(HttpServerObject *self, void *closure)
+{
+    (void)closure;
+    if (http_server_live(self) < 0)
+        return NULL;
+    return PyLong_FromLong(rb_http_server_port(self->s));
+}
+
+static PyMethodDef http_server_methods[] = {
+    {"start", (PyCFunction)http_server_start, METH_NOARGS,
+     "start()\n--\n\nStarts the worker threads and returns."},
+    {"serve_forever", (PyCFunction)http_server_serve_forever, METH_NOARGS,
+     "serve_forever()\n--\n\nStarts if needed and serves until stop() (from a signal handler\n"
+     "or another thread); an exception raised by a signal handler stops the\n"
+     "server and propagates."},
+    {"stop", (PyCFunction)http_server_stop, METH_NOARGS,
+     "stop()\n--\n\nAsks the workers to close every connection and exit."},
+    {"wait", (PyCFunction)(void (*)(void))http_server_wait, METH_FASTCALL,
+     "wait(timeout=None, /)\n--\n\nWaits for the workers to exit after stop(); True once they have."},
+    {"stats", (PyCFunction)http_server_stats, METH_NOARGS,
+     "stats()\n--\n\nThe counters: requests, bad_requests, timeouts, accepted, open."},
+    {"close", (PyCFunction)http_server_close, METH_NOARGS,
+     "close()\n--\n\nStops the server, joins its workers, frees it; idempotent."},
+    {"__enter__", (PyCFunction)http_server_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)http_server_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef http_server_getset[] = {
+    {"port", (getter)http_server_port, NULL, "The port the server listens on.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot http_server_slots[] = {
+    {Py_tp_new, http_server_new},
+    {Py_tp_dealloc, http_server_dealloc},
+    {Py_tp_traverse, http_server_traverse},
+    {Py_tp_clear, http_server_clear},
+    {Py_tp_methods, http_server_methods},
+    {Py_tp_getset, http_server_getset},
+    {Py_tp_doc, "HttpServer(handler=None, *, host='127.0.0.1', port=0, threads=1, "
+                "header_timeout_ms=0)\n--\n\n"
+                "The core's HTTP/1.1 server on a loopback address. handler(method, path)\n"
+                "returns (status, body_bytes) and is called for every request with the\n"
+                "GIL taken; None answers with the core's own C handler."},
+    {0, NULL},
+};
+
+static PyType_Spec http_server_spec = {
+    .name = "roundbench._core.HttpServer",
+    .basicsize = sizeof(HttpServerObject),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .slots = http_server_slots,
+};
 
 static PyObject *build_info(PyObject *module, PyObject *unused)
 {
@@ -600,18 +905,26 @@ static int core_exec(PyObject *module)
         PyModule_AddIntConstant(module, "TEMPS_MAX_ABS", (long)RB_TEMPS_MAX_ABS) < 0)
         return -1;
     /* ---- end issue 3 ---- */
+    /* round http */
+    st->http_server_type = PyType_FromModuleAndSpec(module, &http_server_spec, NULL);
+    if (!st->http_server_type || PyModule_AddObjectRef(module, "HttpServer", st->http_server_type) < 0)
+        return -1;
+    if (PyModule_AddStringConstant(module, "HTTP_HELLO", RB_HTTP_HELLO) < 0)
+        return -1;
     return 0;
 }
 
 static int core_traverse(PyObject *module, visitproc visit, void *arg)
 {
     Py_VISIT(get_state(module)->core_error);
+    Py_VISIT(get_state(module)->http_server_type);
     return 0;
 }
 
 static int core_clear(PyObject *module)
 {
     Py_CLEAR(get_state(module)->core_error);
+    Py_CLEAR(get_state(module)->http_server_type);
     return 0;
 }
 

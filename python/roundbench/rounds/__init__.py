@@ -33,6 +33,8 @@ ROUND_MODULES = ["loop", "ffi"]
 # ---- issue 3 ----
 ROUND_MODULES += ["matmul", "temps"]
 # ---- end issue 3 ----
+# round http
+ROUND_MODULES += ["http"]
 
 LANGS = ("c", "go", "py")
 

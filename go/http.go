@@ -1,0 +1,84 @@
+package roundbench
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// HTTPHello is the body every server of the http round answers GET / with.
+const HTTPHello = "Hello, World!"
+
+// HTTPHandler answers one request for the core's server (HTTPServer):
+// method and path are views of the server's buffer, valid only during the
+// call; the body is written into buf; it returns the status and the body's
+// length. It is called from the core's worker threads, several at once.
+type HTTPHandler func(method, path, buf []byte) (status, n int)
+
+// HTTPConfig configures the core's server; zero fields take the core's
+// defaults (127.0.0.1, a free port, 1 thread, 10 s header timeout, 8 KiB
+// heads).
+type HTTPConfig struct {
+	Host          string
+	Port          int
+	Threads       int
+	HeaderTimeout time.Duration
+	MaxHead       int
+}
+
+func (c HTTPConfig) host() string {
+	if c.Host == "" {
+		return "127.0.0.1"
+	}
+	return c.Host
+}
+
+// check validates what the core would, before crossing into C, and refuses
+// anything but a loopback address.
+func (c HTTPConfig) check(fn string) error {
+	ip := net.ParseIP(c.host())
+	if ip == nil || ip.To4() == nil || !ip.IsLoopback() {
+		return argError(fn, "Host", ErrArg, "must be a loopback IPv4 address, not %q", c.Host)
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		return argError(fn, "Port", ErrArg, "must be in [0, 65535], not %d", c.Port)
+	}
+	if c.Threads < 0 || c.Threads > 256 {
+		return argError(fn, "Threads", ErrArg, "must be in [0, 256], not %d", c.Threads)
+	}
+	if c.HeaderTimeout < 0 || c.HeaderTimeout > time.Hour {
+		return argError(fn, "HeaderTimeout", ErrArg, "must be in [0, 1h], not %v", c.HeaderTimeout)
+	}
+	if c.MaxHead < 0 || c.MaxHead > 65536 {
+		return argError(fn, "MaxHead", ErrArg, "must be in [0, 65536], not %d", c.MaxHead)
+	}
+	return nil
+}
+
+// HTTPStats are the core server's counters.
+type HTTPStats struct {
+	Requests, BadRequests, Timeouts, Accepted, Open int64
+}
+
+// HelloCore is the go-c variant's handler: what rb_http_hello_handler does,
+// in Go, called back from the core for every request.
+func HelloCore(method, path, buf []byte) (int, int) {
+	if string(method) != "GET" && string(method) != "HEAD" {
+		return http.StatusMethodNotAllowed, 0
+	}
+	if len(path) != 1 || path[0] != '/' {
+		return http.StatusNotFound, 0
+	}
+	return http.StatusOK, copy(buf, HTTPHello)
+}
+
+// NewHelloMux is the go variant: net/http's ServeMux with the round's one
+// route, written as a Go user would.
+func NewHelloMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte(HTTPHello))
+	})
+	return mux
+}

@@ -1,0 +1,249 @@
+"""Round http: the core's server from Python (c and py-c in-process, the
+C and Go runners' servers as processes) against the shared vectors; the
+Python handler's errors; a clean stop on SIGTERM and SIGINT; the fixed-rate
+generator; and one quick run of the whole round through the runner."""
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+import roundbench
+from roundbench import benchfmt
+from roundbench.pure import http as pure_http
+from roundbench.rounds import http as rhttp
+
+from conftest import BUILD, ROOT, child_env, load_vectors, run_roundbench
+
+VECTORS = load_vectors("http")
+
+
+def ask(port: int, raw: bytes) -> tuple:
+    """(status, body, closed by the server) for one request on a new connection."""
+    data, closed = rhttp.exchange(port, raw, timeout=3.0)
+    head, _, body = data.partition(b"\r\n\r\n")
+    m = re.match(rb"HTTP/1\.[01] (\d{3})", head)
+    assert m, data
+    lm = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+    return int(m.group(1)), body[: int(lm.group(1))] if lm else body, closed
+
+
+def check_vectors(port: int) -> None:
+    for v in VECTORS:
+        raw = bytes.fromhex(v["hex"])
+        status, body, _ = ask(port, raw)
+        assert status == int(v["status"]), raw
+        if v["body"] == "hello":
+            assert body == b"Hello, World!", raw
+
+
+@pytest.mark.parametrize("handler", [None, pure_http.hello], ids=["c", "py-c"])
+def test_core_server_in_process(handler):
+    with roundbench.HttpServer(handler, threads=2) as srv:
+        srv.start()
+        check_vectors(srv.port)
+        status, body, closed = ask(srv.port, b"GET / HTTP/1.1\r\nHost: h\r\nX: " + b"a" * 9000 + b"\r\n\r\n")
+        assert status == 431 and closed
+        st = srv.stats()
+        assert st["requests"] >= 7 and st["bad_requests"] >= 15
+        srv.stop()
+        assert srv.wait(5) is True
+    with pytest.raises(ValueError, match="closed"):
+        srv.port
+
+
+def test_pipelined_in_order_through_python():
+    seen = []
+
+    def handler(method, path):
+        seen.append(path)
+        return 200, path.encode()
+
+    with roundbench.HttpServer(handler) as srv:
+        srv.start()
+        raw = b"".join(b"GET /%d HTTP/1.1\r\nHost: h\r\n\r\n" % i for i in range(5)) + b"GET /last HTTP/1.0\r\n\r\n"
+        data, closed = rhttp.exchange(srv.port, raw)
+    assert closed and seen == [f"/{i}" for i in range(5)] + ["/last"]
+    bodies = re.findall(rb"\r\n\r\n(/(?:\d|last))", data)
+    assert bodies == [b"/0", b"/1", b"/2", b"/3", b"/4", b"/last"]
+
+
+# The handler's exceptions are reported as unraisable (no caller to raise to
+# on a worker thread); that report is expected here.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_handler_errors_answer_500_and_close():
+    def bad(method, path):
+        if path == "/raise":
+            raise RuntimeError("handler failed")
+        if path == "/big":
+            return 200, b"x" * (1 << 20)
+        return "not a tuple"
+
+    with roundbench.HttpServer(bad) as srv:
+        srv.start()
+        for path in (b"/raise", b"/type", b"/big"):
+            status, _, closed = ask(srv.port, b"GET " + path + b" HTTP/1.1\r\nHost: h\r\n\r\n")
+            assert status == 500 and closed, path
+
+
+def test_bad_arguments_name_the_argument():
+    with pytest.raises(ValueError, match="'host'"):
+        roundbench.HttpServer(host="10.1.2.3")
+    with pytest.raises(ValueError, match="'host'"):
+        roundbench.HttpServer(host="not an address")
+    with pytest.raises(TypeError, match="'handler'"):
+        roundbench.HttpServer(42)
+    with pytest.raises(ValueError, match="'threads'"):
+        roundbench.HttpServer(threads=0)
+    with pytest.raises(ValueError, match="'port'"):
+        roundbench.HttpServer(port=70000)
+    with pytest.raises(TypeError):
+        roundbench.HttpServer(port="80")
+    srv = roundbench.HttpServer()
+    with pytest.raises(ValueError, match="not started"):
+        srv.wait(0.1)
+    srv.close()
+    srv.close()
+
+
+def test_slow_client_times_out_without_holding_the_worker():
+    with roundbench.HttpServer(None, threads=1, header_timeout_ms=300) as srv:
+        srv.start()
+        with socket.create_connection(("127.0.0.1", srv.port)) as slow:
+            slow.sendall(b"GET / HTTP/1.1\r\nHo")
+            for _ in range(3):  # the only worker still serves others
+                assert ask(srv.port, b"GET / HTTP/1.1\r\nHost: h\r\n\r\n")[0] == 200
+            slow.settimeout(3)
+            data = slow.recv(4096)
+            assert data.startswith(b"HTTP/1.1 408")
+            assert slow.recv(4096) == b""
+        assert srv.stats()["timeouts"] >= 1
+
+
+def serve_process(argv: list, env=None):
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or child_env(), cwd=ROOT)
+    line = proc.stdout.readline()
+    m = re.match(r"listening port=(\d+)", line)
+    assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
+    return proc, int(m.group(1))
+
+
+@pytest.mark.parametrize(
+    "argv, sig",
+    [
+        (["rb-c", "http-serve", "c", "port=0", "threads=2"], signal.SIGTERM),
+        (["rb-go", "http-serve", "go-c", "port=0", "threads=2"], signal.SIGTERM),
+        ([sys.executable, "-m", "roundbench.pure.http", "0", "2"], signal.SIGINT),
+    ],
+    ids=["c", "go-c", "py-c"],
+)
+def test_server_processes_answer_and_stop_cleanly(built, argv, sig):
+    if not argv[0].startswith("/"):
+        argv = [str(BUILD / argv[0])] + argv[1:]
+    proc, port = serve_process(argv)
+    try:
+        check_vectors(port)
+        fds = len(os.listdir(f"/proc/{proc.pid}/fd"))
+        socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(200)]
+        for s in socks:
+            s.sendall(b"GET / HTTP/1.1\r\nHo")
+            s.close()
+        deadline = time.monotonic() + 5
+        while len(os.listdir(f"/proc/{proc.pid}/fd")) > fds and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(os.listdir(f"/proc/{proc.pid}/fd")) == fds
+    finally:
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=15)
+    assert proc.returncode == 0, err
+    assert re.search(r"stopped requests=\d+ bad=\d+ timeouts=\d+ open=0", out), out
+
+
+def test_go_server_answers_the_valid_vectors(built):
+    proc, port = serve_process([str(BUILD / "rb-go"), "http-serve", "go", "port=0"])
+    try:
+        for v in VECTORS:
+            raw = bytes.fromhex(v["hex"])
+            if v["status"] in ("200", "404") and raw.startswith(b"GET ") and b"\n\n" not in raw:
+                status, body, _ = ask(port, raw)
+                assert status == int(v["status"])
+                if v["body"] == "hello":
+                    assert body == b"Hello, World!"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=15)
+    assert proc.returncode == 0 and "stopped" in out
+
+
+def test_flask_app():
+    pytest.importorskip("flask")
+    client = pure_http.flask_app.test_client()
+    r = client.get("/")
+    assert r.status_code == 200 and r.data == b"Hello, World!"
+    assert client.get("/nope").status_code == 404
+
+
+def test_fixed_rate_generator(built):
+    with roundbench.HttpServer(None) as srv:
+        srv.start()
+        out = subprocess.run([str(BUILD / "rb-load"), f"port={srv.port}", "conns=4", "rate=200", "secs=1",
+                              "warmup=0", "le=1000000000"], capture_output=True, text=True, timeout=30)
+        served = srv.stats()["requests"]
+    assert out.returncode == 0, out.stderr
+    fields = dict(kv.split("=") for kv in out.stdout.split("\n")[0].split()[1:])
+    # 200 intended in the measured second, none late, all answered 200.
+    assert int(fields["requests"]) == 200 and fields["late"] == "0" and fields["non200"] == "0"
+    assert int(fields["p50_ns"]) <= int(fields["p99_ns"]) <= int(fields["max_ns"])
+    assert served >= 200
+    assert re.search(r"^rb-load-le 1000000000 100\.0000$", out.stdout, re.M)
+    bad = subprocess.run([str(BUILD / "rb-load"), "port=1", "conns=0", "rate=1", "secs=1"], capture_output=True, text=True)
+    assert bad.returncode == 2
+
+
+def test_fixed_rate_counts_a_stalled_server(built):
+    """A server that stops answering: every request scheduled behind the
+    stall is late, and the tail shows it."""
+    with socket.socket() as ls:
+        ls.bind(("127.0.0.1", 0))
+        ls.listen(64)  # accepts (in the kernel) but never answers
+        port = ls.getsockname()[1]
+        out = subprocess.run([str(BUILD / "rb-load"), f"port={port}", "conns=2", "rate=20", "secs=1", "warmup=0"],
+                             capture_output=True, text=True, timeout=30)
+    fields = dict(kv.split("=") for kv in out.stdout.split("\n")[0].split()[1:])
+    assert fields["requests"] == "0" and int(fields["late"]) == 20
+    assert int(fields["p50_ns"]) >= 1_000_000_000  # at least the 2 s grace, from intended times
+
+
+def test_round_quick_run_every_variant(tmp_path, built):
+    """One quick run of each variant, both load modes, through the runner."""
+    args = ["run", "http", "--runs", "1", "--out", str(tmp_path), "--timeout", "120", "--no-report",
+            "--param", "conns=20", "--param", "secs=1", "--param", "warmup=0"]
+    out = run_roundbench(*args, "--param", "rate=0", timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    rs = benchfmt.read_dir(tmp_path)
+    assert not rs.failures, [f.reason for f in rs.failures]
+    got = {r.params["impl"]: r for r in rs.runs}
+    skipped = {s.name for s in rs.skips} if hasattr(rs, "skips") else set()
+    for impl in ("c", "go", "go-c", "py-c", "py-fastapi", "py-flask"):
+        if impl in got:
+            r = got[impl]
+            assert r.metrics["req/s"] > 0 and r.metrics["errors"] == 0 and r.metrics["server-peak-B"] > 0
+            assert r.metrics["p50-ns"] <= r.metrics["p99-ns"] <= r.metrics["max-ns"]
+    assert {"c", "go", "go-c", "py-c"} <= set(got), (got.keys(), skipped)
+    text = (tmp_path / "results.txt").read_text()
+    assert "http-pinning: " in text
+
+
+def test_round_fixed_rate_mode(tmp_path, built):
+    out = run_roundbench("run", "http", "--impl", "c", "--runs", "1", "--out", str(tmp_path), "--no-report",
+                         "--param", "conns=10", "--param", "secs=1", "--param", "warmup=0", "--param", "rate=300",
+                         timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (run,) = benchfmt.read_dir(tmp_path).runs
+    assert run.params["rate"] == "300" and run.metrics["errors"] == 0
+    assert 250 <= run.metrics["req/s"] <= 310
