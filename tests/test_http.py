@@ -156,7 +156,9 @@ def test_server_processes_answer_and_stop_cleanly(built, argv, sig):
         deadline = time.monotonic() + 5
         while len(os.listdir(f"/proc/{proc.pid}/fd")) > fds and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(os.listdir(f"/proc/{proc.pid}/fd")) == fds
+        # No leak: back to at most the count before (a connection of the
+        # vector checks may still have been closing when it was taken).
+        assert len(os.listdir(f"/proc/{proc.pid}/fd")) <= fds
     finally:
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=15)
