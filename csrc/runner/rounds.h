@@ -7,6 +7,9 @@
 
 int rbc_run_loop(const rbc_args *a);
 int rbc_run_ffi(const rbc_args *a);
+/* --- round chain (issue 5) --- */
+int rbc_run_chain(const rbc_args *a);
+/* --- end round chain --- */
 
 extern const rbc_round rbc_rounds[];
 

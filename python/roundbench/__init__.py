@@ -27,6 +27,11 @@ from ._core import (
     loop_range,
 )
 
+# --- round chain (issue 5) ---
+from ._core import chain_expected, chain_free, chain_new, chain_pass  # noqa: E402
+
+# --- end round chain ---
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -41,4 +46,10 @@ __all__ = [
     "ffi_varargs",
     "loop",
     "loop_range",
+    # --- round chain (issue 5) ---
+    "chain_expected",
+    "chain_free",
+    "chain_new",
+    "chain_pass",
+    # --- end round chain ---
 ]

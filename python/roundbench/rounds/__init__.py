@@ -30,6 +30,9 @@ from typing import Callable, Optional
 
 # The suite's rounds, in the order they run and are reported.
 ROUND_MODULES = ["loop", "ffi"]
+# --- round chain (issue 5) ---
+ROUND_MODULES += ["chain"]
+# --- end round chain ---
 
 LANGS = ("c", "go", "py")
 
