@@ -148,5 +148,5 @@ def test_all_variants_agree_through_the_runner(tmp_path, built, n, k, p):
     assert got == want
     for r in rs.runs:
         assert r.name.endswith(f"/n={n}/hop-work={k}/parallel={p}")
-        for unit in ("setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task", "sys-ns/hop", "peak-B"):
+        for unit in ("setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task", "sys-ns/hop", "cpu-ns/hop", "peak-B"):
             assert unit in r.metrics, (r.name, unit)

@@ -118,12 +118,14 @@ int rbc_run_chain(const rbc_args *a)
     double hops = (double)n * (double)p;
     double setup = (double)(t1 - t0), pass = (double)(t3 - t2), teardown = (double)(t5 - t4);
     double sys = (double)(cpu_ns(&ru1.ru_stime) - cpu_ns(&ru0.ru_stime));
+    double cpu = sys + (double)(cpu_ns(&ru1.ru_utime) - cpu_ns(&ru0.ru_utime));
     double bpt = peak > base ? (double)(peak - base) / hops : 0.0;
     rbc_metric mt[] = {
         {setup, "setup-ns"},   {pass, "pass-ns"}, {teardown, "teardown-ns"},
         {pass / hops, "ns/hop"}, {bpt, "B/task"},  {sys / hops, "sys-ns/hop"},
+        {cpu / hops, "cpu-ns/hop"},
     };
     rbc_result("value=%lld chains=%lld", (long long)want, (long long)p);
-    rbc_emit(a, 1, setup + pass + teardown, mt, 6);
+    rbc_emit(a, 1, setup + pass + teardown, mt, 7);
     return RBC_EXIT_OK;
 }

@@ -57,12 +57,13 @@ func procBytes(path, key string) int64 {
 	return -1
 }
 
-func sysNs() int64 {
+// cpuNs returns this process's (system, user + system) CPU time so far.
+func cpuNs() (sys, total int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return ru.Stime.Nano()
+	return ru.Stime.Nano(), ru.Stime.Nano() + ru.Utime.Nano()
 }
 
 // runChain is the protocol every chain variant shares: baseline RSS, a
@@ -98,9 +99,9 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 	var values []int64
 	setup := harness.Timed(func() { ch, err = build(n, k, p) })
 	harness.Must(err)
-	sys0 := sysNs()
+	sys0, cpu0 := cpuNs()
 	pass := harness.Timed(func() { values, err = ch.Pass() })
-	sys1 := sysNs()
+	sys1, cpu1 := cpuNs()
 	harness.Must(err)
 	peak := procBytes("/proc/self/status", "VmHWM")
 	teardown := harness.Timed(func() {
@@ -123,5 +124,6 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 		harness.Metric{Value: ps / hops, Unit: "ns/hop"},
 		harness.Metric{Value: float64(max(peak-base, 0)) / hops, Unit: "B/task"},
 		harness.Metric{Value: float64(sys1-sys0) / hops, Unit: "sys-ns/hop"},
+		harness.Metric{Value: float64(cpu1-cpu0) / hops, Unit: "cpu-ns/hop"},
 	)
 }
