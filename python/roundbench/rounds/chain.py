@@ -53,7 +53,7 @@ ROUND = Round(
         Variant("go", "go", "goroutines and unbuffered channels"),
         Variant("go-c", "go", "Go driving the core's chain through cgo (setup, pass, teardown: one call each)"),
         Variant("py-asyncio", "py", "asyncio tasks joined by futures"),
-        Variant("py-greenlet", "py", "greenlets: the value passes by switching to the next", requires=needs_module("greenlet", "pip install greenlet")),
+        Variant("py-greenlet", "py", "greenlets; the caller switches the value into each task in turn (greenlets have no scheduler)", requires=needs_module("greenlet", "pip install greenlet")),
         Variant("py-threads", "py", "OS threads joined by queue.SimpleQueue (N = 1,000 by default)", default_if=lambda p: int(p["n"]) <= THREADS_N),
         Variant("py-c", "py", "Python driving the core's chain through the extension (GIL released)"),
     ],
