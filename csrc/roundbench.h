@@ -296,6 +296,59 @@ void rb_http_server_stats(const rb_http_server *s, rb_http_stats *st);
 /** Stops the server if it runs, joins its threads and frees it. NULL is a
  *  no-op. */
 void rb_http_server_close(rb_http_server *s);
+/* Round chain: N stackful coroutines in a line joined by unbuffered         */
+/* channels; the first receives 0, each adds 1 (after its hop work) and      */
+/* passes the value on; the last hands the value to the caller (csrc/chain.c)*/
+
+/** The largest n (tasks per chain) and parallel (chains) rb_chain_new takes. */
+#define RB_CHAIN_MAX_N (INT64_C(1) << 32)
+#define RB_CHAIN_MAX_PARALLEL 4096
+
+/** How tasks switch: the core's own context switch (x86-64, aarch64), or
+ *  the C library's swapcontext (which also swaps the signal mask with a
+ *  system call on every switch). Both share one stack per chain and copy a
+ *  suspended task's frames out (see csrc/chain.c for why). */
+typedef enum rb_chain_switch { RB_CHAIN_ASM = 0, RB_CHAIN_UCONTEXT = 1 } rb_chain_switch;
+
+/** A set of `parallel` chains of n suspended tasks each. Opaque. */
+typedef struct rb_chain rb_chain;
+
+/** One hop: x + 1 + the sum of ((x+i) % 7)^2 % 7 for i in [0, hop_work),
+ *  computed by the loop (the hop's work, which every variant repeats). */
+int64_t rb_chain_hop(int64_t x, int64_t hop_work);
+
+/** The value the last task yields, by an O(1)-per-hop closed form of the
+ *  hop work: for verifying results only, never as the round's work. */
+int64_t rb_chain_expected(int64_t n, int64_t hop_work);
+
+/** Setup: builds `parallel` chains of n tasks and runs every task until it
+ *  waits to receive, so all n * parallel tasks exist when it returns.
+ *  @param n         1 <= n <= RB_CHAIN_MAX_N (RB_ERR_ARG / RB_ERR_OVERFLOW).
+ *  @param hop_work  >= 0, and n * (1 + 6 * hop_work) must fit in int64
+ *                   (RB_ERR_OVERFLOW).
+ *  @param parallel  1 <= parallel <= RB_CHAIN_MAX_PARALLEL (RB_ERR_ARG).
+ *  @param how       RB_CHAIN_ASM or RB_CHAIN_UCONTEXT (RB_ERR_ARG).
+ *  @param out       receives the chain, which the caller frees with
+ *                   rb_chain_free; must not be NULL; untouched on failure.
+ *  @return RB_OK, or RB_ERR_NOMEM when the tasks do not fit in memory.
+ *  Thread-safe (chains share nothing). */
+rb_status rb_chain_new(int64_t n, int64_t hop_work, int64_t parallel, rb_chain_switch how,
+                       rb_chain **out, rb_error *err);
+
+/** The pass: sends 0 into every chain and runs them until each yields,
+ *  chain 0 on the calling thread and the others on a thread each, and
+ *  writes chain p's value into out[p] (out holds `parallel` values). A chain
+ *  passes once (RB_ERR_ARG the second time). RB_ERR_IO (sys_errno set) when
+ *  a thread cannot be started. Not safe to call on one chain from two
+ *  threads at once. */
+rb_status rb_chain_pass(rb_chain *chain, int64_t *out, rb_error *err);
+
+/** Teardown: frees a chain, passed or not (NULL is a no-op). */
+void rb_chain_free(rb_chain *chain);
+
+/** The chain's n and parallel (0 for NULL). */
+int64_t rb_chain_n(const rb_chain *chain);
+int64_t rb_chain_parallel(const rb_chain *chain);
 
 /* ------------------------------------------------------------------------ */
 /* Build information                                                         */

@@ -422,3 +422,61 @@ func Temps(a []int64) (int64, error) {
 }
 
 // ---- end issue 3 ----------------------------------------------------------
+// --- round chain (issue 5) ---
+
+// Chain is `parallel` chains of n coroutines in the C core (rb_chain).
+// NewChain is the setup, Pass the pass, Close the teardown. Not safe for
+// concurrent use; Close is idempotent and a finalizer is only a backstop.
+type Chain struct {
+	c        *C.rb_chain
+	parallel int64
+}
+
+// NewChain builds the chains in the core and runs every task until it
+// waits to receive. ucontext selects swapcontext over the core's own
+// context switch.
+func NewChain(n, hopWork, parallel int64, ucontext bool) (*Chain, error) {
+	if err := checkChain("NewChain", n, hopWork, parallel); err != nil {
+		return nil, err
+	}
+	how := C.rb_chain_switch(C.RB_CHAIN_ASM)
+	if ucontext {
+		how = C.RB_CHAIN_UCONTEXT
+	}
+	var c *C.rb_chain
+	var e C.rb_error
+	if st := C.rb_chain_new(C.int64_t(n), C.int64_t(hopWork), C.int64_t(parallel), how, &c, &e); st != C.RB_OK {
+		return nil, coreError("NewChain", st, &e)
+	}
+	ch := &Chain{c: c, parallel: parallel}
+	runtime.SetFinalizer(ch, (*Chain).Close)
+	return ch, nil
+}
+
+// Pass sends 0 into every chain (chain 0 on this goroutine's thread, the
+// others on threads the core starts) and returns what each chain yields.
+func (c *Chain) Pass() ([]int64, error) {
+	if c.c == nil {
+		return nil, argError("Chain.Pass", "chain", ErrArg, "the chain was closed")
+	}
+	out := make([]int64, c.parallel)
+	var e C.rb_error
+	// out holds no Go pointers, so the core may write into it for the call.
+	st := C.rb_chain_pass(c.c, (*C.int64_t)(unsafe.Pointer(&out[0])), &e)
+	runtime.KeepAlive(out)
+	if st != C.RB_OK {
+		return nil, coreError("Chain.Pass", st, &e)
+	}
+	return out, nil
+}
+
+// Close frees the chain's tasks. Idempotent.
+func (c *Chain) Close() {
+	if c.c != nil {
+		C.rb_chain_free(c.c)
+		c.c = nil
+		runtime.SetFinalizer(c, nil)
+	}
+}
+
+// --- end round chain ---

@@ -11,5 +11,8 @@ const rbc_round rbc_rounds[] = {
     /* round http */
     {"http-serve", rbc_run_http_serve},
     {"http-parse", rbc_run_http_parse},
+    /* --- round chain (issue 5) --- */
+    {"chain", rbc_run_chain},
+    /* --- end round chain --- */
     {NULL, NULL},
 };

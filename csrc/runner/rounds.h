@@ -14,6 +14,9 @@ int rbc_run_temps(const rbc_args *a);
 /* round http (the server the round's driver loads) */
 int rbc_run_http_serve(const rbc_args *a);
 int rbc_run_http_parse(const rbc_args *a);
+/* --- round chain (issue 5) --- */
+int rbc_run_chain(const rbc_args *a);
+/* --- end round chain --- */
 
 extern const rbc_round rbc_rounds[];
 

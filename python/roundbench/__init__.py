@@ -42,6 +42,10 @@ from ._core import (
     temps,
 )
 # ---- end issue 3 ----
+# --- round chain (issue 5) ---
+from ._core import chain_expected, chain_free, chain_new, chain_pass  # noqa: E402
+
+# --- end round chain ---
 
 __version__ = "0.1.0"
 
@@ -70,4 +74,10 @@ __all__ = [
     "matmul_verify",
     "temps",
     # ---- end issue 3 ----
+    # --- round chain (issue 5) ---
+    "chain_expected",
+    "chain_free",
+    "chain_new",
+    "chain_pass",
+    # --- end round chain ---
 ]

@@ -854,6 +854,169 @@ static PyType_Spec http_server_spec = {
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .slots = http_server_slots,
 };
+/* ---- round chain (issue 5) ---------------------------------------------- */
+/* A chain is a capsule around the core's rb_chain: setup (chain_new), the
+ * pass (chain_pass) and teardown (chain_free) are separate calls so that
+ * each can be timed from Python; all three release the GIL. */
+
+#define CHAIN_CAPSULE "roundbench._core.chain"
+
+typedef struct {
+    rb_chain *chain; /* NULL once freed */
+    int busy;        /* a call with the GIL released is using it */
+} chain_box;
+
+static void chain_capsule_free(PyObject *capsule)
+{
+    chain_box *box = PyCapsule_GetPointer(capsule, CHAIN_CAPSULE);
+    if (!box)
+        return;
+    rb_chain_free(box->chain); /* only when no call holds the capsule */
+    PyMem_Free(box);
+}
+
+/* The live chain in a capsule, or NULL with TypeError/ValueError set. */
+static chain_box *chain_arg(PyObject *obj, const char *func)
+{
+    if (!PyCapsule_IsValid(obj, CHAIN_CAPSULE)) {
+        PyErr_Format(PyExc_TypeError, "%s() argument 'chain' must be a chain from chain_new(), not %.100s",
+                     func, Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    chain_box *box = PyCapsule_GetPointer(obj, CHAIN_CAPSULE);
+    if (box->busy) {
+        PyErr_Format(PyExc_ValueError, "%s() argument 'chain' is in use by another thread", func);
+        return NULL;
+    }
+    return box;
+}
+
+PyDoc_STRVAR(chain_new_doc,
+             "chain_new(n, hop_work, parallel, ucontext, /)\n--\n\n"
+             "Setup: builds `parallel` chains of n coroutines in the C core, each\n"
+             "waiting to receive, and returns them (free with chain_free, or let\n"
+             "the object go). ucontext=True switches with swapcontext instead of\n"
+             "the core's own switch. ValueError for n < 1, hop_work < 0 or parallel\n"
+             "outside [1, 4096]; OverflowError when the result would not fit in\n"
+             "64 bits; MemoryError when the tasks do not fit. Releases the GIL.");
+
+static PyObject *chain_new(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t n, k, p;
+    if (check_nargs("chain_new", nargs, 4) < 0)
+        return NULL;
+    if (int64_arg(args[0], "chain_new", "n", &n) < 0 ||
+        int64_arg(args[1], "chain_new", "hop_work", &k) < 0 ||
+        int64_arg(args[2], "chain_new", "parallel", &p) < 0)
+        return NULL;
+    int uc = PyObject_IsTrue(args[3]);
+    if (uc < 0)
+        return NULL;
+    chain_box *box = PyMem_Calloc(1, sizeof *box);
+    if (!box)
+        return PyErr_NoMemory();
+    rb_error err;
+    rb_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_chain_new(n, k, p, uc ? RB_CHAIN_UCONTEXT : RB_CHAIN_ASM, &box->chain, &err);
+    Py_END_ALLOW_THREADS
+    if (st != RB_OK) {
+        PyMem_Free(box);
+        if (st == RB_ERR_NOMEM)
+            return PyErr_Format(PyExc_MemoryError,
+                                "chain_new() argument 'n': %lld tasks x %lld chains do not fit in memory",
+                                (long long)n, (long long)p);
+        return raise_core_error(module, "chain_new", &err);
+    }
+    PyObject *capsule = PyCapsule_New(box, CHAIN_CAPSULE, chain_capsule_free);
+    if (!capsule) {
+        rb_chain_free(box->chain);
+        PyMem_Free(box);
+    }
+    return capsule;
+}
+
+PyDoc_STRVAR(chain_pass_doc,
+             "chain_pass(chain, /)\n--\n\n"
+             "The pass: sends 0 into every chain (chain 0 on this thread, the others\n"
+             "on a thread each) and returns the list of what each chain's last task\n"
+             "yields. A chain passes once (ValueError after). Releases the GIL.");
+
+static PyObject *chain_pass(PyObject *module, PyObject *arg)
+{
+    chain_box *box = chain_arg(arg, "chain_pass");
+    if (!box)
+        return NULL;
+    if (!box->chain)
+        return PyErr_Format(PyExc_ValueError, "chain_pass() argument 'chain' was freed");
+    int64_t p = rb_chain_parallel(box->chain);
+    int64_t *out = PyMem_Calloc((size_t)p, sizeof *out);
+    if (!out)
+        return PyErr_NoMemory();
+    rb_error err;
+    rb_status st;
+    box->busy = 1;
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_chain_pass(box->chain, out, &err);
+    Py_END_ALLOW_THREADS
+    box->busy = 0;
+    if (st != RB_OK) {
+        PyMem_Free(out);
+        return raise_core_error(module, "chain_pass", &err);
+    }
+    PyObject *list = PyList_New((Py_ssize_t)p);
+    for (int64_t i = 0; list && i < p; i++) {
+        PyObject *v = PyLong_FromLongLong(out[i]);
+        if (!v) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, (Py_ssize_t)i, v);
+    }
+    PyMem_Free(out);
+    return list;
+}
+
+PyDoc_STRVAR(chain_free_doc, "chain_free(chain, /)\n--\n\n"
+                             "Teardown: frees the chain's tasks now (idempotent). Releases the GIL.");
+
+static PyObject *chain_free(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    chain_box *box = chain_arg(arg, "chain_free");
+    if (!box)
+        return NULL;
+    rb_chain *c = box->chain;
+    box->chain = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    rb_chain_free(c);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(chain_expected_doc,
+             "chain_expected(n, hop_work, /)\n--\n\n"
+             "What the last of n tasks yields, by the core's O(1)-per-hop closed\n"
+             "form (to verify results; not the round's work).");
+
+static PyObject *chain_expected(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    int64_t n, k;
+    if (check_nargs("chain_expected", nargs, 2) < 0)
+        return NULL;
+    if (int64_arg(args[0], "chain_expected", "n", &n) < 0 ||
+        int64_arg(args[1], "chain_expected", "hop_work", &k) < 0)
+        return NULL;
+    if (n < 0 || k < 0)
+        return PyErr_Format(PyExc_ValueError, "chain_expected() argument '%s' must be >= 0",
+                            n < 0 ? "n" : "hop_work");
+    if (n > 0 && k > (INT64_MAX / n - 1) / 6)
+        return PyErr_Format(PyExc_OverflowError,
+                            "chain_expected() argument 'hop_work': the result would overflow int64");
+    return PyLong_FromLongLong(rb_chain_expected(n, k));
+}
+/* ---- end round chain ---------------------------------------------------- */
 
 static PyObject *build_info(PyObject *module, PyObject *unused)
 {
@@ -883,6 +1046,13 @@ static PyMethodDef core_methods[] = {
     {"blas_set_threads", blas_set_threads, METH_O, blas_set_threads_doc},
     {"temps", temps, METH_O, temps_doc},
     /* ---- end issue 3 ---- */
+    /* --- round chain (issue 5) --- */
+    {"chain_new", (PyCFunction)(void (*)(void))chain_new, METH_FASTCALL, chain_new_doc},
+    {"chain_pass", chain_pass, METH_O, chain_pass_doc},
+    {"chain_free", chain_free, METH_O, chain_free_doc},
+    {"chain_expected", (PyCFunction)(void (*)(void))chain_expected, METH_FASTCALL,
+     chain_expected_doc},
+    /* --- end round chain --- */
     {"build_info", build_info, METH_NOARGS,
      "build_info()\n--\n\nThe compiler and flags the core was built with."},
     {NULL, NULL, 0, NULL},

@@ -25,6 +25,7 @@ examples:
   roundbench run loop ffi --runs 10       two rounds, 10 runs per variant
   roundbench run loop --impl c --impl py  only these variants
   roundbench run loop --n 1000000         override a size parameter
+  roundbench run chain --hop-work 100 --parallel 2   chain round options
   roundbench run --quick                  every round scaled down (tests, CI)
   roundbench run matmul --threads all     BLAS on every core (default: 1 thread)
   roundbench report results/latest        write results/latest/report.md
@@ -84,6 +85,16 @@ def _overrides(args) -> dict:
         else:
             raise SystemExit(f"roundbench: --threads {args.threads!r}: want 'all' or a count >= 1")
     # ---- end issue 3 ----
+    # --- round chain (issue 5): options that land in the benchmark name ---
+    if getattr(args, "hop_work", None) is not None:
+        if args.hop_work < 0:
+            raise SystemExit("roundbench: --hop-work must be >= 0")
+        out["hop-work"] = args.hop_work
+    if getattr(args, "parallel", None) is not None:
+        if args.parallel < 1:
+            raise SystemExit("roundbench: --parallel must be >= 1")
+        out["parallel"] = args.parallel
+    # --- end round chain ---
     return out
 
 
@@ -163,6 +174,10 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--timeout", type=float, default=900, metavar="S", help="kill a run after S seconds and record it as failed (default 900)")
     r.add_argument("--no-report", action="store_true", help="write results only")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    # --- round chain (issue 5) ---
+    r.add_argument("--hop-work", type=int, metavar="K", help="chain: each task first runs a K-iteration arithmetic loop (the hop-work parameter; default 0)")
+    r.add_argument("--parallel", type=int, metavar="P", help="chain: P chains at once in one process (the parallel parameter; default 1)")
+    # --- end round chain ---
     r.set_defaults(func=cmd_run)
 
     l = sub.add_parser("list", help="list rounds and variants, and why any cannot run here")

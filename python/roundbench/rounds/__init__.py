@@ -35,6 +35,9 @@ ROUND_MODULES += ["matmul", "temps"]
 # ---- end issue 3 ----
 # round http
 ROUND_MODULES += ["http"]
+# --- round chain (issue 5) ---
+ROUND_MODULES += ["chain"]
+# --- end round chain ---
 
 LANGS = ("c", "go", "py")
 

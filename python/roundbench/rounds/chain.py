@@ -1,0 +1,239 @@
+"""Round chain: N tasks in a line joined by channels; the first receives 0,
+each adds 1 (after `hop-work` iterations of arithmetic) and passes the
+value on; the last yields N. `parallel` chains run in one process.
+
+Variants: c (the core's stackful coroutines, its own switch, one shared
+stack), c-ucontext (the same with swapcontext, which makes a system call on
+every switch), go (goroutines and unbuffered channels), go-c and py-c (the
+core's chain driven from Go and from Python, the GIL released),
+py-asyncio (tasks and futures), py-greenlet (greenlets), py-threads (OS
+threads and queues; N = 1,000 by default).
+
+Every run, in every language: the resident set before anything is built is
+the baseline; a calibration chain of min(N, 2000) tasks (also the warm-up)
+measures the bytes per task, and the memory guard refuses (exit 4, "not
+possible here: memory: ...") a configuration whose estimate (+10%) exceeds
+MemAvailable; then setup, pass and teardown are timed apart, the pass's
+system CPU is read around it, and every chain's value is checked.
+Metrics: setup-ns, pass-ns, teardown-ns, ns/hop (pass / (N x parallel)),
+B/task ((peak RSS after the pass - baseline) / (N x parallel)), sys-ns/hop
+(system CPU of the pass per hop: swapcontext's signal-mask system calls
+show here), cpu-ns/hop (user + system CPU of the pass per hop: on a shared
+machine, ns/hop minus this is time the pass spent descheduled; with
+parallel > 1 it sums the threads). ns/op is setup + pass + teardown.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+
+from .. import harness
+from . import Round, Variant, needs_module
+
+DEFAULT_N = 100_000
+THREADS_N = 1_000  # py-threads' default size: one OS thread per task
+MAX_N = 1 << 32  # the core's RB_CHAIN_MAX_N
+MAX_PARALLEL = 4096
+CALIBRATION_N = 2000
+INT64_MAX = (1 << 63) - 1
+
+
+ROUND = Round(
+    name="chain",
+    title="chain: N tasks joined by channels pass a value along",
+    explain=(
+        "N tasks in a line joined by channels; the first receives 0, each adds 1 and passes it on, the last yields N. "
+        "Setup (all tasks exist and wait), pass and teardown are timed apart. py-threads runs at N = 1,000 by default "
+        "(one OS thread per task); every variant runs at that size too, for a like-for-like row."
+    ),
+    variants=[
+        Variant("c", "c", "the core: stackful coroutines on one shared stack (frames copied out on suspend), its own switch"),
+        Variant("c-ucontext", "c", "the core's coroutines switched by makecontext/swapcontext (a system call per switch)"),
+        Variant("go", "go", "goroutines and unbuffered channels"),
+        Variant("go-c", "go", "Go driving the core's chain through cgo (setup, pass, teardown: one call each)"),
+        Variant("py-asyncio", "py", "asyncio tasks joined by futures"),
+        Variant("py-greenlet", "py", "greenlets; the caller switches the value into each task in turn (greenlets have no scheduler)", requires=needs_module("greenlet", "pip install greenlet")),
+        Variant("py-threads", "py", "OS threads joined by queue.SimpleQueue (N = 1,000 by default)", default_if=lambda p: int(p["n"]) <= THREADS_N),
+        Variant("py-c", "py", "Python driving the core's chain through the extension (GIL released)"),
+    ],
+    sizes=[{"n": DEFAULT_N, "hop-work": 0, "parallel": 1}, {"n": THREADS_N, "hop-work": 0, "parallel": 1}],
+    quick=[{"n": THREADS_N, "hop-work": 0, "parallel": 1}],
+    metric="ns/hop",
+    units={"ns/hop": "lower", "setup-ns": "lower", "pass-ns": "lower", "teardown-ns": "lower", "B/task": "lower", "sys-ns/hop": "lower", "cpu-ns/hop": "lower"},
+    metric_explain="ns/hop: wall time of the pass divided by N x parallel (setup and teardown are their own columns)",
+    columns=[
+        ("setup-ns", "setup ns"),
+        ("pass-ns", "pass ns"),
+        ("teardown-ns", "teardown ns"),
+        ("B/task", "B/task"),
+        ("sys-ns/hop", "pass sys ns/hop"),
+        ("cpu-ns/hop", "pass CPU ns/hop"),
+    ],
+)
+
+
+def report_section(size: dict, cells: dict) -> str:
+    """What the chain's extra columns mean, and the system-call cost that
+    c-ucontext pays per switch, from this run's figures."""
+    lines = [
+        "",
+        "B/task: (peak RSS after the pass - RSS before the first chain was built) / (N x parallel), "
+        "measured inside the child; pass sys ns/hop and pass CPU ns/hop: system and user + system CPU of the pass alone "
+        "(getrusage around it) per hop; where ns/hop is well above the CPU figure the pass was descheduled (a shared machine). "
+        "A hop is two switches (into the task and back to its scheduler for c and c-ucontext).",
+    ]
+    uc, c = cells.get("c-ucontext"), cells.get("c")
+    if uc is not None and c is not None:
+        us, cs = uc.median_of("sys-ns/hop"), c.median_of("sys-ns/hop")
+        uh, ch = uc.median_of("ns/hop"), c.median_of("ns/hop")
+        if None not in (us, cs, uh, ch):
+            if us > 0:
+                kernel = (f"system CPU {us:.0f} vs {cs:.0f} ns per hop: swapcontext saves and restores the signal mask "
+                          f"with rt_sigprocmask on every switch, about {us / 2:.0f} ns of kernel time per switch here")
+            else:
+                kernel = "the pass is too short at this N for getrusage to see its system time"
+            lines.append(f"swapcontext against the core's own switch: {uh:.0f} vs {ch:.0f} ns/hop; {kernel}.")
+    return "\n".join(lines) + "\n"
+
+
+def _kb(path: str, key: str) -> int:
+    """A `Key:   123 kB` line of a /proc file, in bytes (-1 when absent)."""
+    with open(path) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+    return -1
+
+
+def _not_possible(why: str) -> None:
+    # The same message and exit status as the C and Go runners print.
+    print(f"not possible here: {why}", file=sys.stderr, flush=True)
+    raise SystemExit(harness.EXIT_CANNOT)
+
+
+def _run(args: harness.Args, make) -> None:
+    """The protocol shared by every Python variant; `make(n, hop_work,
+    parallel)` is the setup and returns an object with run() and close()."""
+    from ..pure.chain import NotPossibleHere
+
+    n = args.int("n", DEFAULT_N, 1, MAX_N)
+    k = args.int("hop-work", 0, 0, INT64_MAX)
+    p = args.int("parallel", 1, 1, MAX_PARALLEL)
+    if k > (INT64_MAX // n - 1) // 6:
+        raise harness.UsageError(f"chain: hop-work={k} is too large for n={n}: the value would overflow int64")
+    base = _kb("/proc/self/status", "VmRSS")
+
+    # Calibration and warm-up: a short chain without hop work (memory does
+    # not depend on it) measures the bytes per task for the guard.
+    m = min(n, CALIBRATION_N)
+    try:
+        ch = make(m, 0, 1)
+        grown = _kb("/proc/self/status", "VmRSS") - base
+        got = ch.run()
+        ch.close()
+    except NotPossibleHere as e:
+        _not_possible(str(e))
+    harness.check("calibration chain", got, [m])
+    per_task = max(grown, 0) / m
+    need = per_task * n * p * 1.1
+    avail = _kb("/proc/meminfo", "MemAvailable")
+    if avail > 0 and need > avail:
+        _not_possible(
+            f"memory: n={n} x parallel={p} needs about {need / 2**20:.0f} MiB ({per_task:.0f} B/task measured on a "
+            f"calibration chain of {m} tasks, +10%) but MemAvailable is {avail / 2**20:.0f} MiB"
+        )
+
+    now = harness.now_ns
+    t0 = now()
+    try:
+        ch = make(n, k, p)
+    except NotPossibleHere as e:
+        _not_possible(str(e))
+    t1 = now()
+    ru0 = resource.getrusage(resource.RUSAGE_SELF)
+    t2 = now()
+    values = ch.run()
+    t3 = now()
+    ru1 = resource.getrusage(resource.RUSAGE_SELF)
+    peak = _kb("/proc/self/status", "VmHWM")
+    t4 = now()
+    ch.close()
+    del ch
+    t5 = now()
+
+    from ..pure.chain import expected
+
+    want = expected(n, k)
+    harness.check("values", values, [want] * p)
+    hops = n * p
+    setup, pas, teardown = t1 - t0, t3 - t2, t5 - t4
+    harness.result(f"value={want} chains={p}")
+    harness.emit(
+        args,
+        1,
+        setup + pas + teardown,
+        {
+            "setup-ns": setup,
+            "pass-ns": pas,
+            "teardown-ns": teardown,
+            "ns/hop": pas / hops,
+            "B/task": max(peak - base, 0) / hops,
+            "sys-ns/hop": (ru1.ru_stime - ru0.ru_stime) * 1e9 / hops,
+            "cpu-ns/hop": (ru1.ru_stime + ru1.ru_utime - ru0.ru_stime - ru0.ru_utime) * 1e9 / hops,
+        },
+    )
+
+
+class _CoreChain:
+    """The core's chain through the extension: setup, pass and teardown
+    are one call each, every one with the GIL released."""
+
+    def __init__(self, n: int, hop_work: int, parallel: int, ucontext: bool = False):
+        from .._core import chain_new
+
+        self.chain = chain_new(n, hop_work, parallel, ucontext)
+
+    def run(self) -> list:
+        from .._core import chain_pass
+
+        return chain_pass(self.chain)
+
+    def close(self) -> None:
+        from .._core import chain_free
+
+        chain_free(self.chain)
+
+
+def run_py_c(args: harness.Args) -> None:
+    _run(args, _CoreChain)
+
+
+def run_py_asyncio(args: harness.Args) -> None:
+    from ..pure.chain import AsyncioChain
+
+    _run(args, AsyncioChain)
+
+
+def run_py_greenlet(args: harness.Args) -> None:
+    try:
+        import greenlet  # noqa: F401
+    except ImportError:
+        raise harness.CannotRun("the Python module greenlet is not installed (pip install greenlet)") from None
+    from ..pure.chain import GreenletChain
+
+    _run(args, GreenletChain)
+
+
+def run_py_threads(args: harness.Args) -> None:
+    from ..pure.chain import ThreadChain
+
+    _run(args, ThreadChain)
+
+
+PY_VARIANTS = {
+    "py-c": run_py_c,
+    "py-asyncio": run_py_asyncio,
+    "py-greenlet": run_py_greenlet,
+    "py-threads": run_py_threads,
+}

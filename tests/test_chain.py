@@ -1,0 +1,152 @@
+"""Round chain: every variant against the shared vectors, bad input, the
+memory guard and the thread limit, and no leaked threads or descriptors."""
+
+import os
+import threading
+
+import pytest
+
+import roundbench
+from roundbench import benchfmt, rounds
+from roundbench.pure import chain as pure
+from roundbench.rounds.chain import ROUND, _CoreChain
+
+from conftest import child_env, load_vectors, run_roundbench
+
+CHAIN = load_vectors("chain")
+
+
+def _core_uc(n, k, p):
+    return _CoreChain(n, k, p, ucontext=True)
+
+
+BUILDERS = {
+    "py-c": _CoreChain,
+    "py-c-ucontext": _core_uc,
+    "py-asyncio": pure.AsyncioChain,
+    "py-greenlet": pure.GreenletChain,
+    "py-threads": pure.ThreadChain,
+}
+
+
+@pytest.mark.parametrize("name", BUILDERS)
+@pytest.mark.parametrize("v", CHAIN, ids=lambda v: f"n={v['n']}-k={v['hop-work']}")
+def test_variants_agree_with_the_vectors(v, name):
+    n, k, want = int(v["n"]), int(v["hop-work"]), int(v["value"])
+    if name == "py-greenlet":
+        pytest.importorskip("greenlet")
+    assert pure.expected(n, k) == want
+    assert roundbench.chain_expected(n, k) == want
+    for p in (1, 2):
+        ch = BUILDERS[name](n, k, p)
+        try:
+            assert ch.run() == [want] * p
+        finally:
+            ch.close()
+
+
+def test_hop_work_is_in_the_result():
+    # Each hop adds 1 + its loop's sum: with hop work the value is not n.
+    assert pure.hop(6, 1) == 8 == 6 + 1 + (6 * 6 % 7)
+    ch = _CoreChain(5, 7, 1)
+    assert ch.run() == [75]
+    ch.close()
+
+
+@pytest.mark.parametrize("v", load_vectors("chain-error"), ids=lambda v: f"n={v['n']}-k={v['hop-work']}-p={v['parallel']}")
+def test_bad_arguments_from_vectors(v):
+    exc = OverflowError if v["error"] == "overflow" else ValueError
+    with pytest.raises(exc, match="chain_new\\(\\) argument"):
+        roundbench.chain_new(int(v["n"]), int(v["hop-work"]), int(v["parallel"]), False)
+
+
+def test_bad_types_and_misuse():
+    with pytest.raises(TypeError, match="argument 'n'"):
+        roundbench.chain_new("10", 0, 1, False)
+    with pytest.raises(OverflowError, match="argument 'hop_work'"):
+        roundbench.chain_new(1, 2**64, 1, False)
+    with pytest.raises(TypeError, match="argument 'chain'"):
+        roundbench.chain_pass(object())
+    ch = roundbench.chain_new(3, 0, 1, False)
+    assert roundbench.chain_pass(ch) == [3]
+    with pytest.raises(ValueError, match="already passed"):
+        roundbench.chain_pass(ch)
+    roundbench.chain_free(ch)
+    roundbench.chain_free(ch)  # idempotent
+    with pytest.raises(ValueError, match="freed"):
+        roundbench.chain_pass(ch)
+
+
+def test_thread_limit_is_a_clear_error_before_any_thread_starts():
+    before = threading.active_count()
+    # No machine allows ten million threads (pid_max is at most 2^22).
+    with pytest.raises(pure.NotPossibleHere, match="threads: 10000000 threads .* leaves room for"):
+        pure.ThreadChain(10_000_000, 0, 1)
+    assert threading.active_count() == before
+
+
+def _counts():
+    """(descriptors, OS threads, Python threads), once the OS threads have
+    settled: a joined thread (Python's or the core's) can stay listed in
+    /proc/self/task for a moment while the kernel finishes it. A thread that
+    really leaked keeps the count up and fails the comparison."""
+    import time
+
+    deadline = time.monotonic() + 5
+    while True:
+        fds, tasks, pythreads = len(os.listdir("/proc/self/fd")), len(os.listdir("/proc/self/task")), threading.active_count()
+        if tasks <= pythreads or time.monotonic() > deadline:
+            return fds, tasks, pythreads
+        time.sleep(0.01)
+
+
+def test_no_leaked_threads_or_descriptors():
+    def once():
+        for name, build in BUILDERS.items():
+            if name == "py-greenlet" and pytest.importorskip("greenlet") is None:
+                continue
+            ch = build(300, 1, 3)
+            assert ch.run() == [pure.expected(300, 1)] * 3
+            ch.close()
+            build(100, 0, 2).close()  # torn down without passing
+
+    once()  # warm-up: asyncio's first loop opens what it keeps
+    before = _counts()
+    once()
+    once()
+    assert _counts() == before
+
+
+def _child(impl, *params):
+    import subprocess
+
+    v = ROUND.variant(impl)
+    cmd = rounds.command(ROUND, v, dict(p.split("=", 1) for p in params))
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=child_env())
+
+
+@pytest.mark.parametrize("impl", [v.name for v in ROUND.variants])
+def test_memory_guard_refuses_an_impossible_configuration(impl, built):
+    if impl == "py-greenlet":
+        pytest.importorskip("greenlet")
+    out = _child(impl, "n=1000000000", "hop-work=0", "parallel=4096")
+    assert out.returncode == 4, out.stderr
+    assert "not possible here: memory: n=1000000000 x parallel=4096 needs about" in out.stderr
+    assert "MemAvailable is" in out.stderr
+    assert "Benchmark" not in out.stdout
+
+
+@pytest.mark.parametrize("n, k, p", [(1, 0, 1), (2, 3, 2), (7, 0, 3)])
+def test_all_variants_agree_through_the_runner(tmp_path, built, n, k, p):
+    out = run_roundbench("run", "chain", "--n", str(n), "--hop-work", str(k), "--parallel", str(p),
+                         "--runs", "1", "--out", str(tmp_path), "--no-report")
+    assert out.returncode == 0, out.stderr[-3000:]
+    rs = benchfmt.read_dir(tmp_path)
+    assert not rs.failures
+    want = {v.name for v in ROUND.variants} - {s.name.split("impl=")[1].split("/")[0] for s in rs.skips}
+    got = {r.params["impl"] for r in rs.runs}
+    assert got == want
+    for r in rs.runs:
+        assert r.name.endswith(f"/n={n}/hop-work={k}/parallel={p}")
+        for unit in ("setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task", "sys-ns/hop", "cpu-ns/hop", "peak-B"):
+            assert unit in r.metrics, (r.name, unit)
