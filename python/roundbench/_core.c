@@ -437,13 +437,14 @@ done:
 
 PyDoc_STRVAR(matmul_blas_doc,
              "matmul_blas(a, b, c, /)\n--\n\n"
-             "c = a @ b by the BLAS's dgemm (loaded on first use; OSError when it\n"
-             "cannot be), in place and without\n"
-             "copies: a, b and c are C-contiguous float64 buffers (numpy arrays,\n"
-             "array('d'), ...) of one square shape, 2-D n x n or 1-D of n*n items;\n"
-             "c must be writable and must not overlap a or b. The GIL is released.\n"
-             "TypeError for a non-buffer or another dtype, ValueError for a\n"
-             "non-contiguous, read-only, non-square, mismatched or aliasing one.");
+             "c = a @ b by the BLAS's dgemm, in place and without copies: a, b and\n"
+             "c are C-contiguous float64 buffers (numpy arrays, array('d'), ...) of\n"
+             "one square shape, 2-D n x n or 1-D of n*n items; c must be writable\n"
+             "and must not overlap a or b. The GIL is released. TypeError for a\n"
+             "non-buffer or another dtype, ValueError for a non-contiguous,\n"
+             "read-only, non-square, mismatched or aliasing one. The BLAS is loaded\n"
+             "on the first call (roundbench._blas says from where); OSError when it\n"
+             "cannot be.");
 
 static PyObject *matmul_blas(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
