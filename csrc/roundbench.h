@@ -178,8 +178,8 @@ rb_status rb_matmul_verify(int64_t n, const double *a, const double *b, const do
  *  earlier choice, so the environment and the default apply again.
  *  Thread-safe; meant for a binding, once, before the first BLAS call.
  *  @return RB_OK; RB_ERR_ARG naming "path" when it is empty or longer than
- *          4095 bytes, or when the BLAS is already loaded from another
- *          file (the same path again is RB_OK). */
+ *          4095 bytes, or once the BLAS is loaded, unless `path` is the
+ *          very string it was loaded from (then RB_OK, a no-op). */
 rb_status rb_blas_set_library(const char *path, rb_error *err);
 
 /** Loads the BLAS now if it is not loaded yet. A failed load is not
