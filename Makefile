@@ -30,15 +30,19 @@ TEST_BIN := $(TEST_SRC:csrc/tests/%.c=$(BUILD)/asan/%)
 GO_SRC := $(shell find go -name '*.go' -o -name '*.c' -o -name '*.h') $(CORE_SRC) $(CORE_HDR) go.mod
 
 # ---- BLAS (issue 3, round matmul) -------------------------------------------
-# The core links the OpenBLAS that the scipy-openblas64 package ships: the
+# The core uses the OpenBLAS that the scipy-openblas64 package ships: the
 # same library, version and kernel choice as the one numpy's wheels bundle,
 # so c-blas, go-c and py-c compare like with like against py-numpy (README,
-# "The BLAS"). build/blas links to that package; the cgo directives in
-# go/cgo.go name the same path. Its symbols carry a prefix and suffix.
+# "The BLAS"). build/blas links to that package. Nothing links it: the core
+# dlopen()s it on first use (csrc/roundbench.h, rb_blas_set_library), so
+# only processes that multiply pay for its ~30 MB and its threads. The
+# default file is build/blas/lib's; ROUNDBENCH_BLAS_LIB overrides it. Its
+# symbols carry a prefix and suffix and its integers are 64-bit.
 BLAS_DIR := $(BUILD)/blas
-BLAS_STAMP := $(BLAS_DIR)/include/cblas.h
-BLAS_CFLAGS := -I$(BLAS_DIR)/include -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_
-BLAS_LIBS := -L$(BLAS_DIR)/lib -lscipy_openblas64_ -Wl,-rpath,$(abspath $(BLAS_DIR))/lib -ldl
+BLAS_STAMP := $(BLAS_DIR)/lib/libscipy_openblas64_.so
+BLAS_CFLAGS := -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_ -DBLAS_ILP64 \
+  -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_STAMP))"'
+BLAS_LIBS := -ldl
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 # ---- end BLAS ---------------------------------------------------------------
@@ -143,7 +147,8 @@ format: ## format the C (clang-format), Go (gofmt) and Python (black) sources
 $(BLAS_STAMP):
 	@mkdir -p $(BUILD)
 	ln -sfn "$$($(PYTHON) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
-$(CORE_OBJ) $(TEST_BIN) $(BUILD)/rb-go test-go py: | $(BLAS_STAMP)
+# Building needs no BLAS; running the C and Go programs and tests does.
+$(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.so $(TEST_BIN) $(BUILD)/rb-go test-go: | $(BLAS_STAMP)
 # ---- end BLAS ---------------------------------------------------------------
 
 clean: ## remove build outputs

@@ -23,34 +23,20 @@ EXTRA += ["-std=gnu11", "-fno-strict-aliasing"]
 FLAGS = " ".join([sysconfig.get_config_var("CFLAGS") or "", *EXTRA]).strip()
 
 # ---- BLAS (issue 3, round matmul) -------------------------------------------
-# The core links the OpenBLAS of the scipy-openblas64 package, the same
-# library numpy's wheels bundle (README, "The BLAS"); its symbols carry the
-# prefix and suffix below. Three run paths, in this order:
-# $ORIGIN/../scipy_openblas64/lib, where pip puts the runtime dependency
-# beside an installed roundbench (so an installed copy uses its own
-# environment's library); $ORIGIN/../../build/blas/lib, the checkout's link
-# that `make` keeps (an in-place build, python/roundbench/_core*.so); and
-# where it was found at build time. The first two are relative on purpose:
-# setuptools may copy an extension built by `pip install .` (in an isolated
-# environment that is gone afterwards) into place on the next in-place build.
-import scipy_openblas64  # noqa: E402
-
-BLAS_LIB_DIR = scipy_openblas64.get_lib_dir()
-BLAS_MACROS = [("BLAS_SYMBOL_PREFIX", "scipy_"), ("BLAS_SYMBOL_SUFFIX", "64_")]
-BLAS_LINK = [
-    f"-L{BLAS_LIB_DIR}",
-    "-l" + scipy_openblas64.get_library(),
-    "-Wl,-rpath,$ORIGIN/../scipy_openblas64/lib",
-    "-Wl,-rpath,$ORIGIN/../../build/blas/lib",
-    f"-Wl,-rpath,{BLAS_LIB_DIR}",
-    "-ldl",
-]
+# The core uses the OpenBLAS of the scipy-openblas64 package, the same
+# library numpy's wheels bundle (README, "The BLAS"), but links no BLAS: it
+# dlopen()s it on the first BLAS call, from the path roundbench._blas finds
+# at run time, so that `import roundbench` neither maps it nor starts its
+# threads. Building needs no BLAS; the symbols carry the prefix and suffix
+# below and take 64-bit integers.
+BLAS_MACROS = [("BLAS_SYMBOL_PREFIX", "scipy_"), ("BLAS_SYMBOL_SUFFIX", "64_"), ("BLAS_ILP64", None)]
+BLAS_LINK = ["-ldl"]
 # ---- end BLAS ---------------------------------------------------------------
 
 core = Extension(
     "roundbench._core",
     sources=["python/roundbench/_core.c", *CORE_SOURCES],
-    include_dirs=["csrc", scipy_openblas64.get_include_dir()],
+    include_dirs=["csrc"],
     define_macros=[("RB_CFLAGS", '"%s"' % FLAGS.replace('"', "'")), *BLAS_MACROS],
     extra_compile_args=EXTRA,
     extra_link_args=BLAS_LINK,

@@ -5,15 +5,25 @@
  * default the OpenBLAS that the scipy-openblas64 package ships, the same
  * library numpy's wheels bundle. Its symbols carry a prefix and a suffix
  * (scipy_cblas_dgemm64_), which the build passes as BLAS_SYMBOL_PREFIX and
- * BLAS_SYMBOL_SUFFIX, the names its own pkg-config file uses; a plain
- * system OpenBLAS builds with neither. */
+ * BLAS_SYMBOL_SUFFIX, the names its own pkg-config file uses, and its
+ * integers are 64-bit (BLAS_ILP64); a plain system OpenBLAS builds with
+ * none of them.
+ *
+ * Nothing links the BLAS: it is ~30 MB and OpenBLAS starts its thread pool
+ * when it is loaded, which every process that contains the core (the
+ * runners, `import roundbench`, every Go program) would pay for although
+ * only this round uses it. The first call that needs it dlopen()s it and
+ * resolves the five symbols below; see rb_blas_set_library for where the
+ * file comes from. */
 #define _GNU_SOURCE
 #include "roundbench.h"
 
-#include <cblas.h>
 #include <dlfcn.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +37,166 @@
 #endif
 #define RB_CAT3_(a, b, c) a##b##c
 #define RB_CAT3(a, b, c) RB_CAT3_(a, b, c)
-#define RB_BLAS(name) RB_CAT3(BLAS_SYMBOL_PREFIX, name, BLAS_SYMBOL_SUFFIX)
+#define RB_STR_(x) #x
+#define RB_STR(x) RB_STR_(x)
+/* "scipy_cblas_dgemm64_": the name dlsym looks up. */
+#define RB_BLAS_NAME(name) RB_STR(RB_CAT3(BLAS_SYMBOL_PREFIX, name, BLAS_SYMBOL_SUFFIX))
+
+/* Without a path from the build, the library's own link name, which the
+ * loader looks up along the binary's run path (cgo can pass an rpath but
+ * not a string define) and its usual search path. */
+#ifndef RB_BLAS_DEFAULT_LIB
+#define RB_BLAS_DEFAULT_LIB "lib" RB_BLAS_NAME(openblas) ".so"
+#endif
+
+/* The CBLAS interface as the library exports it, declared here rather than
+ * taken from its cblas.h so that building the core needs no BLAS at all.
+ * The enums are ints in the C ABI; 101 and 111 are CblasRowMajor and
+ * CblasNoTrans in every CBLAS. */
+#ifdef BLAS_ILP64
+typedef int64_t blas_int;
+#else
+typedef int blas_int;
+#endif
+enum { BLAS_ROW_MAJOR = 101, BLAS_NO_TRANS = 111 };
+typedef void (*dgemm_fn)(int, int, int, blas_int, blas_int, blas_int, double, const double *,
+                         blas_int, const double *, blas_int, double, double *, blas_int);
+typedef char *(*string_fn)(void);
+typedef int (*get_int_fn)(void);
+typedef void (*set_int_fn)(int);
+
+static struct {
+    dgemm_fn dgemm;
+    string_fn get_config;
+    string_fn get_corename;
+    get_int_fn get_num_threads;
+    set_int_fn set_num_threads;
+} blas;
+
+/* `loaded` is set (release) once every pointer in `blas` is; a reader that
+ * sees it (acquire) may use them without the lock. Everything else is under
+ * `blas_lock`. A failed load is not remembered: the next call tries again,
+ * so a binding can still name another file after a failure. */
+static atomic_int blas_loaded;
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static char blas_path[4096];   /* rb_blas_set_library's copy; "" when none */
+static char blas_detail[1024]; /* the loader's text for the last failure */
+
+rb_status rb_blas_set_library(const char *path, rb_error *err)
+{
+    if (path && strlen(path) >= sizeof blas_path)
+        return rb_fail(err, RB_ERR_ARG, "path", "is too long (at most 4095 bytes)", -1);
+    if (path && !*path)
+        return rb_fail(err, RB_ERR_ARG, "path", "must not be empty (NULL clears it)", -1);
+    rb_status st = RB_OK;
+    pthread_mutex_lock(&blas_lock);
+    if (atomic_load_explicit(&blas_loaded, memory_order_relaxed)) {
+        /* The loaded library stays: naming the same file again is harmless. */
+        if (!path || strcmp(path, blas_path) != 0)
+            st = rb_fail(err, RB_ERR_ARG, "path", "the BLAS is already loaded from another file",
+                         -1);
+    } else if (path) {
+        memcpy(blas_path, path, strlen(path) + 1);
+    } else {
+        blas_path[0] = '\0';
+    }
+    pthread_mutex_unlock(&blas_lock);
+    return st;
+}
+
+size_t rb_blas_load_error(char *buf, size_t size)
+{
+    pthread_mutex_lock(&blas_lock);
+    size_t len = strlen(blas_detail);
+    if (buf && size) {
+        size_t k = len < size ? len : size - 1;
+        memcpy(buf, blas_detail, k);
+        buf[k] = '\0';
+    }
+    pthread_mutex_unlock(&blas_lock);
+    return len;
+}
+
+/* Keeps the loader's text, cut to the buffer (it names the file first). */
+static void keep_detail(const char *text)
+{
+    size_t k = strlen(text);
+    if (k >= sizeof blas_detail)
+        k = sizeof blas_detail - 1;
+    memcpy(blas_detail, text, k);
+    blas_detail[k] = '\0';
+}
+
+/* Resolves one symbol into *slot; on failure keeps dlerror's text. */
+static int resolve(void *handle, const char *name, void **slot)
+{
+    dlerror();
+    void *p = dlsym(handle, name);
+    if (!p) {
+        const char *e = dlerror();
+        keep_detail(e ? e : name);
+        return -1;
+    }
+    *slot = p;
+    return 0;
+}
+
+static rb_status load_locked(rb_error *err)
+{
+    const char *path = blas_path;
+    if (!*path)
+        path = getenv("ROUNDBENCH_BLAS_LIB");
+    if (!path || !*path)
+        path = RB_BLAS_DEFAULT_LIB;
+    /* RTLD_LOCAL: the BLAS's symbols stay out of the global namespace, so
+     * another BLAS in the process (numpy's) cannot be interposed by it or
+     * on it. RTLD_NOW: a broken file fails here, not in the middle of a
+     * product. */
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *e = dlerror();
+        keep_detail(e ? e : path);
+        return rb_fail(err, RB_ERR_IO, NULL,
+                       "cannot load the BLAS library (rb_blas_load_error says why)", -1);
+    }
+    void *p[5];
+    static const char *const names[5] = {
+        RB_BLAS_NAME(cblas_dgemm), RB_BLAS_NAME(openblas_get_config),
+        RB_BLAS_NAME(openblas_get_corename), RB_BLAS_NAME(openblas_get_num_threads),
+        RB_BLAS_NAME(openblas_set_num_threads)};
+    for (int i = 0; i < 5; i++) {
+        if (resolve(handle, names[i], &p[i]) < 0) {
+            dlclose(handle);
+            return rb_fail(
+                err, RB_ERR_IO, NULL,
+                "the BLAS library lacks a symbol the core needs (rb_blas_load_error says which)",
+                -1);
+        }
+    }
+    /* Object pointers to function pointers: POSIX guarantees dlsym's
+     * results convert. */
+    blas.dgemm = (dgemm_fn)p[0];
+    blas.get_config = (string_fn)p[1];
+    blas.get_corename = (string_fn)p[2];
+    blas.get_num_threads = (get_int_fn)p[3];
+    blas.set_num_threads = (set_int_fn)p[4];
+    if (path != blas_path)
+        snprintf(blas_path, sizeof blas_path, "%s", path);
+    blas_detail[0] = '\0';
+    atomic_store_explicit(&blas_loaded, 1, memory_order_release);
+    return RB_OK;
+}
+
+rb_status rb_blas_load(rb_error *err)
+{
+    if (atomic_load_explicit(&blas_loaded, memory_order_acquire))
+        return RB_OK;
+    pthread_mutex_lock(&blas_lock);
+    rb_status st =
+        atomic_load_explicit(&blas_loaded, memory_order_relaxed) ? RB_OK : load_locked(err);
+    pthread_mutex_unlock(&blas_lock);
+    return st;
+}
 
 static int overlaps(const double *p, const double *q, size_t count)
 {
@@ -85,8 +254,10 @@ rb_status rb_matmul_blas(int64_t n, const double *a, const double *b, double *c,
      * BLAS error handler (xerbla) would print. */
     if (st != RB_OK || n == 0)
         return st;
-    RB_BLAS(cblas_dgemm)(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, b, n, 0.0,
-                         c, n);
+    if ((st = rb_blas_load(err)) != RB_OK)
+        return st;
+    const blas_int m = (blas_int)n;
+    blas.dgemm(BLAS_ROW_MAJOR, BLAS_NO_TRANS, BLAS_NO_TRANS, m, m, m, 1.0, a, m, b, m, 0.0, c, m);
     return RB_OK;
 }
 
@@ -173,20 +344,30 @@ done:
     return RB_OK;
 }
 
-void rb_blas_get_info(rb_blas_info *info)
+rb_status rb_blas_get_info(rb_blas_info *info, rb_error *err)
 {
+    if (!info)
+        return rb_fail(err, RB_ERR_ARG, "info", "must not be NULL", -1);
+    rb_status st = rb_blas_load(err);
+    if (st != RB_OK)
+        return st;
+    /* The file the loader really mapped, which for a bare name or a link
+     * says more than the path that was asked for. */
     Dl_info dl;
-    void *fn = (void *)&RB_BLAS(cblas_dgemm);
-    info->library = dladdr(fn, &dl) && dl.dli_fname ? dl.dli_fname : "unknown";
-    info->config = RB_BLAS(openblas_get_config)();
-    info->corename = RB_BLAS(openblas_get_corename)();
-    info->threads = RB_BLAS(openblas_get_num_threads)();
+    info->library = dladdr((void *)blas.dgemm, &dl) && dl.dli_fname ? dl.dli_fname : "unknown";
+    info->config = blas.get_config();
+    info->corename = blas.get_corename();
+    info->threads = blas.get_num_threads();
+    return RB_OK;
 }
 
 rb_status rb_blas_set_threads(int n, rb_error *err)
 {
     if (n < 1)
         return rb_fail(err, RB_ERR_ARG, "n", "must be >= 1", n);
-    RB_BLAS(openblas_set_num_threads)(n);
+    rb_status st = rb_blas_load(err);
+    if (st != RB_OK)
+        return st;
+    blas.set_num_threads(n);
     return RB_OK;
 }

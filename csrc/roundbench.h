@@ -130,10 +130,12 @@ int rb_ffi_noop_callback(void *ctx, int64_t x, int64_t *result);
  *  @return RB_OK, or a failure code with `c` untouched. Thread-safe. */
 rb_status rb_matmul_naive(int64_t n, const double *a, const double *b, double *c, rb_error *err);
 
-/** C = A*B by the BLAS the core was built against (cblas_dgemm, row-major,
- *  alpha 1, beta 0). Same arguments and errors as rb_matmul_naive. The BLAS
- *  picks its own thread count (OPENBLAS_NUM_THREADS at load, or
- *  rb_blas_set_threads); see rb_blas_get_info. */
+/** C = A*B by the BLAS (cblas_dgemm, row-major, alpha 1, beta 0), loaded
+ *  on first use (rb_blas_load). Same arguments and errors as
+ *  rb_matmul_naive, plus rb_blas_load's RB_ERR_IO; a bad argument or n == 0
+ *  returns before the BLAS is loaded. The BLAS picks its own thread count
+ *  (OPENBLAS_NUM_THREADS at load, or rb_blas_set_threads); see
+ *  rb_blas_get_info. */
 rb_status rb_matmul_blas(int64_t n, const double *a, const double *b, double *c, rb_error *err);
 
 /** Fills a and b (n*n doubles each) from a seeded generator (splitmix64)
@@ -157,8 +159,46 @@ rb_status rb_matmul_fill(int64_t n, uint64_t seed, double *a, double *b, rb_erro
 rb_status rb_matmul_verify(int64_t n, const double *a, const double *b, const double *c,
                            int64_t *checksum, rb_error *err);
 
-/** What the BLAS linked into the core is, as it runs in this process. The
- *  strings are owned by the BLAS or the loader (never freed by the caller). */
+/* The BLAS is linked into nothing: the first function below that needs it
+ * (rb_matmul_blas, rb_blas_get_info, rb_blas_set_threads, rb_blas_load)
+ * dlopen()s it (RTLD_NOW | RTLD_LOCAL) and resolves its symbols, once per
+ * process, so that a process that never multiplies never maps it nor starts
+ * its threads. The file, first that applies:
+ *   1. the path given to rb_blas_set_library;
+ *   2. the environment variable ROUNDBENCH_BLAS_LIB;
+ *   3. the build's default, RB_BLAS_DEFAULT_LIB (the Makefile passes its
+ *      build/blas/lib/ file); without one, the library's own name
+ *      ("libscipy_openblas64_.so" as the build's symbol prefix and suffix
+ *      make it), looked up along the binary's run path (cgo's rpath) and
+ *      the loader's usual paths.
+ * A bare name is looked up by the loader; a name with a '/' is a file. */
+
+/** Chooses the BLAS file before it is loaded. The core copies `path` (the
+ *  caller keeps ownership, and may free it at once); NULL clears an
+ *  earlier choice, so the environment and the default apply again.
+ *  Thread-safe; meant for a binding, once, before the first BLAS call.
+ *  @return RB_OK; RB_ERR_ARG naming "path" when it is empty or longer than
+ *          4095 bytes, or once the BLAS is loaded, unless `path` is the
+ *          very string it was loaded from (then RB_OK, a no-op). */
+rb_status rb_blas_set_library(const char *path, rb_error *err);
+
+/** Loads the BLAS now if it is not loaded yet. A failed load is not
+ *  remembered: the next call tries again (so rb_blas_set_library can still
+ *  fix it). Thread-safe; after the first success it costs one atomic load.
+ *  @return RB_OK; RB_ERR_IO when the file cannot be loaded or lacks one of
+ *          the symbols the core needs (the message says which of the two;
+ *          rb_blas_load_error gives the loader's text). */
+rb_status rb_blas_load(rb_error *err);
+
+/** Copies the loader's text for the last failed load (dlerror(): the file
+ *  and why, or the missing symbol) into buf, NUL-terminated and truncated
+ *  to size - 1 bytes; "" after a success. buf may be NULL when size is 0.
+ *  @return the text's full length. Thread-safe. */
+size_t rb_blas_load_error(char *buf, size_t size);
+
+/** What the BLAS is, as it runs in this process. The strings are owned by
+ *  the BLAS or the loader and live as long as the process (never freed by
+ *  the caller). */
 typedef struct rb_blas_info {
     const char *library; /**< the shared object's path (dladdr), or "unknown" */
     const char *config;  /**< openblas_get_config(): version and build options */
@@ -166,11 +206,15 @@ typedef struct rb_blas_info {
     int threads;          /**< the thread count dgemm will use now */
 } rb_blas_info;
 
-/** Fills *info. Safe to call from any thread. */
-void rb_blas_get_info(rb_blas_info *info);
+/** Fills *info, loading the BLAS first if need be. Safe to call from any
+ *  thread. @return RB_OK; RB_ERR_ARG for a NULL info; rb_blas_load's
+ *  RB_ERR_IO (*info untouched). */
+rb_status rb_blas_get_info(rb_blas_info *info, rb_error *err);
 
 /** Sets the BLAS's thread count for the whole process (n >= 1), as
- *  openblas_set_num_threads does. Not thread-safe with a running dgemm. */
+ *  openblas_set_num_threads does, loading the BLAS first if need be. Not
+ *  thread-safe with a running dgemm. @return RB_OK; RB_ERR_ARG naming "n";
+ *  rb_blas_load's RB_ERR_IO. */
 rb_status rb_blas_set_threads(int n, rb_error *err);
 
 /* ------------------------------------------------------------------------ */

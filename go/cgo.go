@@ -10,10 +10,13 @@ package roundbench
 #cgo CFLAGS: -O2 -std=gnu11 -DRB_CGO
 #cgo noescape rb_ffi_noop_noescape
 #cgo nocallback rb_ffi_noop_nocallback
-// ---- issue 3 (matmul): the OpenBLAS that `make` links at build/blas (the
-// scipy-openblas64 package, the library numpy bundles; README, "The BLAS").
-#cgo CFLAGS: -I${SRCDIR}/../build/blas/include -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_
-#cgo LDFLAGS: -L${SRCDIR}/../build/blas/lib -lscipy_openblas64_ -Wl,-rpath,${SRCDIR}/../build/blas/lib -ldl -lm
+// ---- issue 3 (matmul): the OpenBLAS at build/blas (the scipy-openblas64
+// package, the library numpy bundles; README, "The BLAS"), which the core
+// dlopen()s on first use and nothing links. cgo refuses a string in a -D
+// flag, so the core's default is the library's bare name and this rpath is
+// where the loader finds it (ROUNDBENCH_BLAS_LIB or BlasSetLibrary win).
+#cgo CFLAGS: -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_ -DBLAS_ILP64
+#cgo LDFLAGS: -Wl,-rpath,${SRCDIR}/../build/blas/lib -ldl -lm
 // ---- end issue 3
 #include <stdlib.h>
 #include "roundbench.h"
@@ -309,14 +312,46 @@ func matmulCall(fn string, n int, a, b, c []float64, call func(n C.int64_t, a, b
 	runtime.KeepAlive(b)
 	runtime.KeepAlive(c)
 	if st != C.RB_OK {
-		return coreError(fn, st, &e)
+		return blasError(fn, st, &e)
 	}
 	return nil
 }
 
-// MatmulBlas sets c = a*b (n x n, row-major) with the BLAS the core links
-// (dgemm), in place, without copying the slices. c must not overlap a or
-// b. Safe for concurrent use; the BLAS's own thread count applies.
+// blasError is coreError plus, when the BLAS could not be loaded, the
+// loader's own words (which file, which symbol, why).
+func blasError(fn string, st C.rb_status, e *C.rb_error) error {
+	err := coreError(fn, st, e)
+	if st == C.RB_ERR_IO {
+		var buf [1024]C.char
+		C.rb_blas_load_error(&buf[0], C.size_t(len(buf)))
+		if detail := C.GoString(&buf[0]); detail != "" {
+			err.(*Error).Msg += ": " + detail
+		}
+	}
+	return err
+}
+
+// BlasSetLibrary names the BLAS file the core loads on first use, instead
+// of ROUNDBENCH_BLAS_LIB or the build's default (build/blas/lib through the
+// package's rpath); "" clears an earlier choice. It fails with ErrArg once
+// the BLAS is loaded from another file. Safe for concurrent use.
+func BlasSetLibrary(path string) error {
+	var cpath *C.char
+	if path != "" {
+		cpath = C.CString(path)
+		defer C.free(unsafe.Pointer(cpath))
+	}
+	var e C.rb_error
+	if st := C.rb_blas_set_library(cpath, &e); st != C.RB_OK {
+		return coreError("BlasSetLibrary", st, &e)
+	}
+	return nil
+}
+
+// MatmulBlas sets c = a*b (n x n, row-major) with the BLAS's dgemm, which
+// the core loads on the first call, in place, without copying the slices.
+// c must not overlap a or b. Safe for concurrent use; the BLAS's own
+// thread count applies. A BLAS that cannot be loaded is an ErrIO.
 func MatmulBlas(n int, a, b, c []float64) error {
 	return matmulCall("MatmulBlas", n, a, b, c, func(n C.int64_t, a, b, c *C.double, e *C.rb_error) C.rb_status {
 		return C.rb_matmul_blas(n, a, b, c, e)
@@ -371,8 +406,7 @@ func MatmulFill(n int, seed uint64, a, b []float64) error {
 	return nil
 }
 
-// BlasInfo describes the BLAS linked into the core as it runs in this
-// process.
+// BlasInfo describes the core's BLAS as it runs in this process.
 type BlasInfo struct {
 	Library  string // the shared object's file
 	Config   string // version and build options
@@ -380,26 +414,31 @@ type BlasInfo struct {
 	Threads  int    // the thread count dgemm uses now
 }
 
-// GetBlasInfo returns what the core's BLAS is and does in this process.
-func GetBlasInfo() BlasInfo {
+// GetBlasInfo returns what the core's BLAS is and does in this process,
+// loading it if need be (ErrIO when it cannot be loaded).
+func GetBlasInfo() (BlasInfo, error) {
 	var info C.rb_blas_info
-	C.rb_blas_get_info(&info)
+	var e C.rb_error
+	if st := C.rb_blas_get_info(&info, &e); st != C.RB_OK {
+		return BlasInfo{}, blasError("GetBlasInfo", st, &e)
+	}
 	return BlasInfo{
 		Library:  C.GoString(info.library),
 		Config:   C.GoString(info.config),
 		CoreName: C.GoString(info.corename),
 		Threads:  int(info.threads),
-	}
+	}, nil
 }
 
-// BlasSetThreads sets the core's BLAS thread count (n >= 1) for the process.
+// BlasSetThreads sets the core's BLAS thread count (n >= 1) for the
+// process, loading the BLAS if need be.
 func BlasSetThreads(n int) error {
 	if n < 1 || n > 1<<20 {
 		return argError("BlasSetThreads", "n", ErrArg, "must be in [1, 1048576], not %d", n)
 	}
 	var e C.rb_error
 	if st := C.rb_blas_set_threads(C.int(n), &e); st != C.RB_OK {
-		return coreError("BlasSetThreads", st, &e)
+		return blasError("BlasSetThreads", st, &e)
 	}
 	return nil
 }

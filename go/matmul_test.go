@@ -136,18 +136,25 @@ func TestMatmulVerifyCatchesWrongProduct(t *testing.T) {
 }
 
 func TestBlasInfo(t *testing.T) {
-	info := GetBlasInfo()
+	info, err := GetBlasInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(info.Config, "OpenBLAS") || info.CoreName == "" || info.Library == "" {
 		t.Errorf("GetBlasInfo() = %+v; want an OpenBLAS with a kernel and a file", info)
 	}
 	if err := BlasSetThreads(1); err != nil {
 		t.Fatal(err)
 	}
-	if got := GetBlasInfo().Threads; got != 1 {
-		t.Errorf("after BlasSetThreads(1), Threads = %d; want 1", got)
+	if info, err = GetBlasInfo(); err != nil || info.Threads != 1 {
+		t.Errorf("after BlasSetThreads(1), GetBlasInfo() = %+v, %v; want 1 thread", info, err)
 	}
 	if err := BlasSetThreads(0); !errors.Is(err, ErrArg) {
 		t.Errorf("BlasSetThreads(0) = %v; want ErrArg", err)
+	}
+	// Loaded: another file cannot take its place.
+	if err := BlasSetLibrary("/nonexistent/libother.so"); !errors.Is(err, ErrArg) {
+		t.Errorf("BlasSetLibrary after the load = %v; want ErrArg", err)
 	}
 }
 

@@ -162,6 +162,70 @@ def test_blas_info_and_threads():
         roundbench.blas_set_threads(0)
 
 
+# The core dlopen()s the BLAS on first use: `import roundbench` must stay
+# cheap (no OpenBLAS mapped, no thread started). Fresh interpreters, since
+# this one has long loaded it; array('d') rather than numpy, which maps its
+# own OpenBLAS.
+LAZY_PROBE = """
+import sys, roundbench
+from array import array
+
+def blas_mapped():
+    return "openblas" in open("/proc/self/maps").read().lower()
+
+def threads():
+    return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("Threads:"))
+
+print("import", blas_mapped(), threads())
+a, b, c = array("d", [1, 2, 3, 4]), array("d", [5, 6, 7, 8]), array("d", bytes(32))
+roundbench.matmul_fill(a, b, 1)
+roundbench.matmul_naive(a, b, c)
+roundbench.matmul_blas(array("d"), array("d"), array("d"))
+print("naive", blas_mapped())
+try:
+    roundbench.matmul_blas(a, b, c)
+    print("blas", blas_mapped(), roundbench.matmul_verify(a, b, c) is not None)
+except OSError as e:
+    print("oserror", e)
+"""
+
+
+def _probe(env=None):
+    import subprocess
+    import sys
+
+    from conftest import child_env
+
+    full = child_env()
+    full.pop("ROUNDBENCH_BLAS_LIB", None)
+    full.update(env or {})
+    p = subprocess.run([sys.executable, "-c", LAZY_PROBE], capture_output=True, text=True, env=full, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.splitlines()
+
+
+def test_import_does_not_load_the_blas():
+    assert _probe() == ["import False 1", "naive False", "blas True True"]
+
+
+def test_a_missing_blas_is_an_oserror_naming_the_file():
+    lines = _probe({"ROUNDBENCH_BLAS_LIB": "/nonexistent/libnoblas.so"})
+    assert lines[:2] == ["import False 1", "naive False"]
+    assert lines[2].startswith("oserror matmul_blas(): cannot load the BLAS") and "libnoblas" in lines[2], lines
+
+
+def test_blas_set_library():
+    from roundbench import _core
+
+    roundbench.blas_info()  # loaded
+    with pytest.raises(TypeError, match="'path'"):
+        _core.blas_set_library(3)
+    with pytest.raises(ValueError, match="'path'"):
+        _core.blas_set_library("")
+    with pytest.raises(ValueError, match="'path'.*already loaded"):
+        _core.blas_set_library("/nonexistent/libnoblas.so")
+
+
 def test_mismatch_detection():
     same = {"version": "0.3.31", "corename": "Haswell", "threads": "1"}
     infos = {v: dict(same) for v in rnd.BLAS_VARIANTS}

@@ -23,13 +23,30 @@ static void run_product(matmul_fn fn, int64_t n, const double *a, const double *
 /* `rb-c matmul blas-info` prints what the BLAS is and does in this process
  * (threads as OPENBLAS_NUM_THREADS and threads=T leave it): the runner's
  * provenance for c-blas. */
+/* The BLAS is loaded on first use; a machine without it cannot run the
+ * BLAS variants, which is not a failure of the core. */
+static int blas_missing(void)
+{
+    rb_error err;
+    if (rb_blas_load(&err) == RB_OK)
+        return 0;
+    char why[1024];
+    rb_blas_load_error(why, sizeof why);
+    fprintf(stderr, "matmul: cannot run here: %s: %s\n", err.msg, why);
+    return 1;
+}
+
 static int blas_info(const rbc_args *a)
 {
     int64_t threads = rbc_int_arg(a, "threads", 0, 0, 1024);
+    if (blas_missing())
+        return RBC_EXIT_CANNOT;
     if (threads > 0)
         rb_blas_set_threads((int)threads, NULL);
     rb_blas_info info;
-    rb_blas_get_info(&info);
+    rb_error err;
+    if (rb_blas_get_info(&info, &err) != RB_OK)
+        rbc_core_failed("rb_blas_get_info", &err);
     printf("library=%s\nconfig=%s\ncorename=%s\nthreads=%d\n", info.library, info.config,
            info.corename, info.threads);
     return RBC_EXIT_OK;
@@ -51,6 +68,8 @@ int rbc_run_matmul(const rbc_args *a)
     int64_t n = rbc_int_arg(a, "n", 300, 0, 20000);
     int64_t threads = rbc_int_arg(a, "threads", 1, 1, 1024);
     rb_error err;
+    if (fn == rb_matmul_blas && blas_missing())
+        return RBC_EXIT_CANNOT;
     if (fn == rb_matmul_blas && rb_blas_set_threads((int)threads, &err) != RB_OK)
         rbc_core_failed("rb_blas_set_threads", &err);
 

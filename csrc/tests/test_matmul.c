@@ -1,6 +1,7 @@
 /* test_matmul.c: round matmul against the shared vectors (both products,
  * the seeded inputs, the check and its checksum), and its bad input. */
 #include <math.h>
+#include <pthread.h>
 
 #include "roundbench.h"
 #include "vectors.h"
@@ -84,9 +85,70 @@ static void error_vector(const rbt_vector *v, void *ctx)
     CHECK(rb_matmul_blas(n, x, y, z, NULL) == want, "err=NULL n=%lld", n);
 }
 
+/* The BLAS is loaded on first use, from the file named by
+ * rb_blas_set_library, else ROUNDBENCH_BLAS_LIB, else the build's default;
+ * until a load succeeds a bad file is an RB_ERR_IO with the loader's words
+ * and another can still be named. Runs before anything else loads it. */
+/* m[8..11] = m[0..3] x m[4..7] by the BLAS; m[8] stays NaN on failure. */
+static void *first_product(void *arg)
+{
+    double *m = arg;
+    m[8] = NAN;
+    if (rb_matmul_blas(2, m, m + 4, m + 8, NULL) != RB_OK)
+        m[8] = NAN;
+    return NULL;
+}
+
+static void lazy_loading(void)
+{
+    rb_error err;
+    rb_blas_info info;
+    char why[512], tiny[4];
+    double m[12] = {1, 2, 3, 4, 5, 6, 7, 8};
+    CHECK(rb_blas_set_library("", &err) == RB_ERR_ARG && strcmp(err.arg, "path") == 0, "empty path");
+    /* The explicit call wins over the environment... */
+    CHECK(setenv("ROUNDBENCH_BLAS_LIB", RB_BLAS_DEFAULT_LIB, 1) == 0, "setenv");
+    CHECK(rb_blas_set_library("/nonexistent/libnoblas.so", &err) == RB_OK, "set_library");
+    CHECK(rb_matmul_blas(2, m, m + 4, m + 8, &err) == RB_ERR_IO && strstr(err.msg, "cannot load"),
+          "a missing file must be RB_ERR_IO (%d)", err.code);
+    CHECK(rb_blas_load_error(why, sizeof why) > 0 && strstr(why, "libnoblas"), "load error: %s", why);
+    CHECK(rb_blas_load_error(tiny, sizeof tiny) > 3 && strlen(tiny) == 3, "truncation: %s", tiny);
+    /* ...and the environment over the default. */
+    CHECK(rb_blas_set_library(NULL, &err) == RB_OK, "set_library(NULL)");
+    CHECK(setenv("ROUNDBENCH_BLAS_LIB", "/nonexistent/libenvblas.so", 1) == 0, "setenv");
+    CHECK(rb_blas_get_info(&info, &err) == RB_ERR_IO, "get_info with a missing file");
+    CHECK(rb_blas_load_error(why, sizeof why) > 0 && strstr(why, "libenvblas"), "load error: %s", why);
+    /* A real library without the BLAS's symbols. */
+    CHECK(setenv("ROUNDBENCH_BLAS_LIB", "libm.so.6", 1) == 0, "setenv");
+    CHECK(rb_blas_set_threads(1, &err) == RB_ERR_IO && strstr(err.msg, "symbol"),
+          "libm must lack the BLAS (%d)", err.code);
+    CHECK(rb_blas_load_error(why, sizeof why) > 0 && strstr(why, "dgemm"), "load error: %s", why);
+    CHECK(rb_blas_get_info(NULL, &err) == RB_ERR_ARG && strcmp(err.arg, "info") == 0, "info NULL");
+    /* The default loads, once, whichever of several threads gets there
+     * first; then the file cannot change. */
+    CHECK(unsetenv("ROUNDBENCH_BLAS_LIB") == 0, "unsetenv");
+    pthread_t th[4];
+    double ms[4][12];
+    for (int i = 0; i < 4; i++) {
+        memcpy(ms[i], m, sizeof m);
+        CHECK(pthread_create(&th[i], NULL, first_product, ms[i]) == 0, "pthread_create");
+    }
+    for (int i = 0; i < 4; i++) {
+        CHECK(pthread_join(th[i], NULL) == 0, "pthread_join");
+        CHECK(ms[i][8] == 19 && ms[i][9] == 22 && ms[i][10] == 43 && ms[i][11] == 50,
+              "the default BLAS, thread %d: [%g %g %g %g]", i, ms[i][8], ms[i][9], ms[i][10],
+              ms[i][11]);
+    }
+    CHECK(rb_blas_load_error(why, sizeof why) == 0 && why[0] == '\0', "stale load error: %s", why);
+    CHECK(rb_blas_load(&err) == RB_OK, "load after load");
+    CHECK(rb_blas_set_library("/nonexistent/libnoblas.so", &err) == RB_ERR_ARG, "set after load");
+    CHECK(rb_blas_set_library(RB_BLAS_DEFAULT_LIB, &err) == RB_OK, "the same file again");
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "testdata/vectors.txt";
+    lazy_loading();
     CHECK(rbt_each(path, "matmul", seeded_vector, NULL) >= 7, "too few matmul vectors");
     CHECK(rbt_each(path, "matmul-explicit", explicit_vector, NULL) >= 3, "too few explicit");
     CHECK(rbt_each(path, "matmul-error", error_vector, NULL) >= 2, "too few matmul-error");
@@ -108,11 +170,11 @@ int main(int argc, char **argv)
     CHECK(rb_matmul_blas(0, NULL, NULL, NULL, &err) == RB_OK, "n = 0 with NULLs is fine");
     /* The BLAS is there and says what it is. */
     rb_blas_info info;
-    rb_blas_get_info(&info);
+    CHECK(rb_blas_get_info(&info, &err) == RB_OK, "get_info");
     CHECK(info.config && strstr(info.config, "OpenBLAS"), "blas config: %s", info.config);
     CHECK(info.corename && *info.corename, "no corename");
     CHECK(rb_blas_set_threads(1, &err) == RB_OK, "set_threads(1)");
-    rb_blas_get_info(&info);
+    CHECK(rb_blas_get_info(&info, &err) == RB_OK, "get_info");
     CHECK(info.threads == 1, "threads = %d after set_threads(1)", info.threads);
     CHECK(rb_blas_set_threads(0, &err) == RB_ERR_ARG, "set_threads(0) must fail");
     return rbt_done("test_matmul");

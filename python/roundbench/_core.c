@@ -20,6 +20,9 @@ typedef struct {
      * callback loop whose callback did not raise, an unknown code). */
     PyObject *core_error;
     PyObject *http_server_type; /* round http */
+    /* issue 3: 1 once the BLAS's file has been chosen (roundbench._blas, or
+     * an explicit blas_set_library); the core loads it on first use. */
+    int blas_configured;
 } core_state;
 
 static struct PyModuleDef core_module;
@@ -344,6 +347,39 @@ static int64_t matrix_side(const Py_buffer *v, const char *func, const char *nam
     return -1;
 }
 
+/* The core dlopen()s the BLAS on its first use and links nothing, so that
+ * `import roundbench` stays cheap. Its file is Python's business: before
+ * the first BLAS call, roundbench._blas.configure() finds the
+ * scipy-openblas64 package's library and hands its path to the core (or
+ * leaves ROUNDBENCH_BLAS_LIB to it). Runs once per module, with the GIL. */
+static int ensure_blas(PyObject *module)
+{
+    core_state *state = get_state(module);
+    if (state->blas_configured)
+        return 0;
+    PyObject *helper = PyImport_ImportModule("roundbench._blas");
+    if (!helper)
+        return -1;
+    PyObject *r = PyObject_CallMethod(helper, "configure", NULL);
+    Py_DECREF(helper);
+    if (!r)
+        return -1;
+    Py_DECREF(r);
+    state->blas_configured = 1;
+    return 0;
+}
+
+/* raise_core_error, but a BLAS that cannot be loaded is an OSError that
+ * says which file or symbol and why (the loader's text), not an errno. */
+static PyObject *raise_blas_error(PyObject *module, const char *func, const rb_error *e)
+{
+    if (e->code != RB_ERR_IO)
+        return raise_core_error(module, func, e);
+    char why[1024];
+    rb_blas_load_error(why, sizeof why);
+    return PyErr_Format(PyExc_OSError, "%s(): %s: %s", func, e->msg, why);
+}
+
 typedef rb_status (*matmul_core_fn)(int64_t, const double *, const double *, double *, rb_error *);
 
 /* matmul_naive / matmul_blas / matmul_verify: (a, b, c) buffers of one
@@ -379,6 +415,8 @@ static PyObject *matmul_impl(PyObject *module, const char *func, PyObject *const
     int64_t checksum = 0;
     const double *a = v[0].buf, *b = v[1].buf;
     double *c = v[2].buf;
+    if (fn == rb_matmul_blas && n[0] > 0 && ensure_blas(module) < 0)
+        goto done;
     if (fn == NULL) {
         Py_BEGIN_ALLOW_THREADS
         st = rb_matmul_verify(n[0], a, b, c, &checksum, &err);
@@ -391,7 +429,7 @@ static PyObject *matmul_impl(PyObject *module, const char *func, PyObject *const
         Py_END_ALLOW_THREADS
     }
     if (st != RB_OK)
-        raise_core_error(module, func, &err);
+        raise_blas_error(module, func, &err);
     else
         result = fn == NULL ? PyLong_FromLongLong(checksum) : Py_NewRef(Py_None);
 done:
@@ -402,12 +440,14 @@ done:
 
 PyDoc_STRVAR(matmul_blas_doc,
              "matmul_blas(a, b, c, /)\n--\n\n"
-             "c = a @ b by the BLAS the core links (dgemm), in place and without\n"
-             "copies: a, b and c are C-contiguous float64 buffers (numpy arrays,\n"
-             "array('d'), ...) of one square shape, 2-D n x n or 1-D of n*n items;\n"
-             "c must be writable and must not overlap a or b. The GIL is released.\n"
-             "TypeError for a non-buffer or another dtype, ValueError for a\n"
-             "non-contiguous, read-only, non-square, mismatched or aliasing one.");
+             "c = a @ b by the BLAS's dgemm, in place and without copies: a, b and\n"
+             "c are C-contiguous float64 buffers (numpy arrays, array('d'), ...) of\n"
+             "one square shape, 2-D n x n or 1-D of n*n items; c must be writable\n"
+             "and must not overlap a or b. The GIL is released. TypeError for a\n"
+             "non-buffer or another dtype, ValueError for a non-contiguous,\n"
+             "read-only, non-square, mismatched or aliasing one. The BLAS is loaded\n"
+             "on the first call (roundbench._blas says from where); OSError when it\n"
+             "cannot be.");
 
 static PyObject *matmul_blas(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -471,23 +511,29 @@ static PyObject *matmul_fill(PyObject *module, PyObject *const *args, Py_ssize_t
 
 PyDoc_STRVAR(blas_info_doc,
              "blas_info()\n--\n\n"
-             "What the BLAS linked into the core is, as it runs in this process: a\n"
-             "dict with library (its file), config (version and build options),\n"
-             "corename (the kernel chosen at run time) and threads.");
+             "What the core's BLAS is, as it runs in this process (loading it if need\n"
+             "be; OSError when it cannot be): a dict with library (its file), config\n"
+             "(version and build options), corename (the kernel chosen at run time)\n"
+             "and threads.");
 
 static PyObject *blas_info(PyObject *module, PyObject *unused)
 {
-    (void)module;
     (void)unused;
+    if (ensure_blas(module) < 0)
+        return NULL;
     rb_blas_info info;
-    rb_blas_get_info(&info);
+    rb_error err;
+    if (rb_blas_get_info(&info, &err) != RB_OK)
+        return raise_blas_error(module, "blas_info", &err);
     return Py_BuildValue("{s:s,s:s,s:s,s:i}", "library", info.library, "config",
                          info.config ? info.config : "", "corename",
                          info.corename ? info.corename : "", "threads", info.threads);
 }
 
-PyDoc_STRVAR(blas_set_threads_doc, "blas_set_threads(n, /)\n--\n\n"
-                                   "Sets the core's BLAS thread count (n >= 1) for the process.");
+PyDoc_STRVAR(blas_set_threads_doc,
+             "blas_set_threads(n, /)\n--\n\n"
+             "Sets the core's BLAS thread count (n >= 1) for the process, loading the\n"
+             "BLAS if need be.");
 
 static PyObject *blas_set_threads(PyObject *module, PyObject *arg)
 {
@@ -499,8 +545,46 @@ static PyObject *blas_set_threads(PyObject *module, PyObject *arg)
         return PyErr_Format(PyExc_ValueError,
                             "blas_set_threads() argument 'n' must be in [1, 1048576], not %lld",
                             (long long)n);
+    if (ensure_blas(module) < 0)
+        return NULL;
     if (rb_blas_set_threads((int)n, &err) != RB_OK)
-        return raise_core_error(module, "blas_set_threads", &err);
+        return raise_blas_error(module, "blas_set_threads", &err);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(blas_set_library_doc,
+             "blas_set_library(path, /)\n--\n\n"
+             "Names the BLAS file (str, bytes or os.PathLike) the core loads on first\n"
+             "use, over ROUNDBENCH_BLAS_LIB and the scipy-openblas64 package that\n"
+             "roundbench._blas finds; None clears an earlier choice. ValueError when\n"
+             "it is empty or the BLAS is already loaded from another file.");
+
+static PyObject *blas_set_library(PyObject *module, PyObject *arg)
+{
+    PyObject *bytes = NULL;
+    if (arg != Py_None) {
+        PyObject *fs = PyOS_FSPath(arg);
+        if (!fs) {
+            if (!PyErr_ExceptionMatches(PyExc_TypeError))
+                return NULL;
+            PyErr_Clear();
+            return PyErr_Format(PyExc_TypeError,
+                                "blas_set_library() argument 'path' must be str, bytes, "
+                                "os.PathLike or None, not %.100s",
+                                Py_TYPE(arg)->tp_name);
+        }
+        int ok = PyUnicode_FSConverter(fs, &bytes);
+        Py_DECREF(fs);
+        if (!ok)
+            return NULL;
+    }
+    rb_error err;
+    rb_status st = rb_blas_set_library(bytes ? PyBytes_AS_STRING(bytes) : NULL, &err);
+    Py_XDECREF(bytes);
+    if (st != RB_OK)
+        return raise_core_error(module, "blas_set_library", &err);
+    /* An explicit choice stands: roundbench._blas must not replace it. */
+    get_state(module)->blas_configured = arg != Py_None;
     Py_RETURN_NONE;
 }
 
@@ -1044,6 +1128,7 @@ static PyMethodDef core_methods[] = {
     {"matmul_fill", (PyCFunction)(void (*)(void))matmul_fill, METH_FASTCALL, matmul_fill_doc},
     {"blas_info", blas_info, METH_NOARGS, blas_info_doc},
     {"blas_set_threads", blas_set_threads, METH_O, blas_set_threads_doc},
+    {"blas_set_library", blas_set_library, METH_O, blas_set_library_doc},
     {"temps", temps, METH_O, temps_doc},
     /* ---- end issue 3 ---- */
     /* --- round chain (issue 5) --- */

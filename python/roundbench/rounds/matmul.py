@@ -11,10 +11,12 @@ Fairness is the point of this round. BLAS threads are pinned to 1 by default
 for every variant (OPENBLAS_NUM_THREADS and its kin, GOMAXPROCS for gonum,
 and an explicit set_num_threads in the core's variants); `--threads all`
 gives every variant all cores and the count is in each result's name. The
-core links the very OpenBLAS version numpy bundles (README, "The BLAS");
+core runs the very OpenBLAS version numpy bundles (README, "The BLAS");
 provenance() asks each BLAS-using variant's own program which library,
 version, kernel and thread count it runs, and the report flags a mismatch
-in bold next to the numbers.
+in bold next to the numbers. The core links no BLAS: it loads it on the
+first BLAS call (roundbench._blas says which file), so importing roundbench
+and the other rounds' children stay free of it.
 
 Inputs are the core's seeded small integers (rb_matmul_fill), so every
 product is exact in any summation order and every variant prints the same
@@ -158,13 +160,24 @@ def run_py_numpy(args: harness.Args) -> None:
     _finish(args, n, a, b, out[0], ns, reps)
 
 
+def _load_blas(threads: int) -> None:
+    """Loads the core's BLAS (first use) and sets its threads; a machine
+    where it cannot be loaded cannot run the variant."""
+    from .. import _core
+
+    try:
+        _core.blas_set_threads(threads)
+    except OSError as e:
+        raise harness.CannotRun(str(e)) from None
+
+
 def run_py_c(args: harness.Args) -> None:
     import numpy as np
 
     from .. import _core
 
     n, threads = _params(args)
-    _core.blas_set_threads(threads)
+    _load_blas(threads)
     a, b = _inputs(n)
     c = np.zeros((n, n))
     w = min(n, 256)
