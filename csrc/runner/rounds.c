@@ -4,5 +4,7 @@
 const rbc_round rbc_rounds[] = {
     {"loop", rbc_run_loop},
     {"ffi", rbc_run_ffi},
+    /* round jsonl */
+    {"jsonl", rbc_run_jsonl},
     {NULL, NULL},
 };

@@ -7,6 +7,8 @@
 
 int rbc_run_loop(const rbc_args *a);
 int rbc_run_ffi(const rbc_args *a);
+/* round jsonl */
+int rbc_run_jsonl(const rbc_args *a);
 
 extern const rbc_round rbc_rounds[];
 
