@@ -27,6 +27,9 @@ from ._core import (
     loop_range,
 )
 
+# round jsonl
+from ._core import JSONL_MAX_DEPTH, JSONL_MAX_REPORTED, jsonl_count_buffer, jsonl_count_file
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -41,4 +44,9 @@ __all__ = [
     "ffi_varargs",
     "loop",
     "loop_range",
+    # round jsonl
+    "JSONL_MAX_DEPTH",
+    "JSONL_MAX_REPORTED",
+    "jsonl_count_buffer",
+    "jsonl_count_file",
 ]
