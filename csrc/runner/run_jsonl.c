@@ -3,7 +3,7 @@
  * The log is generated once by the Python side (roundbench.genlog, cached
  * in the build directory) and named by $ROUNDBENCH_JSONL_FILE; the expected
  * result, which the generator knows line by line, is beside it in
- * FILE.expect. The core reads the file itself (read(2), 1 MiB chunks). */
+ * FILE.expect. The core reads the file itself (read(2), 256 KiB chunks). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

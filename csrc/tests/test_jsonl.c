@@ -166,7 +166,7 @@ static void each_vector(const char *path, bytes *all, int64_t *all_invalid, int6
 }
 
 /* Counts the same bytes through a file: the read loop, long lines across
- * its 1 MiB buffer, a last line without a newline. */
+ * its 256 KiB buffer (the 1 MiB vector grows it), a last line without a newline. */
 static void check_file(const bytes *b, const rb_jsonl_result *want)
 {
     char path[] = "/tmp/rb-test-jsonl-XXXXXX";

@@ -6,7 +6,7 @@ into the build directory, untimed, by the Variant.env hook the runner calls
 before each child; the child finds it in $ROUNDBENCH_JSONL_FILE and the
 expected result, which the generator knows line by line, beside it.
 
-Variants: c (the core reads the file: read(2) in 1 MiB chunks), py-c and
+Variants: c (the core reads the file: read(2) in 256 KiB chunks), py-c and
 go-c (the same core function, handed the path through each binding: the
 core opens and reads the file), py (json module), py-orjson, py-msgspec
 (decoding into a Struct with just the status field), go (encoding/json
