@@ -8,11 +8,15 @@
  * no recursion (the open containers are a bit stack, one bit per level), and
  * every line the parser sees ends with '\n'. That byte can end no token (it
  * is a control character inside strings, no digit, no letter of a literal),
- * so the parser never needs a bounds check except before a 16-byte load:
- * it stops at the newline by itself. String bodies, most of a log's bytes,
- * are scanned 16 bytes at a time with SSE2 (the x86-64 baseline, so the
- * portable build has it) for the bytes that need attention: '"', '\\',
- * control characters and non-ASCII (UTF-8, validated strictly).
+ * so the parser never needs a bounds check except before a SIMD load: it
+ * stops at the newline by itself. With SSE2 (the x86-64 baseline, so the
+ * portable build has it) the scanner keeps two bit masks of the 64 bytes
+ * ahead: the bytes a string body cannot hold as they are ('"', '\\',
+ * control characters, non-ASCII, which is then validated strictly as
+ * UTF-8) and the non-digits; the end of a string or a number is a shift
+ * and a count of trailing zeros. (Measured on the default log, CPU time:
+ * about 5% faster than 16-byte compares per token; mmap instead of read(2)
+ * was no faster, the page mapping costs what the copy does.)
  */
 #define _GNU_SOURCE /* memrchr */
 #include <errno.h>
@@ -138,23 +142,88 @@ INLINE const uint8_t *skip_ws(const uint8_t *p)
     return p;
 }
 
-/* The end of a run of digits starting at p; 16 at a time where 16 bytes
- * are left before `end`. (A 13-digit timestamp is one step.) */
-INLINE const uint8_t *skip_digits(const uint8_t *p, const uint8_t *end)
+/* The scanner's view of the bytes: the region's end, and where SSE2 is
+ * there, bit masks of the 64 bytes from `base` computed in one go. The
+ * masks are what make it fast: finding the end of a string or a number is
+ * a shift and a count of trailing zeros on a mask computed ahead, instead
+ * of a chain of load, compare, movemask and count per token, each waiting
+ * for the previous token's end. (simdjson's idea, in the small: no
+ * structural index, only the two masks a JSON Lines scan needs.) */
+typedef struct scanner {
+    const uint8_t *end; /* loads stay below it; the region ends with '\n' */
+#if defined(__SSE2__)
+    uintptr_t base;    /* the window's first byte */
+    uint64_t special;  /* bit i: base[i] is '"', '\\', a control byte or non-ASCII */
+    uint64_t nondigit; /* bit i: base[i] is not '0'..'9' */
+#endif
+} scanner;
+
+#if defined(__SSE2__)
+/* Computes the masks of the 64 bytes from p; needs 64 bytes before end. */
+INLINE void window(scanner *s, const uint8_t *p)
+{
+    /* One signed compare finds three kinds at once: with bit 1 flipped,
+     * '"' (0x22) becomes 0x20 and control characters stay below 0x20, all
+     * below 0x21, while ' ', '!' and '#' land on 0x22, 0x23 and 0x21;
+     * bytes >= 0x80 are negative. */
+    const __m128i flip = _mm_set1_epi8(0x02), bslash = _mm_set1_epi8('\\'),
+                  limit = _mm_set1_epi8(0x21), zero = _mm_set1_epi8('0'),
+                  nine = _mm_set1_epi8('9');
+    uint64_t special = 0, nondigit = 0;
+    for (int i = 0; i < 4; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+        __m128i sp = _mm_or_si128(_mm_cmplt_epi8(_mm_xor_si128(v, flip), limit),
+                                  _mm_cmpeq_epi8(v, bslash));
+        __m128i nd = _mm_or_si128(_mm_cmplt_epi8(v, zero), _mm_cmpgt_epi8(v, nine));
+        special |= (uint64_t)(unsigned)_mm_movemask_epi8(sp) << (16 * i);
+        nondigit |= (uint64_t)(unsigned)_mm_movemask_epi8(nd) << (16 * i);
+    }
+    s->base = (uintptr_t)p;
+    s->special = special;
+    s->nondigit = nondigit;
+}
+#endif
+
+/* The first byte at or after p that a string body cannot hold as it is:
+ * '"', '\\', a control byte or non-ASCII. The region's final '\n' is one,
+ * so the scalar tail stops in bounds. */
+INLINE const uint8_t *next_special(scanner *s, const uint8_t *p)
 {
 #if defined(__SSE2__)
-    const __m128i below = _mm_set1_epi8('0'), above = _mm_set1_epi8('9');
-    while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        /* Signed compares: non-ASCII bytes are negative, below '0'. */
-        __m128i other = _mm_or_si128(_mm_cmplt_epi8(v, below), _mm_cmpgt_epi8(v, above));
-        unsigned mask = (unsigned)_mm_movemask_epi8(other);
-        if (mask)
-            return p + __builtin_ctz(mask);
-        p += 16;
+    for (;;) {
+        /* Unsigned: a window ahead of p (a new region) wraps to far away. */
+        uintptr_t off = (uintptr_t)p - s->base;
+        if (off < 64) {
+            uint64_t m = s->special >> off;
+            if (m)
+                return p + __builtin_ctzll(m);
+            p = (const uint8_t *)(s->base + 64);
+        }
+        if (s->end - p < 64)
+            break;
+        window(s, p);
     }
-#else
-    (void)end;
+#endif
+    while (plain[*p])
+        p++;
+    return p;
+}
+
+/* The end of a run of digits starting at p. */
+INLINE const uint8_t *skip_digits(scanner *s, const uint8_t *p)
+{
+#if defined(__SSE2__)
+    uintptr_t off = (uintptr_t)p - s->base;
+    if (off >= 64 && s->end - p >= 64) {
+        window(s, p);
+        off = 0;
+    }
+    if (off < 64) {
+        uint64_t m = s->nondigit >> off;
+        if (m)
+            return p + __builtin_ctzll(m);
+        p = (const uint8_t *)(s->base + 64); /* a run past the window: rare */
+    }
 #endif
     while (IS_DIGIT(*p))
         p++;
@@ -197,34 +266,11 @@ INLINE const uint8_t *utf8_seq(const uint8_t *p)
 
 /* Scans a string body from just after its opening quote; returns the byte
  * after the closing quote, or NULL if the string is invalid. *escaped is
- * set when it holds a backslash. `end` bounds the 16-byte loads only. */
-INLINE const uint8_t *scan_string(const uint8_t *p, const uint8_t *end, int *escaped)
+ * set when it holds a backslash. */
+INLINE const uint8_t *scan_string(scanner *s, const uint8_t *p, int *escaped)
 {
     for (;;) {
-#if defined(__SSE2__)
-        const __m128i flip = _mm_set1_epi8(0x02), bslash = _mm_set1_epi8('\\'),
-                      limit = _mm_set1_epi8(0x21);
-        while (end - p >= 16) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-            /* One signed compare finds three kinds at once: with bit 1
-             * flipped, '"' (0x22) becomes 0x20 and control characters stay
-             * below 0x20, all below 0x21, while ' ', '!' and '#' land on
-             * 0x22, 0x23 and 0x21; bytes >= 0x80 are negative. */
-            __m128i hit = _mm_or_si128(_mm_cmplt_epi8(_mm_xor_si128(v, flip), limit),
-                                       _mm_cmpeq_epi8(v, bslash));
-            unsigned mask = (unsigned)_mm_movemask_epi8(hit);
-            if (mask) {
-                p += __builtin_ctz(mask);
-                goto special;
-            }
-            p += 16;
-        }
-#endif
-        while (plain[*p])
-            p++;
-#if defined(__SSE2__)
-    special:
-#endif
+        p = next_special(s, p);
         if (*p == '"')
             return p + 1;
         if (*p == '\\') {
@@ -253,7 +299,7 @@ INLINE const uint8_t *scan_string(const uint8_t *p, const uint8_t *end, int *esc
 
 /* Scans a number from its first byte ('-' or a digit); returns the byte
  * after it, or NULL. *integer is set when it has no fraction or exponent. */
-INLINE const uint8_t *scan_number(const uint8_t *p, const uint8_t *end, int *integer)
+INLINE const uint8_t *scan_number(scanner *s, const uint8_t *p, int *integer)
 {
     *integer = 1;
     if (*p == '-')
@@ -261,14 +307,14 @@ INLINE const uint8_t *scan_number(const uint8_t *p, const uint8_t *end, int *int
     if (*p == '0')
         p++;
     else if (IS_DIGIT(*p))
-        p = skip_digits(p + 1, end);
+        p = skip_digits(s, p + 1);
     else
         return NULL;
     if (*p == '.') {
         p++;
         if (!IS_DIGIT(*p))
             return NULL;
-        p = skip_digits(p + 1, end);
+        p = skip_digits(s, p + 1);
         *integer = 0;
     }
     if (*p == 'e' || *p == 'E') {
@@ -347,7 +393,7 @@ static int key_is_status_escaped(const uint8_t *p, const uint8_t *end)
 /* Scans one line, which ends with '\n' at or before end[-1]. Returns its
  * class; *next gets the start of the next line; *status the status of a
  * valid line; *blank whether the line is blank. */
-static rb_jsonl_reason scan_line(const uint8_t *p, const uint8_t *end, const uint8_t **next,
+static rb_jsonl_reason scan_line(scanner *sc, const uint8_t *p, const uint8_t **next,
                                  int64_t *status, int *blank)
 {
     uint64_t objects[STACK_WORDS]; /* bit d: the container at depth d is an object */
@@ -393,14 +439,14 @@ value:
         goto value;
     case '"':
         escaped = 0;
-        mark = scan_string(p + 1, end, &escaped);
+        mark = scan_string(sc, p + 1, &escaped);
         if (!mark)
             goto bad;
         p = mark;
         goto after;
     case '-': case '0': case '1': case '2': case '3': case '4':
     case '5': case '6': case '7': case '8': case '9':
-        mark = scan_number(p, end, &integer);
+        mark = scan_number(sc, p, &integer);
         if (!mark)
             goto bad;
         p = mark;
@@ -429,7 +475,7 @@ key:
     {
         const uint8_t *k = p + 1;
         escaped = 0;
-        mark = scan_string(k, end, &escaped);
+        mark = scan_string(sc, k, &escaped);
         if (!mark)
             goto bad;
         p = mark;
@@ -455,7 +501,7 @@ key:
             /* The last "status" wins, so each one sets or clears it. */
             have_status = 0;
             if (*p == '-' || IS_DIGIT(*p)) {
-                mark = scan_number(p, end, &integer);
+                mark = scan_number(sc, p, &integer);
                 if (!mark)
                     goto bad;
                 have_status = integer && parse_int64(p, mark, &value);
@@ -502,7 +548,7 @@ after:
 bad:
     /* p is at or before the line's '\n' (nothing passes it), which is the
      * line's first newline. */
-    *next = (const uint8_t *)memchr(p, '\n', (size_t)(end - p)) + 1;
+    *next = (const uint8_t *)memchr(p, '\n', (size_t)(sc->end - p)) + 1;
     return RB_JSONL_INVALID_JSON;
 }
 
@@ -512,8 +558,12 @@ static rb_status scan_region(const uint8_t *p, const uint8_t *end, tally *t, rb_
     rb_jsonl_result *res = t->res;
     int64_t status = 0;
     int blank;
+    scanner sc = {.end = end};
+#if defined(__SSE2__)
+    sc.base = (uintptr_t)end; /* no window yet: every p is "behind" it */
+#endif
     while (p < end) {
-        rb_jsonl_reason r = scan_line(p, end, &p, &status, &blank);
+        rb_jsonl_reason r = scan_line(&sc, p, &p, &status, &blank);
         res->lines++;
         if (r == RB_JSONL_VALID) {
             if (blank) {
