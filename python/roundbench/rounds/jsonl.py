@@ -70,6 +70,20 @@ ROUND = Round(
 )
 
 
+def provenance() -> tuple:
+    """The library versions and the log's generator, for the result file."""
+    import importlib.metadata as md
+
+    items, warnings = {}, []
+    for lib in ("orjson", "msgspec"):
+        try:
+            items[f"jsonl-{lib}"] = md.version(lib)
+        except md.PackageNotFoundError:
+            items[f"jsonl-{lib}"] = "not installed"
+    items["jsonl-log"] = f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g}, in {build_dir() / 'data'}"
+    return items, warnings
+
+
 def result_text(r: dict) -> str:
     return genlog.result_text(r["lines"], r["blank"], r["valid"], r["invalid"], r["statuses"], r["reported"])
 
