@@ -310,6 +310,9 @@ INLINE const uint8_t *scan_number(scanner *s, const uint8_t *p, int *integer)
         p = skip_digits(s, p + 1);
     else
         return NULL;
+    /* Most numbers end here: one test for "no fraction, no exponent". */
+    if (LIKELY(*p != '.' && (*p | 0x20) != 'e'))
+        return p;
     if (*p == '.') {
         p++;
         if (!IS_DIGIT(*p))
@@ -337,6 +340,10 @@ static int parse_int64(const uint8_t *p, const uint8_t *end, int64_t *out)
     p += neg;
     if (end - p > 19)
         return 0;
+    if (end - p == 3) { /* the usual HTTP status */
+        *out = (neg ? -1 : 1) * ((p[0] - '0') * 100 + (p[1] - '0') * 10 + (p[2] - '0'));
+        return 1;
+    }
     /* 19 digits fit in a uint64_t (< 1e19 < 2^64): no overflow check. */
     uint64_t v = 0;
     for (; p < end; p++)
@@ -412,6 +419,23 @@ static rb_jsonl_reason scan_line(scanner *sc, const uint8_t *p, const uint8_t **
     const int root_object = *p == '{';
 
 value:
+    /* Strings and numbers first: two tests settle most values before the
+     * jump table (fewer instructions per value, measured). */
+    if (*p == '"') {
+        escaped = 0;
+        mark = scan_string(sc, p + 1, &escaped);
+        if (!mark)
+            goto bad;
+        p = mark;
+        goto after;
+    }
+    if (IS_DIGIT(*p)) {
+        mark = scan_number(sc, p, &integer);
+        if (!mark)
+            goto bad;
+        p = mark;
+        goto after;
+    }
     switch (*p) {
     case '{':
         if (depth == RB_JSONL_MAX_DEPTH)
