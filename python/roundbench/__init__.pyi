@@ -1,5 +1,4 @@
-import os
-from typing import Callable, Optional, Union
+from typing import Callable, Optional
 
 from typing_extensions import Buffer
 
@@ -19,6 +18,9 @@ def ffi_callback_loop(func: Optional[Callable[[int], int]], count: int, /) -> in
 def build_info() -> str: ...
 
 # round jsonl
+import os
+from typing import Union
+
 JSONL_MAX_DEPTH: int
 JSONL_MAX_REPORTED: int
 
