@@ -312,3 +312,14 @@ def test_differential_mutations(built, tmp_path):
     for impl in ("go", "go-c"):
         out = subprocess.run([str(BUILD / "rb-go"), "jsonl", impl], capture_output=True, text=True, env=env, timeout=120)
         assert out.returncode == 0, (impl, out.stderr)
+
+
+def test_read_error_says_how_far():
+    def failing():
+        yield b'{"status":200}\n'
+        yield b"[1]\n"
+        raise OSError(5, "Input/output error", "log.jsonl")
+
+    with pytest.raises(OSError, match="after 2 lines") as e:
+        pure.count_lines(failing())
+    assert e.value.errno == 5 and e.value.filename == "log.jsonl"
