@@ -172,15 +172,21 @@ static __attribute__((noinline)) void window(scanner *s, const uint8_t *p)
     const __m128i flip = _mm_set1_epi8(0x02), bslash = _mm_set1_epi8('\\'),
                   limit = _mm_set1_epi8(0x21), zero = _mm_set1_epi8('0'),
                   nine = _mm_set1_epi8('9');
-    uint64_t special = 0, nondigit = 0;
-    for (int i = 0; i < 4; i++) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-        __m128i sp = _mm_or_si128(_mm_cmplt_epi8(_mm_xor_si128(v, flip), limit),
-                                  _mm_cmpeq_epi8(v, bslash));
-        __m128i nd = _mm_or_si128(_mm_cmplt_epi8(v, zero), _mm_cmpgt_epi8(v, nine));
-        special |= (uint64_t)(unsigned)_mm_movemask_epi8(sp) << (16 * i);
-        nondigit |= (uint64_t)(unsigned)_mm_movemask_epi8(nd) << (16 * i);
-    }
+    __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
+    __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
+#define SPECIAL(v) \
+    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128( \
+        _mm_cmplt_epi8(_mm_xor_si128(v, flip), limit), _mm_cmpeq_epi8(v, bslash)))
+#define NONDIGIT(v) \
+    (uint64_t)(unsigned)_mm_movemask_epi8( \
+        _mm_or_si128(_mm_cmplt_epi8(v, zero), _mm_cmpgt_epi8(v, nine)))
+    uint64_t special = SPECIAL(v0) | SPECIAL(v1) << 16 | SPECIAL(v2) << 32 | SPECIAL(v3) << 48;
+    uint64_t nondigit =
+        NONDIGIT(v0) | NONDIGIT(v1) << 16 | NONDIGIT(v2) << 32 | NONDIGIT(v3) << 48;
+#undef SPECIAL
+#undef NONDIGIT
     s->base = (uintptr_t)p;
     s->special = special;
     s->nondigit = nondigit;
