@@ -393,6 +393,73 @@ void rb_chain_free(rb_chain *chain);
 /** The chain's n and parallel (0 for NULL). */
 int64_t rb_chain_n(const rb_chain *chain);
 int64_t rb_chain_parallel(const rb_chain *chain);
+/* Round jsonl: count HTTP statuses in a JSON Lines log (README.md, "jsonl",  */
+/* states the rules; testdata/jsonl_vectors.txt encodes them).               */
+
+/** Why a line is invalid. */
+typedef enum rb_jsonl_reason {
+    RB_JSONL_VALID = 0,
+    RB_JSONL_INVALID_JSON = 1, /**< not RFC 8259 JSON (or not UTF-8, or nested > RB_JSONL_MAX_DEPTH) */
+    RB_JSONL_NOT_OBJECT = 2,   /**< JSON, but not an object */
+    RB_JSONL_NO_STATUS = 3     /**< an object without an int64 top-level "status" (last one wins) */
+} rb_jsonl_reason;
+
+/** How many invalid lines are reported with their line number and reason. */
+#define RB_JSONL_MAX_REPORTED 100
+/** The deepest nesting of arrays and objects a valid line may have: RFC 8259
+ *  section 9 lets a parser set this limit; every variant applies the same. */
+#define RB_JSONL_MAX_DEPTH 512
+
+/** One status and how many lines had it. */
+typedef struct rb_jsonl_count {
+    int64_t status;
+    int64_t count;
+} rb_jsonl_count;
+
+/** One reported invalid line: its 1-based number and its reason. */
+typedef struct rb_jsonl_invalid {
+    int64_t line;
+    rb_jsonl_reason reason;
+} rb_jsonl_invalid;
+
+/** The tally. Initialise with rb_jsonl_result_init, release with
+ *  rb_jsonl_result_free (which frees `statuses`). lines = blank + valid +
+ *  invalid; a final line without a newline counts; nothing after the last
+ *  newline is no line. */
+typedef struct rb_jsonl_result {
+    int64_t lines, blank, valid, invalid;
+    int64_t bytes;             /**< bytes consumed so far */
+    size_t nstatuses;          /**< entries in `statuses`, sorted by status */
+    rb_jsonl_count *statuses;  /**< owned by the result */
+    size_t nreported;          /**< entries in `reported` (<= RB_JSONL_MAX_REPORTED) */
+    rb_jsonl_invalid reported[RB_JSONL_MAX_REPORTED];
+    size_t cap_;               /**< private: capacity of `statuses` */
+} rb_jsonl_result;
+
+/** Zeroes `res` (not NULL). */
+void rb_jsonl_result_init(rb_jsonl_result *res);
+/** Frees what `res` owns and zeroes it; NULL and repeated calls are fine. */
+void rb_jsonl_result_free(rb_jsonl_result *res);
+
+/** A constant name for a reason: "valid", "invalid-json", "not-object",
+ *  "no-status" (the words every variant prints). */
+const char *rb_jsonl_reason_name(rb_jsonl_reason reason);
+
+/** Counts the lines of buf[0, len) into `res` (initialised by the caller;
+ *  counts add up across calls, line numbers go on from res->lines).
+ *  @param buf   may be NULL when len == 0.
+ *  @return RB_OK, or RB_ERR_NOMEM / RB_ERR_ARG (res NULL). Thread-safe for
+ *          distinct results. */
+rb_status rb_jsonl_count_buffer(const uint8_t *buf, size_t len, rb_jsonl_result *res,
+                                rb_error *err);
+
+/** Reads the file at `path` (read(2) in 256 KiB chunks, which stay in L2; lines of any length)
+ *  and counts its lines into `res` (initialised by the caller).
+ *  @return RB_OK; RB_ERR_IO (sys_errno set) when it cannot be opened or a
+ *          read fails: then err->pos and res->bytes say how many bytes were
+ *          counted, and res holds the counts so far; RB_ERR_NOMEM;
+ *          RB_ERR_ARG for a NULL path or res. Thread-safe. */
+rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Build information                                                         */

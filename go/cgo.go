@@ -30,6 +30,7 @@ import (
 	"runtime"
 	"runtime/cgo"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 )
@@ -519,3 +520,65 @@ func (c *Chain) Close() {
 }
 
 // --- end round chain ---
+// ---- round jsonl ----------------------------------------------------------
+
+// jsonlResult converts the core's tally (statuses sorted, reasons by name).
+func jsonlResult(r *C.rb_jsonl_result) *JsonlResult {
+	out := &JsonlResult{
+		Lines: int64(r.lines), Blank: int64(r.blank), Valid: int64(r.valid),
+		Invalid: int64(r.invalid), Bytes: int64(r.bytes),
+		Statuses: make(map[int64]int64, int(r.nstatuses)),
+	}
+	if r.nstatuses > 0 {
+		for _, c := range unsafe.Slice(r.statuses, int(r.nstatuses)) {
+			out.Statuses[int64(c.status)] = int64(c.count)
+		}
+	}
+	for _, inv := range r.reported[:int(r.nreported)] {
+		out.Reported = append(out.Reported, JsonlInvalid{Line: int64(inv.line),
+			Reason: C.GoString(C.rb_jsonl_reason_name(inv.reason))})
+	}
+	return out
+}
+
+// JsonlCountFile counts the statuses of the JSON Lines file at path with the
+// C core, which opens and reads the file itself (README.md, "jsonl", has
+// the rules). A read error returns the counts so far with an *Error whose
+// Pos is how many bytes were counted.
+func JsonlCountFile(path string) (*JsonlResult, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var res C.rb_jsonl_result
+	var e C.rb_error
+	C.rb_jsonl_result_init(&res)
+	defer C.rb_jsonl_result_free(&res)
+	if st := C.rb_jsonl_count_file(cpath, &res, &e); st != C.RB_OK {
+		err := coreError("JsonlCountFile", st, &e)
+		if st == C.RB_ERR_IO {
+			err.(*Error).Msg += ": " + syscall.Errno(e.sys_errno).Error()
+			return jsonlResult(&res), err
+		}
+		return nil, err
+	}
+	return jsonlResult(&res), nil
+}
+
+// JsonlCountBytes counts the statuses of the JSON Lines in b with the C
+// core, without copying b.
+func JsonlCountBytes(b []byte) (*JsonlResult, error) {
+	var res C.rb_jsonl_result
+	var e C.rb_error
+	C.rb_jsonl_result_init(&res)
+	defer C.rb_jsonl_result_free(&res)
+	var p *C.uint8_t
+	if len(b) > 0 {
+		p = (*C.uint8_t)(unsafe.Pointer(&b[0]))
+	}
+	st := C.rb_jsonl_count_buffer(p, C.size_t(len(b)), &res, &e)
+	// The core reads b until it returns.
+	runtime.KeepAlive(b)
+	if st != C.RB_OK {
+		return nil, coreError("JsonlCountBytes", st, &e)
+	}
+	return jsonlResult(&res), nil
+}

@@ -14,5 +14,7 @@ const rbc_round rbc_rounds[] = {
     /* --- round chain (issue 5) --- */
     {"chain", rbc_run_chain},
     /* --- end round chain --- */
+    /* round jsonl */
+    {"jsonl", rbc_run_jsonl},
     {NULL, NULL},
 };

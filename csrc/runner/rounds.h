@@ -17,6 +17,8 @@ int rbc_run_http_parse(const rbc_args *a);
 /* --- round chain (issue 5) --- */
 int rbc_run_chain(const rbc_args *a);
 /* --- end round chain --- */
+/* round jsonl */
+int rbc_run_jsonl(const rbc_args *a);
 
 extern const rbc_round rbc_rounds[];
 

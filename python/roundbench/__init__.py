@@ -46,6 +46,8 @@ from ._core import (
 from ._core import chain_expected, chain_free, chain_new, chain_pass  # noqa: E402
 
 # --- end round chain ---
+# round jsonl
+from ._core import JSONL_MAX_DEPTH, JSONL_MAX_REPORTED, jsonl_count_buffer, jsonl_count_file
 
 __version__ = "0.1.0"
 
@@ -80,4 +82,9 @@ __all__ = [
     "chain_new",
     "chain_pass",
     # --- end round chain ---
+    # round jsonl
+    "JSONL_MAX_DEPTH",
+    "JSONL_MAX_REPORTED",
+    "jsonl_count_buffer",
+    "jsonl_count_file",
 ]

@@ -1102,6 +1102,119 @@ static PyObject *chain_expected(PyObject *module, PyObject *const *args, Py_ssiz
 }
 /* ---- end round chain ---------------------------------------------------- */
 
+/* ---- round jsonl -------------------------------------------------------- */
+
+/* The core's tally as the dict every Python variant returns: lines, blank,
+ * valid, invalid, bytes, statuses ({status: count}), reported ([(line,
+ * reason)] for the first 100 invalid lines). */
+static PyObject *jsonl_result_dict(const rb_jsonl_result *r)
+{
+    PyObject *statuses = PyDict_New(), *reported = PyList_New((Py_ssize_t)r->nreported);
+    PyObject *out = NULL;
+    if (!statuses || !reported)
+        goto done;
+    for (size_t i = 0; i < r->nstatuses; i++) {
+        PyObject *k = PyLong_FromLongLong(r->statuses[i].status);
+        PyObject *v = PyLong_FromLongLong(r->statuses[i].count);
+        int bad = !k || !v || PyDict_SetItem(statuses, k, v) < 0;
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        if (bad)
+            goto done;
+    }
+    for (size_t i = 0; i < r->nreported; i++) {
+        PyObject *item = Py_BuildValue("(Ls)", (long long)r->reported[i].line,
+                                       rb_jsonl_reason_name(r->reported[i].reason));
+        if (!item)
+            goto done;
+        PyList_SET_ITEM(reported, (Py_ssize_t)i, item);
+    }
+    out = Py_BuildValue("{sLsLsLsLsLsOsO}", "lines", (long long)r->lines, "blank",
+                        (long long)r->blank, "valid", (long long)r->valid, "invalid",
+                        (long long)r->invalid, "bytes", (long long)r->bytes, "statuses", statuses,
+                        "reported", reported);
+done:
+    Py_XDECREF(statuses);
+    Py_XDECREF(reported);
+    return out;
+}
+
+PyDoc_STRVAR(jsonl_count_file_doc,
+             "jsonl_count_file(path, /)\n--\n\n"
+             "Counts the top-level \"status\" of every line of the JSON Lines file at\n"
+             "path, validating each line (README.md, \"jsonl\", has the rules). The core\n"
+             "opens and reads the file itself, with the GIL released. Returns a dict:\n"
+             "lines, blank, valid, invalid, bytes, statuses {status: count} and\n"
+             "reported [(line, reason)] for the first 100 invalid lines. Raises\n"
+             "OSError (with how many bytes were counted when a read fails).");
+
+static PyObject *jsonl_count_file(PyObject *module, PyObject *arg)
+{
+    PyObject *encoded = NULL, *out = NULL;
+    if (!PyUnicode_FSConverter(arg, &encoded))
+        return NULL;
+    const char *path = PyBytes_AS_STRING(encoded);
+    rb_jsonl_result res;
+    rb_error err;
+    rb_status st;
+    rb_jsonl_result_init(&res);
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_jsonl_count_file(path, &res, &err);
+    Py_END_ALLOW_THREADS
+    if (st == RB_ERR_IO) {
+        PyObject *msg = PyUnicode_FromFormat("%s after %lld bytes: %s", err.msg,
+                                             (long long)res.bytes, strerror(err.sys_errno));
+        if (msg) {
+            PyObject *exc = PyObject_CallFunction(PyExc_OSError, "iOO", err.sys_errno, msg, arg);
+            if (exc) {
+                PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+                Py_DECREF(exc);
+            }
+            Py_DECREF(msg);
+        }
+    } else if (st != RB_OK) {
+        raise_core_error(module, "jsonl_count_file", &err);
+    } else {
+        out = jsonl_result_dict(&res);
+    }
+    rb_jsonl_result_free(&res);
+    Py_DECREF(encoded);
+    return out;
+}
+
+PyDoc_STRVAR(jsonl_count_buffer_doc,
+             "jsonl_count_buffer(buf, /)\n--\n\n"
+             "jsonl_count_file over a bytes-like object (buffer protocol, no copy;\n"
+             "the GIL is released above 64 KiB).");
+
+static PyObject *jsonl_count_buffer(PyObject *module, PyObject *arg)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(arg, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return PyErr_Format(PyExc_TypeError,
+                            "jsonl_count_buffer() argument 'buf' must be a bytes-like object, "
+                            "not %.100s",
+                            Py_TYPE(arg)->tp_name);
+    }
+    rb_jsonl_result res;
+    rb_error err;
+    rb_status st;
+    rb_jsonl_result_init(&res);
+    if (view.len > (1 << 16)) {
+        Py_BEGIN_ALLOW_THREADS
+        st = rb_jsonl_count_buffer((const uint8_t *)view.buf, (size_t)view.len, &res, &err);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = rb_jsonl_count_buffer((const uint8_t *)view.buf, (size_t)view.len, &res, &err);
+    }
+    PyBuffer_Release(&view);
+    PyObject *out = st == RB_OK ? jsonl_result_dict(&res)
+                                : raise_core_error(module, "jsonl_count_buffer", &err);
+    rb_jsonl_result_free(&res);
+    return out;
+}
+
 static PyObject *build_info(PyObject *module, PyObject *unused)
 {
     (void)module;
@@ -1138,6 +1251,9 @@ static PyMethodDef core_methods[] = {
     {"chain_expected", (PyCFunction)(void (*)(void))chain_expected, METH_FASTCALL,
      chain_expected_doc},
     /* --- end round chain --- */
+    /* round jsonl */
+    {"jsonl_count_file", jsonl_count_file, METH_O, jsonl_count_file_doc},
+    {"jsonl_count_buffer", jsonl_count_buffer, METH_O, jsonl_count_buffer_doc},
     {"build_info", build_info, METH_NOARGS,
      "build_info()\n--\n\nThe compiler and flags the core was built with."},
     {NULL, NULL, 0, NULL},
@@ -1165,6 +1281,9 @@ static int core_exec(PyObject *module)
     if (!st->http_server_type || PyModule_AddObjectRef(module, "HttpServer", st->http_server_type) < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "HTTP_HELLO", RB_HTTP_HELLO) < 0)
+    /* round jsonl */
+    if (PyModule_AddIntConstant(module, "JSONL_MAX_DEPTH", RB_JSONL_MAX_DEPTH) < 0 ||
+        PyModule_AddIntConstant(module, "JSONL_MAX_REPORTED", RB_JSONL_MAX_REPORTED) < 0)
         return -1;
     return 0;
 }

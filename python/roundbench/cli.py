@@ -154,6 +154,42 @@ def cmd_report(args) -> int:
     return 0
 
 
+# ---- round jsonl: the log generator ------------------------------------------
+
+
+def cmd_gen_log(args) -> int:
+    from . import genlog
+
+    kinds = None if args.kinds is None else [k.strip() for k in args.kinds.split(",") if k.strip()]
+    try:
+        expect = genlog.generate(args.out, args.lines, args.seed, args.bad_rate, kinds)
+    except ValueError as e:
+        print(f"roundbench {e}", file=sys.stderr)
+        return 2
+    print(expect)
+    return 0
+
+
+def _add_gen_log(sub) -> None:
+    from . import genlog
+
+    g = sub.add_parser(
+        "gen-log", help="write the jsonl round's deterministic JSON Lines access log",
+        description="Writes a deterministic JSON Lines access log (the jsonl round's input) to OUT and the result every "
+        "variant must find in it to OUT.expect, and prints that result.",
+        epilog=f"bad-line kinds (--kinds, comma-separated; default all): {', '.join(genlog.KINDS)}",
+    )
+    g.add_argument("out", metavar="OUT", help="the file to write")
+    g.add_argument("--lines", type=int, default=genlog.DEFAULT_LINES, metavar="N", help="lines (default 1000000, about 76 MB)")
+    g.add_argument("--seed", type=int, default=genlog.DEFAULT_SEED, metavar="S", help="random seed (default 1)")
+    g.add_argument("--bad-rate", type=float, default=0.0002, metavar="R", help="fraction of bad or awkward lines (default 0.0002)")
+    g.add_argument("--kinds", metavar="K,K", help="which kinds of bad lines (default: all)")
+    g.set_defaults(func=cmd_gen_log)
+
+
+# ---- end round jsonl ---------------------------------------------------------
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="roundbench", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -187,6 +223,8 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("dir", metavar="DIR", help="a results directory (every *.txt in it) or one result file")
     rep.add_argument("-o", "--output", metavar="FILE", help="where to write (default DIR/report.md)")
     rep.set_defaults(func=cmd_report)
+
+    _add_gen_log(sub)  # round jsonl
     return p
 
 

@@ -38,6 +38,7 @@ ROUND_MODULES += ["http"]
 # --- round chain (issue 5) ---
 ROUND_MODULES += ["chain"]
 # --- end round chain ---
+ROUND_MODULES += ["jsonl", "loc"]  # rounds jsonl and loc (loc stays last: it measures the others)
 
 LANGS = ("c", "go", "py")
 

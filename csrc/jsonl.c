@@ -1,0 +1,760 @@
+/* jsonl.c: round jsonl, counting the top-level "status" of every line of a
+ * JSON Lines log while validating each line as RFC 8259 JSON.
+ *
+ * The rules (what is valid, blank, which status counts) are in README.md,
+ * "jsonl"; testdata/jsonl_vectors.txt encodes them for every language.
+ *
+ * How it is fast: a line is scanned once, left to right, by a parser with
+ * no recursion (the open containers are a bit stack, one bit per level), and
+ * every line the parser sees ends with '\n'. That byte can end no token (it
+ * is a control character inside strings, no digit, no letter of a literal),
+ * so the parser never needs a bounds check except before a SIMD load: it
+ * stops at the newline by itself. With SSE2 (the x86-64 baseline, so the
+ * portable build has it) the scanner keeps two bit masks of the 64 bytes
+ * ahead: the bytes a string body cannot hold as they are ('"', '\\',
+ * control characters, non-ASCII, which is then validated strictly as
+ * UTF-8) and the non-digits; the end of a string or a number is a shift
+ * and a count of trailing zeros. (Measured on the default log, CPU time:
+ * about 5% faster than 16-byte compares per token; mmap instead of read(2)
+ * was no faster, the page mapping costs what the copy does.)
+ */
+#define _GNU_SOURCE /* memrchr */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "roundbench.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* Statuses in [0, SMALL_STATUS) are tallied in a flat array while scanning
+ * and merged into the sorted result at the end; others go straight in. */
+#define SMALL_STATUS 1000
+/* Small enough that the copy read(2) makes stays in L2 for the scan. */
+#ifndef READ_CHUNK
+#define READ_CHUNK (1u << 18)
+#endif
+
+typedef struct tally {
+    rb_jsonl_result *res;
+    int64_t small[SMALL_STATUS];
+} tally;
+
+void rb_jsonl_result_init(rb_jsonl_result *res)
+{
+    memset(res, 0, sizeof *res);
+}
+
+void rb_jsonl_result_free(rb_jsonl_result *res)
+{
+    if (res) {
+        free(res->statuses);
+        memset(res, 0, sizeof *res);
+    }
+}
+
+const char *rb_jsonl_reason_name(rb_jsonl_reason reason)
+{
+    switch (reason) {
+    case RB_JSONL_VALID: return "valid";
+    case RB_JSONL_INVALID_JSON: return "invalid-json";
+    case RB_JSONL_NOT_OBJECT: return "not-object";
+    case RB_JSONL_NO_STATUS: return "no-status";
+    }
+    return "unknown";
+}
+
+/* Adds `count` lines of `status` to the sorted array; -1 when out of memory. */
+static int add_status(rb_jsonl_result *res, int64_t status, int64_t count)
+{
+    size_t lo = 0, hi = res->nstatuses;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (res->statuses[mid].status < status)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < res->nstatuses && res->statuses[lo].status == status) {
+        res->statuses[lo].count += count;
+        return 0;
+    }
+    if (res->nstatuses == res->cap_) {
+        size_t cap = res->cap_ ? res->cap_ * 2 : 16;
+        rb_jsonl_count *p = realloc(res->statuses, cap * sizeof *p);
+        if (!p)
+            return -1;
+        res->statuses = p;
+        res->cap_ = cap;
+    }
+    memmove(&res->statuses[lo + 1], &res->statuses[lo],
+            (res->nstatuses - lo) * sizeof res->statuses[0]);
+    res->statuses[lo].status = status;
+    res->statuses[lo].count = count;
+    res->nstatuses++;
+    return 0;
+}
+
+static int merge_small(tally *t)
+{
+    for (int64_t s = 0; s < SMALL_STATUS; s++) {
+        if (t->small[s]) {
+            if (add_status(t->res, s, t->small[s]) < 0)
+                return -1;
+            t->small[s] = 0;
+        }
+    }
+    return 0;
+}
+
+/* ---- the line scanner ---------------------------------------------------- */
+
+/* Bytes a string body may hold as they are: printable ASCII but '"', '\\'. */
+static const uint8_t plain[256] = {
+#define R16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+    R16(0), R16(0), /* control characters */
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x22 '"' */
+    R16(1), R16(1),
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x5c '\\' */
+    R16(1), R16(1),
+    R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), /* non-ASCII */
+#undef R16
+};
+
+#define IS_WS(c) ((c) == ' ' || (c) == '\t' || (c) == '\r')
+#define IS_DIGIT(c) ((uint8_t)((c) - '0') < 10)
+#define INLINE static inline __attribute__((always_inline))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+
+INLINE const uint8_t *skip_ws(const uint8_t *p)
+{
+    /* Every token starts above ' ' and logs are mostly compact: one
+     * compare settles the common case. */
+    if (LIKELY(*p > ' '))
+        return p;
+    while (IS_WS(*p))
+        p++;
+    return p;
+}
+
+/* The scanner's view of the bytes: the region's end, and where SSE2 is
+ * there, bit masks of the 64 bytes from `base` computed in one go. The
+ * masks are what make it fast: finding the end of a string or a number is
+ * a shift and a count of trailing zeros on a mask computed ahead, instead
+ * of a chain of load, compare, movemask and count per token, each waiting
+ * for the previous token's end. (simdjson's idea, in the small: no
+ * structural index, only the two masks a JSON Lines scan needs.) */
+typedef struct scanner {
+    const uint8_t *end; /* loads stay below it; the region ends with '\n' */
+#if defined(__SSE2__)
+    uintptr_t base;    /* the window's first byte */
+    uint64_t special;  /* bit i: base[i] is '"', '\\', a control byte or non-ASCII */
+    uint64_t nondigit; /* bit i: base[i] is not '0'..'9' */
+#endif
+} scanner;
+
+#if defined(__SSE2__)
+/* Computes the masks of the 64 bytes from p; needs 64 bytes before end.
+ * Not inlined: once per 64 bytes, while inlined at each string and number
+ * site its SSE2 constants were reloaded at every token (seen in the
+ * instruction counts). */
+static __attribute__((noinline)) void window(scanner *s, const uint8_t *p)
+{
+    /* One signed compare finds three kinds at once: with bit 1 flipped,
+     * '"' (0x22) becomes 0x20 and control characters stay below 0x20, all
+     * below 0x21, while ' ', '!' and '#' land on 0x22, 0x23 and 0x21;
+     * bytes >= 0x80 are negative. */
+    const __m128i flip = _mm_set1_epi8(0x02), bslash = _mm_set1_epi8('\\'),
+                  limit = _mm_set1_epi8(0x21), zero = _mm_set1_epi8('0'),
+                  nine = _mm_set1_epi8('9');
+    __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
+    __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
+#define SPECIAL(v) \
+    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128( \
+        _mm_cmplt_epi8(_mm_xor_si128(v, flip), limit), _mm_cmpeq_epi8(v, bslash)))
+#define NONDIGIT(v) \
+    (uint64_t)(unsigned)_mm_movemask_epi8( \
+        _mm_or_si128(_mm_cmplt_epi8(v, zero), _mm_cmpgt_epi8(v, nine)))
+    uint64_t special = SPECIAL(v0) | SPECIAL(v1) << 16 | SPECIAL(v2) << 32 | SPECIAL(v3) << 48;
+    uint64_t nondigit =
+        NONDIGIT(v0) | NONDIGIT(v1) << 16 | NONDIGIT(v2) << 32 | NONDIGIT(v3) << 48;
+#undef SPECIAL
+#undef NONDIGIT
+    s->base = (uintptr_t)p;
+    s->special = special;
+    s->nondigit = nondigit;
+}
+#endif
+
+/* The first byte at or after p that a string body cannot hold as it is:
+ * '"', '\\', a control byte or non-ASCII. The region's final '\n' is one,
+ * so the scalar tail stops in bounds. */
+INLINE const uint8_t *next_special(scanner *s, const uint8_t *p)
+{
+#if defined(__SSE2__)
+    for (;;) {
+        /* Unsigned: a window ahead of p (a new region) wraps to far away. */
+        uintptr_t off = (uintptr_t)p - s->base;
+        if (off < 64) {
+            uint64_t m = s->special >> off;
+            if (m)
+                return p + __builtin_ctzll(m);
+            p = (const uint8_t *)(s->base + 64);
+        }
+        if (s->end - p < 64)
+            break;
+        window(s, p);
+    }
+#endif
+    while (plain[*p])
+        p++;
+    return p;
+}
+
+/* The end of a run of digits starting at p. */
+INLINE const uint8_t *skip_digits(scanner *s, const uint8_t *p)
+{
+#if defined(__SSE2__)
+    uintptr_t off = (uintptr_t)p - s->base;
+    if (off >= 64 && s->end - p >= 64) {
+        window(s, p);
+        off = 0;
+    }
+    if (off < 64) {
+        uint64_t m = s->nondigit >> off;
+        if (m)
+            return p + __builtin_ctzll(m);
+        p = (const uint8_t *)(s->base + 64); /* a run past the window: rare */
+    }
+#endif
+    while (IS_DIGIT(*p))
+        p++;
+    return p;
+}
+
+static inline int hexval(uint8_t c)
+{
+    if (IS_DIGIT(c))
+        return c - '0';
+    c |= 0x20;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* One UTF-8 sequence starting with a byte >= 0x80, strictly (Unicode 15,
+ * table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF).
+ * Every check reads one byte further only after the previous one passed,
+ * so the terminating '\n' (no continuation byte) stops it in bounds. */
+INLINE const uint8_t *utf8_seq(const uint8_t *p)
+{
+    uint8_t c = p[0];
+    if (c >= 0xC2 && c <= 0xDF)
+        return (p[1] & 0xC0) == 0x80 ? p + 2 : NULL;
+    if (c >= 0xE0 && c <= 0xEF) {
+        uint8_t lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+        if (p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80)
+            return NULL;
+        return p + 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        uint8_t lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+        if (p[1] < lo || p[1] > hi || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+            return NULL;
+        return p + 4;
+    }
+    return NULL;
+}
+
+/* Scans a string body from just after its opening quote; returns the byte
+ * after the closing quote, or NULL if the string is invalid. *escaped is
+ * set when it holds a backslash. */
+INLINE const uint8_t *scan_string(scanner *s, const uint8_t *p, int *escaped)
+{
+    for (;;) {
+        p = next_special(s, p);
+        if (*p == '"')
+            return p + 1;
+        if (*p == '\\') {
+            *escaped = 1;
+            switch (p[1]) {
+            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+                p += 2;
+                continue;
+            case 'u':
+                /* Any four hex digits: RFC 8259's grammar admits lone
+                 * surrogate escapes, and so do the rules. */
+                if (hexval(p[2]) < 0 || hexval(p[3]) < 0 || hexval(p[4]) < 0 || hexval(p[5]) < 0)
+                    return NULL;
+                p += 6;
+                continue;
+            default: return NULL;
+            }
+        }
+        if (*p < 0x20)
+            return NULL;
+        p = utf8_seq(p);
+        if (!p)
+            return NULL;
+    }
+}
+
+/* Scans a number from its first byte ('-' or a digit); returns the byte
+ * after it, or NULL. *integer is set when it has no fraction or exponent. */
+INLINE const uint8_t *scan_number(scanner *s, const uint8_t *p, int *integer)
+{
+    *integer = 1;
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if (IS_DIGIT(*p))
+        p = skip_digits(s, p + 1);
+    else
+        return NULL;
+    /* Most numbers end here: one test for "no fraction, no exponent". */
+    if (LIKELY(*p != '.' && (*p | 0x20) != 'e'))
+        return p;
+    if (*p == '.') {
+        p++;
+        if (!IS_DIGIT(*p))
+            return NULL;
+        p = skip_digits(s, p + 1);
+        *integer = 0;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-')
+            p++;
+        if (!IS_DIGIT(*p))
+            return NULL;
+        while (IS_DIGIT(*p))
+            p++;
+        *integer = 0;
+    }
+    return p;
+}
+
+/* The value of a scanned integer [p, end) if it fits in int64_t. */
+static int parse_int64(const uint8_t *p, const uint8_t *end, int64_t *out)
+{
+    int neg = *p == '-';
+    p += neg;
+    if (end - p > 19)
+        return 0;
+    if (end - p == 3) { /* the usual HTTP status */
+        *out = (neg ? -1 : 1) * ((p[0] - '0') * 100 + (p[1] - '0') * 10 + (p[2] - '0'));
+        return 1;
+    }
+    /* 19 digits fit in a uint64_t (< 1e19 < 2^64): no overflow check. */
+    uint64_t v = 0;
+    for (; p < end; p++)
+        v = v * 10 + (uint64_t)(*p - '0');
+    if (neg) {
+        if (v > (uint64_t)INT64_MAX + 1)
+            return 0;
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    } else {
+        if (v > (uint64_t)INT64_MAX)
+            return 0;
+        *out = (int64_t)v;
+    }
+    return 1;
+}
+
+/* Whether a key's raw body [p, end) with escapes decodes to "status". */
+static int key_is_status_escaped(const uint8_t *p, const uint8_t *end)
+{
+    static const char want[] = "status";
+    size_t i = 0;
+    while (p < end) {
+        unsigned c = *p++;
+        if (c == '\\') {
+            unsigned e = *p++;
+            switch (e) {
+            case 'u':
+                c = (unsigned)(hexval(p[0]) << 12 | hexval(p[1]) << 8 | hexval(p[2]) << 4 |
+                               hexval(p[3]));
+                p += 4;
+                break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'n': c = '\n'; break;
+            case 'r': c = '\r'; break;
+            case 't': c = '\t'; break;
+            default: c = e; break; /* '"', '\\', '/' */
+            }
+        }
+        if (i == 6 || c != (unsigned char)want[i])
+            return 0;
+        i++;
+    }
+    return i == 6;
+}
+
+#define STACK_WORDS (RB_JSONL_MAX_DEPTH / 64)
+/* "status" and its closing quote as a little-endian word. */
+#define STATUS_KEY UINT64_C(0x22737574617473)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "jsonl.c reads the key \"status\" as a little-endian word"
+#endif
+
+/* Scans one line, which ends with '\n' at or before end[-1]. Returns its
+ * class; *next gets the start of the next line; *status the status of a
+ * valid line; *blank whether the line is blank. */
+static rb_jsonl_reason scan_line(scanner *sc, const uint8_t *p, const uint8_t **next,
+                                 int64_t *status, int *blank)
+{
+    uint64_t objects[STACK_WORDS]; /* bit d: the container at depth d is an object */
+    int depth = 0, have_status = 0, escaped, integer;
+    int in_object = 0; /* the innermost open container is an object */
+    int64_t value = 0;
+    const uint8_t *mark;
+
+    *blank = 0;
+    p = skip_ws(p);
+    if (*p == '\n') {
+        *blank = 1;
+        *next = p + 1;
+        return RB_JSONL_VALID;
+    }
+    const int root_object = *p == '{';
+
+value:
+    /* Strings and numbers first: two tests settle most values before the
+     * jump table (fewer instructions per value, measured). */
+    if (*p == '"') {
+        escaped = 0;
+        mark = scan_string(sc, p + 1, &escaped);
+        if (!mark)
+            goto bad;
+        p = mark;
+        goto after;
+    }
+    if (IS_DIGIT(*p)) {
+        mark = scan_number(sc, p, &integer);
+        if (!mark)
+            goto bad;
+        p = mark;
+        goto after;
+    }
+    switch (*p) {
+    case '{':
+        if (depth == RB_JSONL_MAX_DEPTH)
+            goto bad;
+        p = skip_ws(p + 1);
+        if (*p == '}') {
+            p++;
+            goto after;
+        }
+        objects[depth >> 6] |= UINT64_C(1) << (depth & 63);
+        depth++;
+        in_object = 1;
+        goto key;
+    case '[':
+        if (depth == RB_JSONL_MAX_DEPTH)
+            goto bad;
+        p = skip_ws(p + 1);
+        if (*p == ']') {
+            p++;
+            goto after;
+        }
+        objects[depth >> 6] &= ~(UINT64_C(1) << (depth & 63));
+        depth++;
+        in_object = 0;
+        goto value;
+    case '"':
+        escaped = 0;
+        mark = scan_string(sc, p + 1, &escaped);
+        if (!mark)
+            goto bad;
+        p = mark;
+        goto after;
+    case '-': case '0': case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9':
+        mark = scan_number(sc, p, &integer);
+        if (!mark)
+            goto bad;
+        p = mark;
+        goto after;
+    case 't':
+        if (p[1] != 'r' || p[2] != 'u' || p[3] != 'e')
+            goto bad;
+        p += 4;
+        goto after;
+    case 'f':
+        if (p[1] != 'a' || p[2] != 'l' || p[3] != 's' || p[4] != 'e')
+            goto bad;
+        p += 5;
+        goto after;
+    case 'n':
+        if (p[1] != 'u' || p[2] != 'l' || p[3] != 'l')
+            goto bad;
+        p += 4;
+        goto after;
+    default: goto bad;
+    }
+
+key:
+    if (*p != '"')
+        goto bad;
+    {
+        const uint8_t *k = p + 1;
+        escaped = 0;
+        mark = scan_string(sc, k, &escaped);
+        if (!mark)
+            goto bad;
+        p = mark;
+        int is_status = 0;
+        if (depth == 1) {
+            /* When the closing quote is at k[6], the line's '\n' comes at
+             * k[7] or later: eight bytes from k are in bounds. */
+            if (p == k + 7) {
+                uint64_t word;
+                memcpy(&word, k, 8);
+                is_status = (word & UINT64_C(0x00FFFFFFFFFFFFFF)) == STATUS_KEY;
+            } else if (escaped) {
+                is_status = key_is_status_escaped(k, p - 1);
+            }
+        }
+        if (*p != ':') {
+            p = skip_ws(p);
+            if (*p != ':')
+                goto bad;
+        }
+        p = skip_ws(p + 1);
+        if (is_status) {
+            /* The last "status" wins, so each one sets or clears it. */
+            have_status = 0;
+            if (*p == '-' || IS_DIGIT(*p)) {
+                mark = scan_number(sc, p, &integer);
+                if (!mark)
+                    goto bad;
+                have_status = integer && parse_int64(p, mark, &value);
+                p = mark;
+                goto after;
+            }
+        }
+    }
+    goto value;
+
+after:
+    /* Compact logs have no whitespace: test for the expected bytes first. */
+    if (*p == ',' && depth) {
+        p++;
+        if (in_object) {
+            if (*p != '"')
+                p = skip_ws(p);
+            goto key;
+        }
+        p = skip_ws(p);
+        goto value;
+    }
+    if (*p == (in_object ? '}' : ']') && depth) {
+        depth--;
+        p++;
+        if (depth)
+            in_object = (int)(objects[(depth - 1) >> 6] >> ((depth - 1) & 63)) & 1;
+        goto after;
+    }
+    if (IS_WS(*p)) {
+        p = skip_ws(p);
+        goto after;
+    }
+    if (depth == 0 && *p == '\n') {
+        *next = p + 1;
+        if (!root_object)
+            return RB_JSONL_NOT_OBJECT;
+        if (!have_status)
+            return RB_JSONL_NO_STATUS;
+        *status = value;
+        return RB_JSONL_VALID;
+    }
+
+bad:
+    /* p is at or before the line's '\n' (nothing passes it), which is the
+     * line's first newline. */
+    *next = (const uint8_t *)memchr(p, '\n', (size_t)(sc->end - p)) + 1;
+    return RB_JSONL_INVALID_JSON;
+}
+
+/* Counts the lines of [p, end), which ends with '\n'. */
+static rb_status scan_region(const uint8_t *p, const uint8_t *end, tally *t, rb_error *err)
+{
+    rb_jsonl_result *res = t->res;
+    int64_t status = 0;
+    int blank;
+    rb_status st = RB_OK;
+    scanner sc = {.end = end};
+#if defined(__SSE2__)
+    sc.base = (uintptr_t)end; /* no window yet: every p is "behind" it */
+#endif
+    /* The counters live in locals: stores through res would alias the
+     * int64_t tally and keep them in memory, one round trip per line. */
+    int64_t lines = res->lines, blanks = res->blank, valid = res->valid;
+    while (p < end) {
+        rb_jsonl_reason r = scan_line(&sc, p, &p, &status, &blank);
+        lines++;
+        if (r == RB_JSONL_VALID) {
+            if (blank) {
+                blanks++;
+                continue;
+            }
+            valid++;
+            if (status >= 0 && status < SMALL_STATUS)
+                t->small[status]++;
+            else if (add_status(res, status, 1) < 0) {
+                st = rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for the status table", -1);
+                break;
+            }
+            continue;
+        }
+        res->invalid++;
+        if (res->nreported < RB_JSONL_MAX_REPORTED) {
+            res->reported[res->nreported].line = lines;
+            res->reported[res->nreported].reason = r;
+            res->nreported++;
+        }
+    }
+    res->lines = lines;
+    res->blank = blanks;
+    res->valid = valid;
+    return st;
+}
+
+/* Counts a final line that lacks its newline: copied with one appended. */
+static rb_status scan_last(const uint8_t *p, size_t len, tally *t, rb_error *err)
+{
+    uint8_t *tmp = malloc(len + 1);
+    if (!tmp)
+        return rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for the last line", -1);
+    memcpy(tmp, p, len);
+    tmp[len] = '\n';
+    rb_status st = scan_region(tmp, tmp + len + 1, t, err);
+    free(tmp);
+    return st;
+}
+
+static rb_status finish(tally *t, rb_status st, rb_error *err)
+{
+    if (merge_small(t) < 0 && st == RB_OK)
+        st = rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for the status table", -1);
+    return st;
+}
+
+rb_status rb_jsonl_count_buffer(const uint8_t *buf, size_t len, rb_jsonl_result *res,
+                                rb_error *err)
+{
+    if (!res)
+        return rb_fail(err, RB_ERR_ARG, "res", "must not be NULL", -1);
+    if (!buf && len)
+        return rb_fail(err, RB_ERR_ARG, "buf", "must not be NULL when len > 0", -1);
+    if (len == 0)
+        return RB_OK;
+    tally *t = calloc(1, sizeof *t);
+    if (!t)
+        return rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory", -1);
+    t->res = res;
+    rb_status st = RB_OK;
+    const uint8_t *last = memrchr(buf, '\n', len);
+    size_t head = last ? (size_t)(last - buf) + 1 : 0;
+    if (head)
+        st = scan_region(buf, buf + head, t, err);
+    if (st == RB_OK && head < len)
+        st = scan_last(buf + head, len - head, t, err);
+    if (st == RB_OK)
+        res->bytes += (int64_t)len;
+    st = finish(t, st, err);
+    free(t);
+    return st;
+}
+
+rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *err)
+{
+    if (!path)
+        return rb_fail(err, RB_ERR_ARG, "path", "must not be NULL", -1);
+    if (!res)
+        return rb_fail(err, RB_ERR_ARG, "res", "must not be NULL", -1);
+    rb_status st = RB_OK;
+    uint8_t *buf = NULL;
+    tally *t = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        st = rb_fail(err, RB_ERR_IO, "path", "cannot open the file", 0);
+        if (err)
+            err->sys_errno = errno;
+        return st;
+    }
+    size_t cap = READ_CHUNK, have = 0;
+    /* One spare byte: the newline a last line without one gets. */
+    buf = malloc(cap + 1);
+    t = calloc(1, sizeof *t);
+    if (!buf || !t) {
+        st = rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for the read buffer", -1);
+        goto done;
+    }
+    t->res = res;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, cap - have);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            st = rb_fail(err, RB_ERR_IO, "path", "read failed; pos is how far the count got",
+                         res->bytes);
+            if (err)
+                err->sys_errno = e;
+            goto done;
+        }
+        if (n == 0) {
+            if (have) {
+                buf[have] = '\n';
+                st = scan_region(buf, buf + have + 1, t, err);
+                if (st == RB_OK)
+                    res->bytes += (int64_t)have;
+            }
+            goto done;
+        }
+        have += (size_t)n;
+        const uint8_t *last = memrchr(buf, '\n', have);
+        if (!last) {
+            if (have == cap) {
+                /* A line longer than the buffer: grow it, lines have no limit. */
+                if (cap > SIZE_MAX / 4) {
+                    st = rb_fail(err, RB_ERR_NOMEM, NULL, "a line is too long", res->bytes);
+                    goto done;
+                }
+                uint8_t *bigger = realloc(buf, cap * 2 + 1);
+                if (!bigger) {
+                    st = rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for a long line",
+                                 res->bytes);
+                    goto done;
+                }
+                buf = bigger;
+                cap *= 2;
+            }
+            continue;
+        }
+        size_t head = (size_t)(last - buf) + 1;
+        st = scan_region(buf, buf + head, t, err);
+        if (st != RB_OK)
+            goto done;
+        res->bytes += (int64_t)head;
+        memmove(buf, buf + head, have - head);
+        have -= head;
+    }
+done:
+    if (t)
+        st = finish(t, st, err);
+    free(t);
+    free(buf);
+    close(fd);
+    return st;
+}

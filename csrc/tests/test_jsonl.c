@@ -1,0 +1,312 @@
+/* test_jsonl.c: round jsonl against the shared vectors
+ * (testdata/jsonl_vectors.txt), through the buffer and the file entry
+ * points, and its bad input. */
+#include <stdint.h>
+#include <unistd.h>
+
+#include "roundbench.h"
+#include "vectors.h"
+
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+} bytes;
+
+static void put(bytes *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        b->cap = (b->len + n) * 2 + 64;
+        b->p = realloc(b->p, b->cap);
+        if (!b->p) {
+            fprintf(stderr, "out of memory\n");
+            exit(2);
+        }
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+
+static int hexdigit(char c)
+{
+    return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/* Decodes a payload: %XX bytes and %{N*TEXT} repetitions. */
+static void decode(const char *s, bytes *out)
+{
+    out->len = 0;
+    while (*s) {
+        if (s[0] == '%' && s[1] == '{') {
+            char *star;
+            long n = strtol(s + 2, &star, 10);
+            const char *close = strchr(star, '}');
+            for (long i = 0; i < n; i++)
+                put(out, star + 1, (size_t)(close - star - 1));
+            s = close + 1;
+        } else if (s[0] == '%') {
+            uint8_t c = (uint8_t)(hexdigit(s[1]) * 16 + hexdigit(s[2]));
+            put(out, &c, 1);
+            s += 3;
+        } else {
+            put(out, s, 1);
+            s++;
+        }
+    }
+}
+
+/* Counts b from a copy of exactly its size, so that AddressSanitizer sees
+ * any read past the end (the scanner's SIMD loads and 8-byte key load). */
+static int count(const bytes *b, rb_jsonl_result *res)
+{
+    rb_jsonl_result_init(res);
+    rb_error err;
+    uint8_t *exact = malloc(b->len ? b->len : 1);
+    if (!exact) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    if (b->len)
+        memcpy(exact, b->p, b->len);
+    rb_status st = rb_jsonl_count_buffer(b->len ? exact : NULL, b->len, res, &err);
+    free(exact);
+    CHECK(st == RB_OK, "rb_jsonl_count_buffer status %d", st);
+    return st == RB_OK;
+}
+
+/* Random JSON-ish documents of every length up to 300 bytes, each in a
+ * buffer of exactly its size: no crash, no read out of bounds, and the
+ * counts always add up. Deterministic (a fixed xorshift seed). */
+static void fuzz(void)
+{
+    static const char alphabet[] = "{}[]:,\"\\ \t\r\n0123456789.-+eEtrufalsnu\x01\x7f\x80\xbf\xc3\xe2\xed\xf0\xf4\xff";
+    static const char *pieces[] = {"{\"status\":", "200", "\"status\"", "\"a\":\"", "\\u00e9", "[[", "]]", "}\n"};
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    bytes doc = {0};
+    for (int i = 0; i < 20000; i++) {
+        doc.len = 0;
+        size_t n = (size_t)(i % 300);
+        while (doc.len < n) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            if (x % 4 == 0) {
+                const char *piece = pieces[(x >> 8) % 8];
+                put(&doc, piece, strlen(piece));
+            } else {
+                put(&doc, &alphabet[(x >> 8) % (sizeof alphabet - 1)], 1);
+            }
+        }
+        rb_jsonl_result res;
+        if (count(&doc, &res)) {
+            int64_t sum = 0;
+            for (size_t k = 0; k < res.nstatuses; k++)
+                sum += res.statuses[k].count;
+            CHECK(res.lines == res.blank + res.valid + res.invalid && sum == res.valid &&
+                      res.bytes == (int64_t)doc.len,
+                  "fuzz %d: counts do not add up", i);
+            rb_jsonl_result_free(&res);
+        }
+    }
+    free(doc.p);
+}
+
+static void check_line(const char *expect, const char *payload, const bytes *doc,
+                       const char *framing)
+{
+    rb_jsonl_result res;
+    if (!count(doc, &res))
+        return;
+    if (doc->len == 0) { /* an empty payload alone: an empty file */
+        CHECK(res.lines == 0, "%s %s: %lld lines; want 0", framing, payload,
+              (long long)res.lines);
+        rb_jsonl_result_free(&res);
+        return;
+    }
+    CHECK(res.lines == 1, "[%s] %.60s: %lld lines; want 1", framing, payload,
+          (long long)res.lines);
+    CHECK(res.bytes == (int64_t)doc->len, "[%s] %.60s: bytes %lld", framing, payload,
+          (long long)res.bytes);
+    if (strcmp(expect, "blank") == 0) {
+        CHECK(res.blank == 1 && res.valid == 0 && res.invalid == 0,
+              "[%s] %.60s: blank %lld valid %lld invalid %lld; want blank", framing, payload,
+              (long long)res.blank, (long long)res.valid, (long long)res.invalid);
+    } else if (expect[0] == '-' || (expect[0] >= '0' && expect[0] <= '9')) {
+        long long want = strtoll(expect, NULL, 10);
+        CHECK(res.valid == 1 && res.nstatuses == 1 && res.statuses[0].status == want &&
+                  res.statuses[0].count == 1,
+              "[%s] %.60s: valid %lld, status %lld; want status %lld", framing, payload,
+              (long long)res.valid, res.nstatuses ? (long long)res.statuses[0].status : -1LL,
+              want);
+    } else {
+        const char *got = res.nreported ? rb_jsonl_reason_name(res.reported[0].reason) : "valid";
+        CHECK(res.invalid == 1 && res.nreported == 1 && res.reported[0].line == 1 &&
+                  strcmp(got, expect) == 0,
+              "[%s] %.60s: invalid %lld, reason %s; want %s", framing, payload,
+              (long long)res.invalid, got, expect);
+    }
+    rb_jsonl_result_free(&res);
+}
+
+/* The vector file's lines can be long (1 MiB payloads are repetitions, so
+ * the text is short); rbt_each splits on spaces, so this reads it itself. */
+static void each_vector(const char *path, bytes *all, int64_t *all_invalid, int64_t *all_lines)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        exit(2);
+    }
+    char line[8192];
+    bytes doc = {0}, framed = {0};
+    int nline = 0, ndoc = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '#' || !line[0])
+            continue;
+        char *kind = line, *expect = strchr(line, ' ');
+        if (!expect)
+            continue;
+        *expect++ = '\0';
+        char *payload = strchr(expect, ' ');
+        if (payload)
+            *payload++ = '\0';
+        else
+            payload = expect + strlen(expect);
+        decode(payload, &doc);
+        if (strcmp(kind, "line") == 0) {
+            nline++;
+            static const char *suffix[] = {"\n", "\r\n", ""};
+            static const char *names[] = {"LF", "CRLF", "no newline"};
+            for (int i = 0; i < 3; i++) {
+                framed.len = 0;
+                put(&framed, doc.p ? doc.p : (uint8_t *)"", doc.len);
+                put(&framed, suffix[i], strlen(suffix[i]));
+                check_line(expect, payload, &framed, names[i]);
+            }
+            put(all, doc.p ? doc.p : (uint8_t *)"", doc.len);
+            put(all, "\n", 1);
+            (*all_lines)++;
+            if (strcmp(expect, "invalid-json") == 0 || strcmp(expect, "not-object") == 0 ||
+                strcmp(expect, "no-status") == 0)
+                (*all_invalid)++;
+        } else if (strcmp(kind, "doc") == 0) {
+            ndoc++;
+            long long l, b, v, i;
+            if (sscanf(expect, "%lld/%lld/%lld/%lld", &l, &b, &v, &i) != 4) {
+                fprintf(stderr, "bad doc vector %s\n", expect);
+                exit(2);
+            }
+            rb_jsonl_result res;
+            if (count(&doc, &res)) {
+                CHECK(res.lines == l && res.blank == b && res.valid == v && res.invalid == i,
+                      "doc %s: got %lld/%lld/%lld/%lld; want %s", payload, (long long)res.lines,
+                      (long long)res.blank, (long long)res.valid, (long long)res.invalid, expect);
+                rb_jsonl_result_free(&res);
+            }
+        }
+    }
+    fclose(f);
+    free(doc.p);
+    free(framed.p);
+    CHECK(nline >= 100, "too few line vectors: %d", nline);
+    CHECK(ndoc >= 8, "too few doc vectors: %d", ndoc);
+}
+
+/* Counts the same bytes through a file: the read loop, long lines across
+ * its 256 KiB buffer (the 1 MiB vector grows it), a last line without a newline. */
+static void check_file(const bytes *b, const rb_jsonl_result *want)
+{
+    char path[] = "/tmp/rb-test-jsonl-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd < 0)
+        return;
+    CHECK(write(fd, b->p, b->len) == (ssize_t)b->len, "write");
+    close(fd);
+    rb_jsonl_result got;
+    rb_jsonl_result_init(&got);
+    rb_error err;
+    CHECK(rb_jsonl_count_file(path, &got, &err) == RB_OK, "rb_jsonl_count_file");
+    CHECK(got.lines == want->lines && got.valid == want->valid && got.invalid == want->invalid &&
+              got.blank == want->blank && got.bytes == want->bytes &&
+              got.nstatuses == want->nstatuses && got.nreported == want->nreported,
+          "file and buffer counts differ");
+    for (size_t i = 0; i < got.nstatuses && i < want->nstatuses; i++)
+        CHECK(got.statuses[i].status == want->statuses[i].status &&
+                  got.statuses[i].count == want->statuses[i].count,
+              "status %zu differs", i);
+    for (size_t i = 0; i < got.nreported && i < want->nreported; i++)
+        CHECK(got.reported[i].line == want->reported[i].line &&
+                  got.reported[i].reason == want->reported[i].reason,
+              "reported %zu differs", i);
+    rb_jsonl_result_free(&got);
+    unlink(path);
+}
+
+int main(int argc, char **argv)
+{
+    const char *vpath = argc > 1 ? argv[1] : "testdata/vectors.txt";
+    (void)rbt_each; /* vectors.h's vectors.txt reader: these vectors need bytes */
+    (void)rbt_int;
+    /* The jsonl vectors sit beside vectors.txt. */
+    char path[4096];
+    const char *slash = strrchr(vpath, '/');
+    snprintf(path, sizeof path, "%.*sjsonl_vectors.txt", slash ? (int)(slash - vpath + 1) : 0,
+             vpath);
+
+    fuzz();
+    bytes all = {0};
+    int64_t all_invalid = 0, all_lines = 0;
+    each_vector(path, &all, &all_invalid, &all_lines);
+
+    /* Every line vector in one document: the counts add up, and only the
+     * first 100 invalid lines are reported, in order. */
+    rb_jsonl_result res;
+    if (count(&all, &res)) {
+        CHECK(res.lines == all_lines, "all: %lld lines; want %lld", (long long)res.lines,
+              (long long)all_lines);
+        CHECK(res.invalid == all_invalid, "all: %lld invalid; want %lld",
+              (long long)res.invalid, (long long)all_invalid);
+        CHECK(res.nreported == (all_invalid < 100 ? (size_t)all_invalid : 100),
+              "all: %zu reported", res.nreported);
+        for (size_t i = 1; i < res.nreported; i++)
+            CHECK(res.reported[i].line > res.reported[i - 1].line, "reported out of order");
+        int64_t sum = 0;
+        for (size_t i = 0; i < res.nstatuses; i++) {
+            sum += res.statuses[i].count;
+            if (i)
+                CHECK(res.statuses[i].status > res.statuses[i - 1].status, "statuses unsorted");
+        }
+        CHECK(sum == res.valid, "status counts sum to %lld; want %lld", (long long)sum,
+              (long long)res.valid);
+        check_file(&all, &res);
+        /* Counting in two calls goes on with the line numbers. */
+        rb_jsonl_result two;
+        rb_jsonl_result_init(&two);
+        CHECK(rb_jsonl_count_buffer(all.p, all.len, &two, NULL) == RB_OK, "first half");
+        CHECK(rb_jsonl_count_buffer(all.p, all.len, &two, NULL) == RB_OK, "second half");
+        CHECK(two.lines == 2 * res.lines && two.invalid == 2 * res.invalid, "two calls add up");
+        rb_jsonl_result_free(&two);
+        rb_jsonl_result_free(&res);
+    }
+    free(all.p);
+
+    /* Bad input and edges. */
+    rb_error err;
+    rb_jsonl_result r;
+    rb_jsonl_result_init(&r);
+    CHECK(rb_jsonl_count_file("/nonexistent/rb-jsonl", &r, &err) == RB_ERR_IO &&
+              err.sys_errno == ENOENT && strcmp(err.arg, "path") == 0,
+          "a missing file is RB_ERR_IO with ENOENT naming path");
+    CHECK(rb_jsonl_count_file("/", &r, &err) == RB_ERR_IO && err.sys_errno == EISDIR,
+          "reading a directory is RB_ERR_IO (EISDIR), got errno %d", err.sys_errno);
+    CHECK(rb_jsonl_count_file(NULL, &r, &err) == RB_ERR_ARG, "NULL path");
+    CHECK(rb_jsonl_count_file("/dev/null", NULL, &err) == RB_ERR_ARG, "NULL result");
+    CHECK(rb_jsonl_count_buffer(NULL, 3, &r, &err) == RB_ERR_ARG && strcmp(err.arg, "buf") == 0,
+          "NULL buffer with a length");
+    CHECK(rb_jsonl_count_buffer(NULL, 0, &r, NULL) == RB_OK && r.lines == 0, "empty buffer");
+    CHECK(rb_jsonl_count_file("/dev/null", &r, NULL) == RB_OK && r.lines == 0, "empty file");
+    rb_jsonl_result_free(&r);
+    rb_jsonl_result_free(&r); /* idempotent */
+    rb_jsonl_result_free(NULL);
+    CHECK(strcmp(rb_jsonl_reason_name(RB_JSONL_NO_STATUS), "no-status") == 0, "reason names");
+    return rbt_done("test_jsonl");
+}

@@ -1,0 +1,243 @@
+package roundbench
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// jsonlVector is one vector of testdata/jsonl_vectors.txt, the file the C,
+// Python and Go tests all read.
+type jsonlVector struct {
+	kind, expect, text string
+	payload            []byte
+}
+
+var jsonlRepeat = regexp.MustCompile(`%\{(\d+)\*([^}]*)\}`)
+
+func jsonlDecode(t testing.TB, s string) []byte {
+	s = jsonlRepeat.ReplaceAllStringFunc(s, func(m string) string {
+		g := jsonlRepeat.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(g[1])
+		return strings.Repeat(g[2], n)
+	})
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			b, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				t.Fatalf("bad escape in %q", s)
+			}
+			out = append(out, byte(b))
+			i += 2
+			continue
+		}
+		out = append(out, s[i])
+	}
+	return out
+}
+
+func loadJsonlVectors(t testing.TB, kind string) []jsonlVector {
+	t.Helper()
+	f, err := os.Open("../testdata/jsonl_vectors.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []jsonlVector
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		k, rest, _ := strings.Cut(line, " ")
+		if k != kind {
+			continue
+		}
+		expect, payload, _ := strings.Cut(rest, " ")
+		out = append(out, jsonlVector{k, expect, payload, jsonlDecode(t, payload)})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s vectors", kind)
+	}
+	return out
+}
+
+func short(s string) string {
+	if len(s) > 50 {
+		return s[:50] + "..."
+	}
+	return s
+}
+
+// jsonlCounters are the Go-side variants, each over bytes.
+var jsonlCounters = map[string]func(b []byte) (*JsonlResult, error){
+	"go":   func(b []byte) (*JsonlResult, error) { return PureJsonlCount(bytes.NewReader(b)) },
+	"go-c": JsonlCountBytes,
+}
+
+func TestJsonlLineVectors(t *testing.T) {
+	for _, v := range loadJsonlVectors(t, "line") {
+		for _, suffix := range []string{"\n", "\r\n", ""} {
+			data := append(append([]byte{}, v.payload...), suffix...)
+			for name, count := range jsonlCounters {
+				r, err := count(data)
+				if err != nil {
+					t.Fatalf("%s(%q): %v", name, short(v.text), err)
+				}
+				if len(data) == 0 {
+					if r.Lines != 0 {
+						t.Errorf("%s(empty) = %d lines; want 0", name, r.Lines)
+					}
+					continue
+				}
+				var ok bool
+				switch {
+				case v.expect == "blank":
+					ok = r.Lines == 1 && r.Blank == 1 && r.Valid == 0 && r.Invalid == 0
+				case strings.HasPrefix(v.expect, "invalid") || strings.HasPrefix(v.expect, "no") || strings.HasPrefix(v.expect, "not"):
+					ok = r.Invalid == 1 && len(r.Reported) == 1 && r.Reported[0] == JsonlInvalid{1, v.expect}
+				default:
+					want, _ := strconv.ParseInt(v.expect, 10, 64)
+					ok = r.Valid == 1 && len(r.Statuses) == 1 && r.Statuses[want] == 1
+				}
+				if !ok {
+					t.Errorf("%s(%q + %q) = %+v; want %s", name, short(v.text), suffix, *r, v.expect)
+				}
+			}
+		}
+	}
+}
+
+func TestJsonlDocVectors(t *testing.T) {
+	for _, v := range loadJsonlVectors(t, "doc") {
+		for name, count := range jsonlCounters {
+			r, err := count(v.payload)
+			if err != nil {
+				t.Fatalf("%s(%q): %v", name, v.text, err)
+			}
+			if got := fmt.Sprintf("%d/%d/%d/%d", r.Lines, r.Blank, r.Valid, r.Invalid); got != v.expect {
+				t.Errorf("%s(%q) = %s; want %s", name, v.text, got, v.expect)
+			}
+		}
+	}
+}
+
+// All line vectors, twice, in one file: the variants agree on everything,
+// including the first 100 invalid lines; file and bytes agree.
+func TestJsonlAllVectorsAgree(t *testing.T) {
+	var data []byte
+	for _, v := range loadJsonlVectors(t, "line") {
+		data = append(append(data, v.payload...), '\n')
+	}
+	data = append(data, data...)
+	path := filepath.Join(t.TempDir(), "all.jsonl")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := JsonlCountBytes(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Reported) != JsonlMaxReported || want.Invalid <= JsonlMaxReported || want.Bytes != int64(len(data)) {
+		t.Fatalf("JsonlCountBytes(all) = %d reported of %d invalid, %d bytes", len(want.Reported), want.Invalid, want.Bytes)
+	}
+	for name, count := range map[string]func(string) (*JsonlResult, error){"PureJsonlCountFile": PureJsonlCountFile, "JsonlCountFile": JsonlCountFile} {
+		got, err := count(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Text() != want.Text() {
+			t.Errorf("%s(all) = %s; want %s", name, got.Text(), want.Text())
+		}
+	}
+}
+
+func TestJsonlMissingFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.jsonl")
+	for name, count := range map[string]func(string) (*JsonlResult, error){"PureJsonlCountFile": PureJsonlCountFile, "JsonlCountFile": JsonlCountFile} {
+		_, err := count(missing)
+		var e *Error
+		if !errors.Is(err, ErrIO) || !errors.As(err, &e) || e.Arg != "path" || !strings.Contains(err.Error(), "no such file") {
+			t.Errorf("%s(missing) error = %v; want ErrIO naming path, no such file", name, err)
+		}
+	}
+}
+
+// errAfter is a reader that fails after n bytes.
+type errAfter struct {
+	data []byte
+	n    int
+}
+
+func (r *errAfter) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, errors.New("device on fire")
+	}
+	k := copy(p, r.data[:min(len(r.data), r.n, len(p))])
+	r.data, r.n = r.data[k:], r.n-k
+	return k, nil
+}
+
+func TestJsonlReadErrorSaysHowFar(t *testing.T) {
+	data := bytes.Repeat([]byte(`{"status":200}`+"\n"), 10)
+	r, err := PureJsonlCount(&errAfter{data, 45})
+	if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "after 45 bytes") || r == nil || r.Valid != 3 {
+		t.Errorf("PureJsonlCount(failing reader) = %+v, %v; want 3 lines counted, ErrIO after 45 bytes", r, err)
+	}
+}
+
+func TestJsonlDeepNesting(t *testing.T) {
+	data := []byte(strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "\n" + strings.Repeat("[", 100_000) + "\n")
+	for name, count := range jsonlCounters {
+		r, err := count(data)
+		if err != nil || r.Invalid != 2 || r.Reported[0].Reason != JsonlInvalidJSON {
+			t.Errorf("%s(deep) = %+v, %v; want 2 invalid-json", name, r, err)
+		}
+	}
+}
+
+func TestJsonlLongLines(t *testing.T) {
+	for _, n := range []int{65535, 65536, 65537, 300_000} {
+		line := `{"s":"` + strings.Repeat("a", n-19) + `","status":1}`
+		data := []byte(line + "\n" + line + "\n")
+		for name, count := range jsonlCounters {
+			r, err := count(data)
+			if err != nil || r.Statuses[1] != 2 {
+				t.Errorf("%s(two lines of %d bytes) = %+v, %v; want 2 of status 1", name, n, r, err)
+			}
+		}
+	}
+}
+
+// BenchmarkJsonl runs the Go variants over a small generated-like log under
+// go test -bench; the suite's numbers come from `roundbench run jsonl`.
+func BenchmarkJsonl(b *testing.B) {
+	var buf bytes.Buffer
+	for i := range 20_000 {
+		fmt.Fprintf(&buf, `{"ts":%d,"method":"GET","path":"/items/%d","status":%d,"bytes":%d}`+"\n", 1709251200+i, i%977, []int{200, 404, 500}[i%3], i*7%5000)
+	}
+	data := buf.Bytes()
+	for _, name := range []string{"go", "go-c"} {
+		b.Run("impl="+name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				r, err := jsonlCounters[name](data)
+				if err != nil || r.Valid != 20_000 {
+					b.Fatalf("%s = %+v, %v; want 20000 valid", name, r, err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,213 @@
+"""Round jsonl: count HTTP statuses in a JSON Lines access log.
+
+The log (1,000,000 lines, about 76 MB, 0.02% bad or awkward lines of every
+kind) is generated once per (lines, seed, generator) by roundbench.genlog
+into the build directory, untimed, by the Variant.env hook the runner calls
+before each child; the child finds it in $ROUNDBENCH_JSONL_FILE and the
+expected result, which the generator knows line by line, beside it.
+
+Variants: c (the core reads the file: read(2) in 256 KiB chunks), py-c and
+go-c (the same core function, handed the path through each binding: the
+core opens and reads the file), py (json module), py-orjson, py-msgspec
+(decoding into a Struct with just the status field), go (encoding/json
+into a struct with just the status field, bufio.Reader, no line limit).
+The library variants ask the library first and hand the lines it refuses
+to the py variant's rules (RFC 8259 and the round's rules are not exactly
+any library's), so all agree exactly, bad lines included.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .. import genlog, harness
+from ..pure import jsonl as pure
+from . import Round, Variant, build_dir, needs_module
+
+FILE_ENV = "ROUNDBENCH_JSONL_FILE"
+BAD_RATE = 0.0002
+MAX_LINES = 100_000_000
+
+
+def _log_env(params: dict) -> dict:
+    """Runs in the runner before each child: the log's path, generated on
+    first use (and after the generator changes), cached by its arguments."""
+    lines = int(params.get("lines", genlog.DEFAULT_LINES))
+    seed = int(params.get("seed", genlog.DEFAULT_SEED))
+    path = genlog.cached(build_dir() / "data", lines, seed, BAD_RATE)
+    return {FILE_ENV: str(path)}
+
+
+def _v(name: str, lang: str, explain: str, requires=None) -> Variant:
+    return Variant(name, lang, explain, requires=requires, env=_log_env)
+
+
+ROUND = Round(
+    name="jsonl",
+    title="jsonl: count HTTP statuses in a JSON Lines log",
+    explain=(
+        "Every line validated as RFC 8259 JSON (strict UTF-8, no NaN, nesting at most 512) and its "
+        "top-level integer \"status\" counted; bad lines are counted as invalid with their line number "
+        "and reason, never fatal. All variants must agree exactly, and agree with the generator."
+    ),
+    variants=[
+        _v("c", "c", "the C core (one pass per line, SSE2 string scan), reading the file with read(2)"),
+        _v("go", "go", "encoding/json into a struct, bufio.Reader (no line limit)"),
+        _v("go-c", "go", "Go calling the C core through cgo (the core opens the file)"),
+        _v("py", "py", "the json module, per line, with the rules (NaN, UTF-8, depth)"),
+        _v("py-c", "py", "Python calling the C core through the extension (the core opens the file)"),
+        _v("py-orjson", "py", "orjson.loads per line; refused lines go to the py rules",
+           needs_module("orjson", "pip install orjson")),
+        _v("py-msgspec", "py", "msgspec decoding into a Struct(status: int); refused lines go to the py rules",
+           needs_module("msgspec", "pip install msgspec")),
+    ],
+    sizes=[{"lines": genlog.DEFAULT_LINES}],
+    quick=[{"lines": 20_000}],
+    metric="MB/s",
+    units={"MB/s": "higher", "invalid-lines": "lower"},
+    metric_explain="MB/s: log bytes divided by the wall time of one count over the whole file (in page cache)",
+    columns=[("invalid-lines", "invalid lines")],
+)
+
+
+def provenance() -> tuple:
+    """The library versions and the log's generator, for the result file."""
+    import importlib.metadata as md
+
+    items, warnings = {}, []
+    for lib in ("orjson", "msgspec"):
+        try:
+            items[f"jsonl-{lib}"] = md.version(lib)
+        except md.PackageNotFoundError:
+            items[f"jsonl-{lib}"] = "not installed"
+    items["jsonl-log"] = f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g}, in {build_dir() / 'data'}"
+    return items, warnings
+
+
+def result_text(r: dict) -> str:
+    return genlog.result_text(r["lines"], r["blank"], r["valid"], r["invalid"], r["statuses"], r["reported"])
+
+
+# ---- the library variants ---------------------------------------------------
+
+
+def orjson_classifier():
+    import orjson
+
+    loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
+    classify, too_deep = pure.classify, pure.too_deep
+    lo, hi, max_depth = pure.INT64_MIN, pure.INT64_MAX, pure.MAX_DEPTH
+
+    def classify_orjson(line: bytes):
+        if len(line) > max_depth and too_deep(line):
+            return None, pure.INVALID_JSON
+        try:
+            obj = loads(line)
+        except JSONDecodeError:
+            # Blank lines, lone surrogate escapes, integers past 64 bits:
+            # the rules decide.
+            return classify(line)
+        if type(obj) is not dict:
+            return None, pure.NOT_OBJECT
+        s = obj.get("status")
+        if type(s) is int and lo <= s <= hi:
+            return s, None
+        return None, pure.NO_STATUS
+
+    return classify_orjson
+
+
+def msgspec_classifier():
+    import msgspec
+
+    class Status(msgspec.Struct):
+        status: int
+
+    decode, DecodeError = msgspec.json.Decoder(Status).decode, msgspec.DecodeError
+    classify, too_deep = pure.classify, pure.too_deep
+    lo, hi, max_depth = pure.INT64_MIN, pure.INT64_MAX, pure.MAX_DEPTH
+
+    def classify_msgspec(line: bytes):
+        if len(line) > max_depth and too_deep(line):
+            return None, pure.INVALID_JSON
+        # msgspec skips the fields it does not decode without checking
+        # their UTF-8: bytes.isascii settles almost every line at C speed.
+        if not line.isascii():
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError:
+                return None, pure.INVALID_JSON
+        try:
+            s = decode(line).status
+        except DecodeError:
+            # Not an object, no integer status, a status that is not the
+            # last one, and what msgspec refuses but JSON allows: the rules
+            # decide (ValidationError is a DecodeError).
+            return classify(line)
+        if lo <= s <= hi:
+            return s, None
+        return None, pure.NO_STATUS
+
+    return classify_msgspec
+
+
+def count_file_orjson(path) -> dict:
+    return pure.count_file(path, orjson_classifier())
+
+
+def count_file_msgspec(path) -> dict:
+    return pure.count_file(path, msgspec_classifier())
+
+
+# ---- the child side ---------------------------------------------------------
+
+
+def _log(args: harness.Args) -> str:
+    args.int("lines", genlog.DEFAULT_LINES, 0, MAX_LINES)
+    path = os.environ.get(FILE_ENV)
+    if not path:
+        raise harness.UsageError(f"jsonl: {FILE_ENV} names no log (run it through `roundbench run jsonl`, which generates it)")
+    return path
+
+
+def _run(args: harness.Args, count) -> None:
+    path = _log(args)
+    want = genlog.expected(path)
+    with open(path, "rb") as f:  # warm-up: the file into the page cache
+        while f.read(1 << 20):
+            pass
+    size = os.path.getsize(path)
+    elapsed, got = harness.time_once(lambda: count(path))
+    text = result_text(got)
+    harness.check("result", text, want)
+    harness.result(text)
+    harness.emit(args, 1, elapsed, {"MB/s": size / elapsed * 1e3 if elapsed else 0.0, "invalid-lines": got["invalid"]})
+
+
+def run_py(args):
+    _run(args, pure.count_file)
+
+
+def run_py_c(args):
+    from .._core import jsonl_count_file
+
+    _run(args, jsonl_count_file)
+
+
+def run_py_orjson(args):
+    try:
+        import orjson  # noqa: F401
+    except ImportError:
+        raise harness.CannotRun("orjson is not installed (pip install orjson)") from None
+    _run(args, count_file_orjson)
+
+
+def run_py_msgspec(args):
+    try:
+        import msgspec  # noqa: F401
+    except ImportError:
+        raise harness.CannotRun("msgspec is not installed (pip install msgspec)") from None
+    _run(args, count_file_msgspec)
+
+
+PY_VARIANTS = {"py": run_py, "py-c": run_py_c, "py-orjson": run_py_orjson, "py-msgspec": run_py_msgspec}

@@ -1,0 +1,325 @@
+"""Round jsonl: every Python-side variant and the core against the shared
+vectors (testdata/jsonl_vectors.txt), a generated log with every bad-line
+kind (all seven variants agree with each other and with the generator),
+files of zero and one byte, a missing file, and deep nesting."""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import roundbench
+from roundbench import genlog
+from roundbench.pure import jsonl as pure
+from roundbench.rounds import jsonl as rnd
+
+from conftest import BUILD, ROOT, child_env
+
+VECTORS = ROOT / "testdata" / "jsonl_vectors.txt"
+
+
+def _decode(payload: str) -> bytes:
+    def repeat(m):
+        return m.group(2) * int(m.group(1))
+
+    out = re.sub(r"%\{(\d+)\*([^}]*)\}", repeat, payload)
+    return re.sub(rb"%([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), out.encode("latin-1"))
+
+
+def load(kind: str) -> list:
+    out = []
+    for raw in VECTORS.read_text().splitlines():
+        if not raw or raw.startswith("#"):
+            continue
+        head, _, rest = raw.partition(" ")
+        if head != kind:
+            continue
+        expect, _, payload = rest.partition(" ")
+        out.append((expect, _decode(payload), payload[:40]))
+    assert out, f"no {kind} vectors"
+    return out
+
+
+LINES = load("line")
+DOCS = load("doc")
+
+
+def _write(tmp_path, data: bytes, name="log.jsonl"):
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+def _counters():
+    out = {
+        "py": pure.count_file,
+        "py-c": roundbench.jsonl_count_file,
+        "py-c-buffer": lambda p: roundbench.jsonl_count_buffer(open(p, "rb").read()),
+    }
+    try:
+        import orjson  # noqa: F401
+
+        out["py-orjson"] = rnd.count_file_orjson
+    except ImportError:
+        pass
+    try:
+        import msgspec  # noqa: F401
+
+        out["py-msgspec"] = rnd.count_file_msgspec
+    except ImportError:
+        pass
+    return out
+
+
+COUNTERS = _counters()
+
+
+def test_library_variants_present():
+    """orjson and msgspec are in requirements-dev.txt: their absence is a setup failure."""
+    assert "py-orjson" in COUNTERS and "py-msgspec" in COUNTERS
+
+
+@pytest.mark.parametrize("impl", list(COUNTERS))
+@pytest.mark.parametrize("v", LINES, ids=lambda v: f"{v[0]}:{v[2]}")
+def test_line_vectors(tmp_path, impl, v):
+    expect, payload, _ = v
+    for suffix in (b"\n", b"\r\n", b""):
+        data = payload + suffix
+        r = COUNTERS[impl](_write(tmp_path, data))
+        if not data:
+            assert r["lines"] == 0
+            continue
+        assert r["lines"] == 1, suffix
+        if expect == "blank":
+            assert (r["blank"], r["valid"], r["invalid"]) == (1, 0, 0), suffix
+        elif re.fullmatch(r"-?\d+", expect):
+            assert r["statuses"] == {int(expect): 1} and r["valid"] == 1, (suffix, r)
+        else:
+            assert r["reported"] == [(1, expect)] and r["invalid"] == 1, (suffix, r)
+
+
+@pytest.mark.parametrize("impl", list(COUNTERS))
+@pytest.mark.parametrize("v", DOCS, ids=lambda v: f"{v[0]}:{v[2]}")
+def test_doc_vectors(tmp_path, impl, v):
+    expect, payload, _ = v
+    r = COUNTERS[impl](_write(tmp_path, payload))
+    assert f"{r['lines']}/{r['blank']}/{r['valid']}/{r['invalid']}" == expect
+
+
+def test_all_vectors_in_one_file(tmp_path):
+    """Every line vector in one file: the counts add up, only the first 100
+    invalid lines are reported, and every variant gives the same result."""
+    data = b"".join(p + b"\n" for _, p, _ in LINES) * 2
+    path = _write(tmp_path, data)
+    results = {impl: rnd.result_text(f(path)) for impl, f in COUNTERS.items()}
+    assert len(set(results.values())) == 1, results
+    r = roundbench.jsonl_count_file(path)
+    invalid = 2 * sum(e in ("invalid-json", "not-object", "no-status") for e, _, _ in LINES)
+    assert r["invalid"] == invalid > 100
+    assert len(r["reported"]) == 100
+    assert r["bytes"] == len(data)
+
+
+def test_generated_log_every_kind_every_variant(built, tmp_path):
+    """A small log with a high rate of every bad-line kind: all seven variants,
+    through their child runners, print the generator's expected result."""
+    path = tmp_path / "log.jsonl"
+    want = genlog.generate(path, lines=3000, seed=7, bad_rate=0.2)
+    assert "invalid=" in want
+    env = child_env()
+    env[rnd.FILE_ENV] = str(path)
+    for v in rnd.ROUND.variants:
+        if v.lang == "py":
+            cmd = [sys.executable, "-m", "roundbench.child", "jsonl", v.name, "lines=3000"]
+        else:
+            cmd = [str(BUILD / {"c": "rb-c", "go": "rb-go"}[v.lang]), "jsonl", v.name, "lines=3000"]
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+        assert out.returncode == 0, (v.name, out.stderr)
+        assert f"result: {want}\n" in out.stdout, v.name
+        assert re.search(rf"^BenchmarkJsonl/impl={v.name}/lines=3000 1 \d+ ns/op [\d.e+]+ MB/s \d+ invalid-lines$", out.stdout, re.M), out.stdout
+
+
+def test_a_wrong_expectation_fails_the_run(built, tmp_path):
+    """A variant checks its result against the generator's: exit 3 when wrong."""
+    path = tmp_path / "log.jsonl"
+    genlog.generate(path, lines=50, seed=3)
+    (tmp_path / "log.jsonl.expect").write_text("lines=1 blank=0 valid=1 invalid=0 statuses=200:1 reported=0:cbf29ce484222325\n")
+    env = child_env()
+    env[rnd.FILE_ENV] = str(path)
+    for cmd in ([str(BUILD / "rb-c"), "jsonl", "c"], [str(BUILD / "rb-go"), "jsonl", "go"],
+                [sys.executable, "-m", "roundbench.child", "jsonl", "py"]):
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
+        assert out.returncode == 3, (cmd, out.stderr)
+        assert "wrong result" in out.stderr
+
+
+def test_generator_is_deterministic_and_cached(tmp_path):
+    a = genlog.generate(tmp_path / "a", lines=500, seed=11, bad_rate=0.1)
+    b = genlog.generate(tmp_path / "b", lines=500, seed=11, bad_rate=0.1)
+    assert a == b and (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+    assert genlog.generate(tmp_path / "c", lines=500, seed=12, bad_rate=0.1) != a
+    p1 = genlog.cached(tmp_path / "data", 200, 5)
+    mtime = p1.stat().st_mtime_ns
+    assert genlog.cached(tmp_path / "data", 200, 5) == p1 and p1.stat().st_mtime_ns == mtime
+    assert genlog.expected(p1) == rnd.result_text(roundbench.jsonl_count_file(p1))
+
+
+@pytest.mark.parametrize("kind", [k for k in genlog.KINDS if k != "no-final-newline"])
+def test_each_bad_kind_alone(tmp_path, kind):
+    """Each kind, alone at a high rate: the C core agrees with the generator."""
+    path = tmp_path / "log.jsonl"
+    want = genlog.generate(path, lines=400, seed=5, bad_rate=0.5, kinds=[kind])
+    assert rnd.result_text(roundbench.jsonl_count_file(path)) == want
+    assert rnd.result_text(pure.count_file(path)) == want
+
+
+def test_final_line_without_newline(tmp_path):
+    path = tmp_path / "log.jsonl"
+    want = genlog.generate(path, lines=30, seed=1, bad_rate=0.0, kinds=["no-final-newline"])
+    assert not path.read_bytes().endswith(b"\n")
+    for f in COUNTERS.values():
+        assert rnd.result_text(f(path)) == want
+
+
+def test_gen_log_command(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "roundbench", "gen-log", str(tmp_path / "g.jsonl"), "--lines", "100",
+                          "--seed", "2", "--bad-rate", "0.5", "--kinds", "truncated,blank"],
+                         capture_output=True, text=True, env=child_env(), timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "g.jsonl").read_bytes().count(b"\n") == 100
+    assert out.stdout.strip() == (tmp_path / "g.jsonl.expect").read_text().strip()
+    bad = subprocess.run([sys.executable, "-m", "roundbench", "gen-log", str(tmp_path / "h"), "--kinds", "nope"],
+                         capture_output=True, text=True, env=child_env(), timeout=60)
+    assert bad.returncode == 2 and "unknown kind 'nope'" in bad.stderr
+
+
+def test_empty_and_one_byte_files(tmp_path):
+    for impl, f in COUNTERS.items():
+        r = f(_write(tmp_path, b""))
+        assert (r["lines"], r["invalid"], r["statuses"]) == (0, 0, {}), impl
+        r = f(_write(tmp_path, b"7"))
+        assert r["reported"] == [(1, "not-object")], impl
+        r = f(_write(tmp_path, b"\n"))
+        assert (r["lines"], r["blank"]) == (1, 1), impl
+
+
+def test_missing_file_is_oserror(tmp_path):
+    missing = tmp_path / "nope.jsonl"
+    for impl, f in COUNTERS.items():
+        with pytest.raises(FileNotFoundError):
+            f(missing)
+    with pytest.raises(OSError, match="after 0 bytes"):
+        roundbench.jsonl_count_file(missing)
+    with pytest.raises(IsADirectoryError):
+        roundbench.jsonl_count_file(tmp_path)
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="'buf'"):
+        roundbench.jsonl_count_buffer("text")
+    with pytest.raises(TypeError):
+        roundbench.jsonl_count_file(3.5)
+    with pytest.raises(ValueError):
+        roundbench.jsonl_count_file("a\0b")
+
+
+def test_deep_nesting_does_not_crash(tmp_path):
+    """100,000 open brackets, then 100,000 closed ones, and the truncated
+    form: invalid (deeper than 512), never a crash or a RecursionError."""
+    deep = b"[" * 100_000 + b"]" * 100_000 + b"\n" + b"[" * 100_000 + b"\n" + b'{"a":' * 100_000 + b"\n"
+    path = _write(tmp_path, deep)
+    for impl, f in COUNTERS.items():
+        r = f(path)
+        assert r["reported"] == [(1, "invalid-json"), (2, "invalid-json"), (3, "invalid-json")], impl
+
+
+def test_long_lines_both_sides_of_64k(tmp_path):
+    for n in (65535, 65536, 65537, 200_000):
+        line = b'{"s":"' + b"a" * (n - 19) + b'","status":1}'
+        assert len(line) == n
+        for impl, f in COUNTERS.items():
+            r = f(_write(tmp_path, line + b"\n" + line + b"\n"))
+            assert r["statuses"] == {1: 2}, (impl, n)
+
+
+def test_gil_released_on_large_buffer():
+    data = b'{"status":200}\n' * 200_000
+    assert roundbench.jsonl_count_buffer(data)["statuses"] == {200: 200_000}
+    assert roundbench.jsonl_count_buffer(memoryview(data)[:15])["valid"] == 1
+
+
+def test_rules_constants():
+    assert roundbench.JSONL_MAX_DEPTH == pure.MAX_DEPTH == 512
+    assert roundbench.JSONL_MAX_REPORTED == pure.MAX_REPORTED == genlog.MAX_REPORTED == 100
+    assert os.path.basename(VECTORS) == "jsonl_vectors.txt"
+
+
+def test_differential_mutations(built, tmp_path):
+    """Seeded random mutations of valid and vector lines (bytes flipped,
+    inserted, deleted, cut): the core, the py rules and both libraries
+    classify every one the same. A line at a time, so a disagreement names
+    the line."""
+    import random
+
+    rng = random.Random(2026)
+    seeds = [p for _, p, _ in LINES if len(p) < 200] + [
+        b'{"ts":1709251200,"method":"GET","path":"/a?q=1","status":200,"bytes":512,"ms":1.5e-3}',
+        b'{"a":[1,{"b":null},"\\u00e9"],"status":-7,"c":{"d":[true,false]}}',
+    ]
+    alphabet = b'{}[]:,"\\ \t\r0123456789.-+eEtrufalsn\x00\x1f\x7f\x80\xbf\xc2\xe0\xed\xf0\xf4\xffu'
+    lines = []
+    for _ in range(4000):
+        b = bytearray(rng.choice(seeds))
+        for _ in range(rng.randint(1, 3)):
+            op = rng.random()
+            i = rng.randrange(len(b) + 1)
+            if op < 0.4 and b:
+                b[min(i, len(b) - 1)] = rng.choice(alphabet)
+            elif op < 0.7:
+                b[i:i] = bytes([rng.choice(alphabet)])
+            elif op < 0.9 and b:
+                del b[min(i, len(b) - 1)]
+            else:
+                b = b[:i]
+        lines.append(bytes(b).replace(b"\n", b" "))
+    data = b"\n".join(lines) + b"\n"
+    path = _write(tmp_path, data)
+    core = roundbench.jsonl_count_file(path)
+    assert core["lines"] == len(lines)
+    # Compare line by line with the py rules, which spell out each reason.
+    mismatches = []
+    for n, line in enumerate(lines, 1):
+        want = pure.classify(line)
+        got = roundbench.jsonl_count_buffer(line + b"\n")
+        if got["blank"]:
+            g = (None, None)
+        elif got["valid"]:
+            g = (next(iter(got["statuses"])), None)
+        else:
+            g = (None, got["reported"][0][1])
+        if g != want:
+            mismatches.append((n, line, g, want))
+    assert not mismatches[:5], mismatches[:5]
+    results = {impl: rnd.result_text(f(path)) for impl, f in COUNTERS.items()}
+    assert len(set(results.values())) == 1, results
+    assert 500 < core["invalid"] < 3900  # the mutations make both kinds
+    # The Go variants, through their runner, check themselves against it.
+    (tmp_path / "log.jsonl.expect").write_text(results["py-c"] + "\n")
+    env = child_env()
+    env[rnd.FILE_ENV] = str(path)
+    for impl in ("go", "go-c"):
+        out = subprocess.run([str(BUILD / "rb-go"), "jsonl", impl], capture_output=True, text=True, env=env, timeout=120)
+        assert out.returncode == 0, (impl, out.stderr)
+
+
+def test_read_error_says_how_far():
+    def failing():
+        yield b'{"status":200}\n'
+        yield b"[1]\n"
+        raise OSError(5, "Input/output error", "log.jsonl")
+
+    with pytest.raises(OSError, match="after 2 lines") as e:
+        pure.count_lines(failing())
+    assert e.value.errno == 5 and e.value.filename == "log.jsonl"
