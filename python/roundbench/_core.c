@@ -1281,6 +1281,7 @@ static int core_exec(PyObject *module)
     if (!st->http_server_type || PyModule_AddObjectRef(module, "HttpServer", st->http_server_type) < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "HTTP_HELLO", RB_HTTP_HELLO) < 0)
+        return -1;
     /* round jsonl */
     if (PyModule_AddIntConstant(module, "JSONL_MAX_DEPTH", RB_JSONL_MAX_DEPTH) < 0 ||
         PyModule_AddIntConstant(module, "JSONL_MAX_REPORTED", RB_JSONL_MAX_REPORTED) < 0)
