@@ -231,6 +231,8 @@ rb_status rb_blas_set_threads(int n, rb_error *err);
  *  @return RB_OK; RB_ERR_OVERFLOW naming "a" with pos = the index of the
  *          first |a[i]| > RB_TEMPS_MAX_ABS. Thread-safe. */
 rb_status rb_temps(const int64_t *a, int64_t n, int64_t *out, rb_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Round http: the core's HTTP/1.1 server (csrc/http.c). An epoll event loop */
 /* per worker thread, a hand-written request parser, keep-alive and         */
 /* pipelining; the response body comes from a handler (C, Python or Go).    */
@@ -340,6 +342,8 @@ void rb_http_server_stats(const rb_http_server *s, rb_http_stats *st);
 /** Stops the server if it runs, joins its threads and frees it. NULL is a
  *  no-op. */
 void rb_http_server_close(rb_http_server *s);
+
+/* ------------------------------------------------------------------------ */
 /* Round chain: N stackful coroutines in a line joined by unbuffered         */
 /* channels; the first receives 0, each adds 1 (after its hop work) and      */
 /* passes the value on; the last hands the value to the caller (csrc/chain.c)*/
@@ -393,6 +397,8 @@ void rb_chain_free(rb_chain *chain);
 /** The chain's n and parallel (0 for NULL). */
 int64_t rb_chain_n(const rb_chain *chain);
 int64_t rb_chain_parallel(const rb_chain *chain);
+
+/* ------------------------------------------------------------------------ */
 /* Round jsonl: count HTTP statuses in a JSON Lines log (README.md, "jsonl",  */
 /* states the rules; testdata/jsonl_vectors.txt encodes them).               */
 
