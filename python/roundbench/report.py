@@ -226,7 +226,7 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
             # The point between Python and Go.
             py_m, py_c = _best([c for c in ordered if c.impl.startswith("py")], unit, better)
             go_m, go_c = _best([c for c in ordered if c.impl.startswith("go")], unit, better)
-            if py_c and go_c:
+            if py_c and go_c and (info is None or info.scored):
                 r = _ratio(py_m, go_m, better)
                 if r is None or abs(r - 1) < 0.02:
                     winner = "tie"

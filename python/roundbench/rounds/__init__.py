@@ -81,6 +81,9 @@ class Round:
     # Whether all variants compute the same value, which the runner then
     # compares across variants (ffi's mechanisms each check their own).
     cross_check: bool = True
+    # Whether the round's Python-against-Go point counts in the final score
+    # (a speed round does; a facts round such as loc only informs).
+    scored: bool = True
     # Extra report columns: (unit, header) pairs, shown as the median of
     # that unit over the runs (e.g. ("traffic-B", "memory traffic")).
     columns: list = field(default_factory=list)

@@ -60,6 +60,7 @@ ROUND = Round(
     metric_explain="lines: non-blank lines without comments (the ± and CI are zero: the count is exact)",
     cross_check=False,
     columns=[("gz-B", "gzip bytes")],
+    scored=False,  # shorter code is a fact to weigh, not a point of speed
 )
 
 
