@@ -7,6 +7,9 @@
 
 int rbc_run_loop(const rbc_args *a);
 int rbc_run_ffi(const rbc_args *a);
+/* issue 5: sleep, cores */
+int rbc_run_sleep(const rbc_args *a);
+int rbc_run_cores(const rbc_args *a);
 
 extern const rbc_round rbc_rounds[];
 
