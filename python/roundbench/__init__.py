@@ -25,6 +25,10 @@ from ._core import (
     ffi_varargs,
     loop,
     loop_range,
+    # issue 5: round sleep
+    SLEEP_MAX_N,
+    sleep,
+    thread_limit,
 )
 
 __version__ = "0.1.0"
@@ -41,4 +45,8 @@ __all__ = [
     "ffi_varargs",
     "loop",
     "loop_range",
+    # issue 5: round sleep
+    "SLEEP_MAX_N",
+    "sleep",
+    "thread_limit",
 ]

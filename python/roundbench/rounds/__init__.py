@@ -30,6 +30,8 @@ from typing import Callable, Optional
 
 # The suite's rounds, in the order they run and are reported.
 ROUND_MODULES = ["loop", "ffi"]
+# issue 5: concurrency rounds
+ROUND_MODULES += ["sleep", "cores"]
 
 LANGS = ("c", "go", "py")
 
