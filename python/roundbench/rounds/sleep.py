@@ -42,8 +42,9 @@ ROUND = Round(
     title="sleep: N tasks, all live at once, each waiting 1 s",
     explain=(
         "N tasks are created and wait at a common start; when all N are live, each sleeps "
-        "until start + 1 s. Time, memory and CPU are reported together; thread variants "
-        "that the machine's limits cannot hold say which limit."
+        "until start + 1 s. Time, memory and CPU are reported together. bytes/task is (peak RSS "
+        "- the same child's peak after an N=1 run, the N=1 peak column) / N. Thread variants that "
+        "the machine's limits cannot hold say which limit (exit 4, a FAILED row)."
     ),
     variants=[
         Variant("c", "c", "the core's single-threaded event loop (timer heap, 16-byte tasks)"),
