@@ -2,6 +2,7 @@ package roundbench
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 )
@@ -48,6 +49,25 @@ func TestCoresErrors(t *testing.T) {
 			if _, err := f(n, workers); !errors.Is(err, want) || !errors.As(err, &e) || e.Arg != v["arg"] {
 				t.Errorf("%s(%d, %d) error = %v; want %v naming %s", name, n, workers, err, want, v["arg"])
 			}
+		}
+	}
+}
+
+// BenchmarkCores runs the cores round's work on 1 worker and on every CPU
+// the runtime may use, under Go's own harness; the suite's figures come
+// from the runner, which also reports the speed-up.
+func BenchmarkCores(b *testing.B) {
+	const n = 20_000_000
+	for name, f := range map[string]func(int64, int64) (int64, error){"go": PureLoopParallel, "go-c": LoopParallel} {
+		for _, workers := range []int64{1, int64(runtime.NumCPU())} {
+			b.Run(fmt.Sprintf("impl=%s/workers=%d", name, workers), func(b *testing.B) {
+				want := LoopExpected(n)
+				for b.Loop() {
+					if got, err := f(n, workers); err != nil || got != want {
+						b.Fatalf("%s(%d, %d) = %d, %v; want %d", name, n, workers, got, err, want)
+					}
+				}
+			})
 		}
 	}
 }
