@@ -170,5 +170,6 @@ def test_quick_round_through_the_runner(tmp_path, built):
     rs = benchfmt.read_dir(tmp_path)
     assert not rs.failures and not rs.skips
     assert {r.params["impl"] for r in rs.runs} == {v.name for v in rnd.ROUND.variants}
+    assert all(r.name.endswith("/n=1000/wait_ms=20") for r in rs.runs), "--param reaches the children"
     report = (tmp_path / "report.md").read_text()
     assert "## sleep" in report and "bytes/task" in report

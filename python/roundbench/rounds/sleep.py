@@ -22,6 +22,8 @@ possible here: <limit>", or with fit=1 run at the largest N that fits.
 
 from __future__ import annotations
 
+import sys
+
 from .. import harness
 from . import Round, Variant
 
@@ -90,14 +92,12 @@ def _fit(args: harness.Args, n: int, touched: int, maps: int) -> int:
         return n
     if not args.int("fit", 0, 0, 1):
         raise harness.CannotRun(
-            f"not possible here: {name} = {value} allows about {allows} more threads, "
-            f"not n={n} (fit=1 runs at the largest n that fits)"
+            f"n={n} is not possible here: {name} = {value} allows about {allows} more threads "
+            f"(fit=1 runs at the largest n that fits)"
         )
     fitted = allows - allows // 20
     if fitted < 1:
-        raise harness.CannotRun(f"not possible here: {name} = {value} leaves no room for a thread")
-    import sys
-
+        raise harness.CannotRun(f"{name} = {value} leaves no room for a thread")
     print(f"sleep: {name} = {value}: running at n={fitted} instead of {n}", file=sys.stderr)
     return fitted
 
@@ -144,7 +144,7 @@ def run_py_threads(args: harness.Args) -> None:
         try:
             return sleep_threads(n, wait_ns)
         except ThreadLimit as e:
-            raise harness.CannotRun(f"not possible here: {e}") from None
+            raise harness.CannotRun(f"n={n} is not possible here: {e}") from None
 
     _run(args, sleep, threads=True)
 
