@@ -466,6 +466,127 @@ rb_status rb_jsonl_count_buffer(const uint8_t *buf, size_t len, rb_jsonl_result 
  *          counted, and res holds the counts so far; RB_ERR_NOMEM;
  *          RB_ERR_ARG for a NULL path or res. Thread-safe. */
 rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *err);
+/* Round sleep (issue 5): N tasks, all alive at once, each waiting until a   */
+/* common deadline one wait after a common start. csrc/sleep.c.              */
+
+/** The most tasks one sleep run accepts (task ids and counters are 32-bit). */
+#define RB_SLEEP_MAX_N INT64_C(100000000)
+
+/** What one sleep run measured. All times are CLOCK_MONOTONIC nanoseconds. */
+typedef struct rb_sleep_stats {
+    int64_t n;           /**< tasks created */
+    int64_t setup_ns;    /**< from the first creation until all n were live */
+    int64_t run_ns;      /**< from the common start until the last task woke */
+    int64_t overhead_ns; /**< run_ns minus the wait: what the mechanism added */
+    int64_t peak_live;   /**< the most tasks live at once (must equal n) */
+    int64_t completed;   /**< tasks that finished their wait (must equal n) */
+    int64_t early;       /**< tasks that woke before the deadline (must be 0) */
+} rb_sleep_stats;
+
+/** A single-threaded event loop: a binary min-heap of timers and a FIFO of
+ *  ready callbacks. Not thread-safe: one loop belongs to one thread. */
+typedef struct rb_evloop rb_evloop;
+
+/** A callback the loop runs; `ctx` is passed through untouched. */
+typedef void (*rb_evloop_fn)(rb_evloop *loop, void *ctx);
+
+/** Creates a loop with room for `capacity` timers and ready callbacks
+ *  (it grows beyond that as needed). *out gets the loop, which the caller
+ *  frees with rb_evloop_free. @return RB_OK, RB_ERR_ARG (out NULL or
+ *  capacity < 0) or RB_ERR_NOMEM. */
+rb_status rb_evloop_new(int64_t capacity, rb_evloop **out, rb_error *err);
+
+/** Frees the loop and any callbacks it still holds (without running them).
+ *  NULL is allowed. */
+void rb_evloop_free(rb_evloop *loop);
+
+/** The loop's notion of now: CLOCK_MONOTONIC read once per loop iteration,
+ *  so every callback of one iteration sees the same value. */
+int64_t rb_evloop_now(const rb_evloop *loop);
+
+/** Queues fn(loop, ctx) to run on the loop's next iteration.
+ *  @return RB_OK, RB_ERR_ARG (fn NULL) or RB_ERR_NOMEM. */
+rb_status rb_evloop_post(rb_evloop *loop, rb_evloop_fn fn, void *ctx, rb_error *err);
+
+/** Arms a timer: fn(loop, ctx) runs once CLOCK_MONOTONIC >= deadline_ns.
+ *  Timers with equal deadlines cost O(1) to add.
+ *  @return RB_OK, RB_ERR_ARG (fn NULL) or RB_ERR_NOMEM. */
+rb_status rb_evloop_at(rb_evloop *loop, int64_t deadline_ns, rb_evloop_fn fn, void *ctx,
+                       rb_error *err);
+
+/** Runs until no ready callback and no timer is left; sleeps with
+ *  clock_nanosleep between timers. A callback may post or arm more.
+ *  @return RB_OK, or the first failure a callback reported through
+ *  rb_evloop_fail (the loop stops there). */
+rb_status rb_evloop_run(rb_evloop *loop, rb_error *err);
+
+/** Makes rb_evloop_run stop and return `code` with this error record
+ *  (constant strings); for callbacks that hit an error. */
+void rb_evloop_fail(rb_evloop *loop, rb_status code, const char *arg, const char *msg);
+
+/** The sleep round on the core's event loop, in the calling thread: creates
+ *  n tasks (each a 16-byte record), and once all are live starts them at one
+ *  instant; each arms a timer at start + wait_ns and, when it fires, checks
+ *  that it did not wake early and ends.
+ *  @param n        0 <= n <= RB_SLEEP_MAX_N (RB_ERR_ARG / RB_ERR_OVERFLOW).
+ *  @param wait_ns  >= 0 (RB_ERR_ARG).
+ *  @param stats    must not be NULL (RB_ERR_ARG); filled on success.
+ *  @return RB_OK, or RB_ERR_NOMEM. Blocks for about wait_ns. Thread-safe
+ *  (each call has its own loop). */
+rb_status rb_sleep(int64_t n, int64_t wait_ns, rb_sleep_stats *stats, rb_error *err);
+
+/** The default stack of one rb_sleep_threads thread, in bytes. */
+#define RB_SLEEP_THREAD_STACK 16384
+
+/** Why a number of threads cannot be created here: the limit that binds.
+ *  `name` is a constant string such as "kernel.pid_max"; `value` is that
+ *  limit's setting and `max_threads` how many more threads it allows now. */
+typedef struct rb_thread_limit {
+    const char *name;
+    int64_t value;
+    int64_t max_threads;
+} rb_thread_limit;
+
+/** Estimates how many more threads this process could create now, each with
+ *  `stack_bytes` of stack (of which about `touched_bytes` become resident)
+ *  and `maps_per_thread` new memory mappings, from kernel.pid_max and the
+ *  threads in use, kernel.threads-max, RLIMIT_NPROC, vm.max_map_count and
+ *  the maps in use, and MemAvailable. *out gets the tightest limit.
+ *  @return RB_OK, RB_ERR_ARG (out NULL, negative sizes) or RB_ERR_IO when
+ *  /proc cannot be read. */
+rb_status rb_thread_limit_now(int64_t touched_bytes, int64_t maps_per_thread,
+                              rb_thread_limit *out, rb_error *err);
+
+/** The sleep round with one POSIX thread per task: n threads with
+ *  `stack_bytes` stacks (0: RB_SLEEP_THREAD_STACK; rounded up to the
+ *  system's minimum and to pages) carved from one mapping, so threads add no
+ *  mappings. Each thread counts itself live, waits on a futex for the common
+ *  start, then clock_nanosleep()s to start + wait_ns.
+ *  @return RB_OK; RB_ERR_ARG / RB_ERR_OVERFLOW for bad arguments;
+ *  RB_ERR_NOMEM; RB_ERR_IO (sys_errno set, pos = threads created) when
+ *  pthread_create fails part-way: the threads already created are released
+ *  and joined first, so nothing is left running. Check rb_thread_limit_now
+ *  first to refuse an impossible n before trying. Thread-safe. */
+rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes,
+                           rb_sleep_stats *stats, rb_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Round cores (issue 5): the loop round's work on T threads. csrc/cores.c.  */
+
+/** The most workers rb_loop_parallel accepts. */
+#define RB_CORES_MAX_WORKERS 4096
+
+/** The share [*lo, *hi) of worker w of `workers` over [0, n): equal
+ *  contiguous ranges, the first n % workers one longer. The C, Python and Go
+ *  variants all split this way. Requires 0 <= w < workers, n >= 0. */
+void rb_cores_share(int64_t n, int64_t workers, int64_t w, int64_t *lo, int64_t *hi);
+
+/** The loop round's sum over [0, n) computed by `workers` POSIX threads,
+ *  each running rb_loop_range on its share; *out gets the total.
+ *  @param workers  1 <= workers <= RB_CORES_MAX_WORKERS (RB_ERR_ARG).
+ *  @return RB_OK, RB_ERR_ARG / RB_ERR_OVERFLOW as rb_loop, RB_ERR_NOMEM,
+ *  or RB_ERR_IO when a thread cannot be created (the others are joined). */
+rb_status rb_loop_parallel(int64_t n, int64_t workers, int64_t *out, rb_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Build information                                                         */

@@ -291,6 +291,27 @@ func (s *HTTPServer) Close() error {
 	return nil
 }
 
+// ---- issue 5: round sleep ----
+
+// Sleep runs the sleep round on the core's single-threaded event loop, in
+// one cgo call that blocks its OS thread for about wait: n tasks, all live
+// at once, each waking at a common start + wait.
+func Sleep(n int64, wait time.Duration) (SleepStats, error) {
+	if err := checkSleepArgs("Sleep", n, wait); err != nil {
+		return SleepStats{}, err
+	}
+	var s C.rb_sleep_stats
+	var e C.rb_error
+	if st := C.rb_sleep(C.int64_t(n), C.int64_t(wait.Nanoseconds()), &s, &e); st != C.RB_OK {
+		return SleepStats{}, coreError("Sleep", st, &e)
+	}
+	return SleepStats{N: int64(s.n), SetupNs: int64(s.setup_ns), RunNs: int64(s.run_ns),
+		OverheadNs: int64(s.overhead_ns), PeakLive: int64(s.peak_live),
+		Completed: int64(s.completed), Early: int64(s.early)}, nil
+}
+
+// ---- end of round sleep ----
+
 // BuildInfo returns the compiler and flags the core was built with.
 func BuildInfo() string { return C.GoString(C.rb_build_info()) }
 

@@ -16,5 +16,8 @@ const rbc_round rbc_rounds[] = {
     /* --- end round chain --- */
     /* round jsonl */
     {"jsonl", rbc_run_jsonl},
+    /* issue 5: sleep, cores */
+    {"sleep", rbc_run_sleep},
+    {"cores", rbc_run_cores},
     {NULL, NULL},
 };

@@ -19,6 +19,9 @@ int rbc_run_chain(const rbc_args *a);
 /* --- end round chain --- */
 /* round jsonl */
 int rbc_run_jsonl(const rbc_args *a);
+/* issue 5: sleep, cores */
+int rbc_run_sleep(const rbc_args *a);
+int rbc_run_cores(const rbc_args *a);
 
 extern const rbc_round rbc_rounds[];
 

@@ -27,6 +27,10 @@ from ._core import (
     ffi_varargs,
     loop,
     loop_range,
+    # issue 5: round sleep
+    SLEEP_MAX_N,
+    sleep,
+    thread_limit,
 )
 
 # ---- issue 3: rounds matmul and temps ----
@@ -87,4 +91,8 @@ __all__ = [
     "JSONL_MAX_REPORTED",
     "jsonl_count_buffer",
     "jsonl_count_file",
+    # issue 5: round sleep
+    "SLEEP_MAX_N",
+    "sleep",
+    "thread_limit",
 ]

@@ -1214,6 +1214,61 @@ static PyObject *jsonl_count_buffer(PyObject *module, PyObject *arg)
     rb_jsonl_result_free(&res);
     return out;
 }
+/* ---- round sleep (issue 5) ---------------------------------------------- */
+
+PyDoc_STRVAR(sleep_doc,
+             "sleep(n, wait_ns, /)\n--\n\n"
+             "The sleep round on the core's event loop: n tasks, all live at once,\n"
+             "each waiting wait_ns from a common start. Returns a dict: n, setup_ns,\n"
+             "run_ns, overhead_ns, peak_live, completed, early. The GIL is released\n"
+             "for the whole run (about wait_ns); Ctrl-C is seen when it returns.");
+
+static PyObject *sleep_(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t n, wait_ns;
+    if (check_nargs("sleep", nargs, 2) < 0)
+        return NULL;
+    if (int64_arg(args[0], "sleep", "n", &n) < 0 ||
+        int64_arg(args[1], "sleep", "wait_ns", &wait_ns) < 0)
+        return NULL;
+    rb_sleep_stats s;
+    rb_error err;
+    rb_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_sleep(n, wait_ns, &s, &err);
+    Py_END_ALLOW_THREADS
+    if (st != RB_OK)
+        return raise_core_error(module, "sleep", &err);
+    return Py_BuildValue("{sLsLsLsLsLsLsL}", "n", (long long)s.n, "setup_ns",
+                         (long long)s.setup_ns, "run_ns", (long long)s.run_ns, "overhead_ns",
+                         (long long)s.overhead_ns, "peak_live", (long long)s.peak_live,
+                         "completed", (long long)s.completed, "early", (long long)s.early);
+}
+
+PyDoc_STRVAR(thread_limit_doc,
+             "thread_limit(touched_bytes, maps_per_thread, /)\n--\n\n"
+             "How many more threads this process could create now, each making\n"
+             "touched_bytes resident and adding maps_per_thread memory mappings:\n"
+             "(limit name, its setting, threads it allows), for the tightest of\n"
+             "kernel.pid_max, kernel.threads-max, RLIMIT_NPROC, vm.max_map_count and\n"
+             "MemAvailable.");
+
+static PyObject *thread_limit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t touched, maps;
+    if (check_nargs("thread_limit", nargs, 2) < 0)
+        return NULL;
+    if (int64_arg(args[0], "thread_limit", "touched_bytes", &touched) < 0 ||
+        int64_arg(args[1], "thread_limit", "maps_per_thread", &maps) < 0)
+        return NULL;
+    rb_thread_limit lim;
+    rb_error err;
+    if (rb_thread_limit_now(touched, maps, &lim, &err) != RB_OK)
+        return raise_core_error(module, "thread_limit", &err);
+    return Py_BuildValue("(sLL)", lim.name, (long long)lim.value, (long long)lim.max_threads);
+}
+
+/* ---- end of round sleep ------------------------------------------------- */
 
 static PyObject *build_info(PyObject *module, PyObject *unused)
 {
@@ -1254,6 +1309,9 @@ static PyMethodDef core_methods[] = {
     /* round jsonl */
     {"jsonl_count_file", jsonl_count_file, METH_O, jsonl_count_file_doc},
     {"jsonl_count_buffer", jsonl_count_buffer, METH_O, jsonl_count_buffer_doc},
+    /* issue 5: round sleep */
+    {"sleep", (PyCFunction)(void (*)(void))sleep_, METH_FASTCALL, sleep_doc},
+    {"thread_limit", (PyCFunction)(void (*)(void))thread_limit, METH_FASTCALL, thread_limit_doc},
     {"build_info", build_info, METH_NOARGS,
      "build_info()\n--\n\nThe compiler and flags the core was built with."},
     {NULL, NULL, 0, NULL},
@@ -1285,6 +1343,8 @@ static int core_exec(PyObject *module)
     /* round jsonl */
     if (PyModule_AddIntConstant(module, "JSONL_MAX_DEPTH", RB_JSONL_MAX_DEPTH) < 0 ||
         PyModule_AddIntConstant(module, "JSONL_MAX_REPORTED", RB_JSONL_MAX_REPORTED) < 0)
+    /* issue 5: round sleep */
+    if (PyModule_AddIntConstant(module, "SLEEP_MAX_N", (long)RB_SLEEP_MAX_N) < 0)
         return -1;
     return 0;
 }

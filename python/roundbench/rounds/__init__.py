@@ -39,6 +39,8 @@ ROUND_MODULES += ["http"]
 ROUND_MODULES += ["chain"]
 # --- end round chain ---
 ROUND_MODULES += ["jsonl", "loc"]  # rounds jsonl and loc (loc stays last: it measures the others)
+# issue 5: concurrency rounds
+ROUND_MODULES += ["sleep", "cores"]
 
 LANGS = ("c", "go", "py")
 

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"roundbench/go"
+	"roundbench/go/internal/harness"
+)
+
+func init() {
+	rounds["sleep"] = map[string]variant{
+		"go":   func(a *harness.Args) { runSleep(a, roundbench.PureSleep) },
+		"go-c": func(a *harness.Args) { runSleep(a, roundbench.Sleep) },
+	}
+}
+
+// peakRSS is this process's peak resident set (VmHWM) in bytes: what wait4
+// reports at exit, read mid-run for the N=1 baseline.
+func peakRSS() int64 {
+	f, err := os.Open("/proc/self/status")
+	harness.Must(err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			harness.Must(err)
+			return kb * 1024
+		}
+	}
+	harness.Exit(harness.ExitFailed, "no VmHWM in /proc/self/status")
+	return 0
+}
+
+func runSleep(a *harness.Args, sleep func(int64, time.Duration) (roundbench.SleepStats, error)) {
+	n := a.Int("n", 100_000, 1, roundbench.SleepMaxN)
+	wait := time.Duration(a.Int("wait_ms", 1000, 0, 3_600_000)) * time.Millisecond
+	// The variant's own N=1 baseline in this process (also the warm-up):
+	// after one whole run with one task, VmHWM holds the runtime and one
+	// task; the rest of the peak is what the n tasks cost.
+	_, err := sleep(1, time.Millisecond)
+	harness.Must(err)
+	base := peakRSS()
+	s, err := sleep(n, wait)
+	harness.Must(err)
+	peak := peakRSS()
+	harness.Check("completed", s.Completed, n)
+	harness.Check("peak live tasks", s.PeakLive, n)
+	harness.Check("tasks that woke early", s.Early, 0)
+	harness.Result("tasks=%d peak=%d completed=%d", n, s.PeakLive, s.Completed)
+	harness.Emit(a, 1, float64(s.SetupNs+s.RunNs),
+		harness.Metric{Value: float64(s.OverheadNs), Unit: "overhead-ns"},
+		harness.Metric{Value: float64(s.SetupNs), Unit: "setup-ns"},
+		harness.Metric{Value: float64(peak-base) / float64(n), Unit: "B/task"},
+		harness.Metric{Value: float64(s.PeakLive), Unit: "live-tasks"},
+		harness.Metric{Value: float64(base), Unit: "base-B"})
+}

@@ -1,0 +1,1 @@
+../csrc/cores.c

@@ -1,0 +1,1 @@
+../csrc/sleep.c

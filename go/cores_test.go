@@ -1,0 +1,73 @@
+package roundbench
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+var parallels = map[string]func(n, workers int64) (int64, error){
+	"LoopParallel":     LoopParallel,
+	"PureLoopParallel": PureLoopParallel,
+}
+
+func TestCoresVectors(t *testing.T) {
+	for _, v := range loadVectors(t, "cores") {
+		n, workers, want := v.int(t, "n"), v.int(t, "workers"), v.int(t, "sum")
+		for name, f := range parallels {
+			gs := runtime.NumGoroutine()
+			if got, err := f(n, workers); err != nil || got != want {
+				t.Errorf("%s(%d, %d) = %d, %v; want %d", name, n, workers, got, err, want)
+			}
+			if got := settledGoroutines(gs); got > gs {
+				t.Errorf("%s(%d, %d) left %d goroutines; had %d", name, n, workers, got, gs)
+			}
+		}
+	}
+}
+
+func TestCoresShareVectors(t *testing.T) {
+	for _, v := range loadVectors(t, "cores-share") {
+		n, workers, w := v.int(t, "n"), v.int(t, "workers"), v.int(t, "w")
+		lo, hi := CoresShare(n, workers, w)
+		if lo != v.int(t, "lo") || hi != v.int(t, "hi") {
+			t.Errorf("CoresShare(%d, %d, %d) = [%d, %d); want [%s, %s)", n, workers, w, lo, hi, v["lo"], v["hi"])
+		}
+	}
+}
+
+func TestCoresErrors(t *testing.T) {
+	for _, v := range loadVectors(t, "cores-error") {
+		n, workers := v.int(t, "n"), v.int(t, "workers")
+		want := ErrArg
+		if v["error"] == "overflow" {
+			want = ErrOverflow
+		}
+		for name, f := range parallels {
+			var e *Error
+			if _, err := f(n, workers); !errors.Is(err, want) || !errors.As(err, &e) || e.Arg != v["arg"] {
+				t.Errorf("%s(%d, %d) error = %v; want %v naming %s", name, n, workers, err, want, v["arg"])
+			}
+		}
+	}
+}
+
+// BenchmarkCores runs the cores round's work on 1 worker and on every CPU
+// the runtime may use, under Go's own harness; the suite's figures come
+// from the runner, which also reports the speed-up.
+func BenchmarkCores(b *testing.B) {
+	const n = 20_000_000
+	for name, f := range map[string]func(int64, int64) (int64, error){"go": PureLoopParallel, "go-c": LoopParallel} {
+		for _, workers := range []int64{1, int64(runtime.NumCPU())} {
+			b.Run(fmt.Sprintf("impl=%s/workers=%d", name, workers), func(b *testing.B) {
+				want := LoopExpected(n)
+				for b.Loop() {
+					if got, err := f(n, workers); err != nil || got != want {
+						b.Fatalf("%s(%d, %d) = %d, %v; want %d", name, n, workers, got, err, want)
+					}
+				}
+			})
+		}
+	}
+}

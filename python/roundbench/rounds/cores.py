@@ -1,0 +1,157 @@
+"""Round cores: the loop round's work (the sum of i*i % 7 for i in [0, N))
+split into equal contiguous ranges on T workers, for T = 1 and T = the
+cores this process may run on (os.sched_getaffinity).
+
+Speed-up: a child at T workers times the work on 1 worker and then on T, in
+the same process, and reports their ratio (speedup) and ratio / T
+(efficiency); ns/op is the T-worker time and t1-ns the 1-worker time.
+Measuring the pair in one child rather than dividing by the T=1 cell keeps
+the drift of a shared machine out of the ratio and gives each run its own
+speed-up, whose median and spread the report shows. The T=1 cell is the
+1-worker row of the table. Total CPU is the user + sys columns (from wait4,
+processes included).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Optional
+
+from .. import harness
+from . import Round, Variant
+from .loop import MAX_N, expected
+
+MAX_WORKERS = 4096  # RB_CORES_MAX_WORKERS
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def freethreaded_python() -> Optional[str]:
+    """A free-threaded CPython (built with --disable-gil) on PATH, or named by
+    ROUNDBENCH_FREETHREADED_PYTHON; None when there is none."""
+    named = os.environ.get("ROUNDBENCH_FREETHREADED_PYTHON")
+    candidates = [named] if named else ["python3.14t", "python3.13t", "python3t"]
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        candidates.insert(0, sys.executable)
+    for c in candidates:
+        path = shutil.which(c) if c else None
+        if not path:
+            continue
+        try:
+            r = subprocess.run([path, "-c", "import sysconfig; print(sysconfig.get_config_var('Py_GIL_DISABLED'))"],
+                               capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if r.stdout.strip() == "1":
+            return path
+    return None
+
+
+def _needs_freethreaded() -> Optional[str]:
+    if freethreaded_python() is None:
+        return ("absent: no free-threaded Python here (python3.13t/python3.14t on PATH, or "
+                "ROUNDBENCH_FREETHREADED_PYTHON)")
+    return None
+
+
+def _gomaxprocs(params: dict) -> dict:
+    # GOMAXPROCS = T: the Go runtime runs goroutines on T threads at most.
+    return {"GOMAXPROCS": str(params.get("workers", 1))}
+
+
+ROUND = Round(
+    name="cores",
+    title="cores: the loop round's work on 1 and on all cores",
+    explain=(
+        "The sum of i*i % 7 over [0, N) in T equal contiguous ranges, one per worker. Each run "
+        "times 1 worker and then T workers in the same process; speed-up is their ratio."
+    ),
+    variants=[
+        Variant("c-threads", "c", "POSIX threads, each calling the core's rb_loop_range"),
+        Variant("go", "go", "goroutines in pure Go, GOMAXPROCS = T", env=_gomaxprocs),
+        Variant("go-c", "go", "goroutines each calling the core through cgo, GOMAXPROCS = T", env=_gomaxprocs),
+        Variant("py-threads", "py", "threading.Thread in pure Python: the GIL runs one at a time"),
+        Variant("py-processes", "py", "a multiprocessing.Pool of T processes in pure Python (pool start timed)"),
+        Variant("py-c", "py", "Python threads calling the core's loop_range, which releases the GIL"),
+        Variant("py-freethreaded", "py", "pure-Python threads on a free-threaded interpreter",
+                requires=_needs_freethreaded),
+    ],
+    sizes=[{"n": 200_000_000, "workers": 1}, {"n": 200_000_000, "workers": cores()}],
+    quick=[{"n": 2_000_000, "workers": 1}, {"n": 2_000_000, "workers": cores()}],
+    metric="speedup",
+    units={"speedup": "higher", "efficiency": "higher", "t1-ns": "lower"},
+    metric_explain="speedup: the 1-worker time divided by the T-worker time, both measured in the same run",
+    # T-worker time next to the 1-worker time of the same runs: the speed-up
+    # is visible as the two times, not only as their ratio.
+    columns=[("efficiency", "efficiency"), ("ns/op", "T-worker ns"), ("t1-ns", "1-worker ns")],
+    reference="c-threads",
+)
+
+
+def _run(args: harness.Args, pair) -> None:
+    n = args.int("n", 200_000_000, 0, MAX_N)
+    workers = args.int("workers", 1, 1, MAX_WORKERS)
+    out = pair(n, workers)
+    harness.check("sum", out["sum"], expected(n))
+    speedup = out["t1_ns"] / out["tn_ns"] if out["tn_ns"] > 0 else 1.0
+    harness.result(f"sum={out['sum']}")
+    harness.emit(args, 1, out["tn_ns"], {"speedup": speedup, "efficiency": speedup / workers, "t1-ns": out["t1_ns"]})
+
+
+def run_py_threads(args: harness.Args) -> None:
+    from ..pure.cores import on_threads, timed_pair
+
+    on_threads(1000, 2)  # warm-up
+    _run(args, lambda n, w: timed_pair(n, w, on_threads))
+
+
+def run_py_processes(args: harness.Args) -> None:
+    from ..pure.cores import on_processes, timed_pair
+
+    _run(args, lambda n, w: timed_pair(n, w, on_processes))
+
+
+def run_py_c(args: harness.Args) -> None:
+    from .._core import loop_range
+    from ..pure.cores import on_threads, timed_pair
+
+    def run(n: int, w: int) -> int:
+        return on_threads(n, w, loop_range)
+
+    run(1 << 20, 2)  # warm-up
+    _run(args, lambda n, w: timed_pair(n, w, run))
+
+
+def run_py_freethreaded(args: harness.Args) -> None:
+    exe = freethreaded_python()
+    if exe is None:
+        raise harness.CannotRun(_needs_freethreaded())
+    import json
+
+    script = Path(__file__).resolve().parents[1] / "pure" / "cores.py"
+
+    def pair(n: int, w: int) -> dict:
+        # The free-threaded interpreter runs the pure module as a script and
+        # times itself; wait4 on this child includes its CPU and memory.
+        r = subprocess.run([exe, str(script), str(n), str(w)], capture_output=True, text=True, check=True)
+        out = json.loads(r.stdout.strip().splitlines()[-1])
+        if not out.pop("gil_disabled"):
+            raise harness.CannotRun(f"{exe} runs with the GIL enabled (PYTHON_GIL=1?)")
+        return out
+
+    _run(args, pair)
+
+
+PY_VARIANTS = {
+    "py-threads": run_py_threads,
+    "py-processes": run_py_processes,
+    "py-c": run_py_c,
+    "py-freethreaded": run_py_freethreaded,
+}

@@ -1,0 +1,158 @@
+"""Round sleep: N tasks, all live at once, each waiting 1 s.
+
+Every variant follows one protocol (see roundbench.pure.sleep): create N
+tasks; each counts itself live and waits for a common start; once all N are
+live (the peak of live tasks is recorded and checked to equal N) the start
+is taken and every task sleeps until start + 1 s; the run ends when the last
+task has woken. Metrics:
+
+- overhead-ns: run time beyond the 1 s wait (waking N tasks, timer cost);
+- setup-ns: creating the N tasks until all are live;
+- B/task: (peak RSS after the run - peak RSS after an N=1 run of the same
+  variant in the same child, with a 1 ms wait) / N. The N=1 run is also the
+  warm-up; its peak (base-B) holds the runtime, the loop or thread machinery
+  and one task, so what is left is what the N tasks cost;
+- live-tasks: the peak of live tasks.
+
+Thread variants (c-threads, py-threads) first check the machine's limits
+(kernel.pid_max and the threads in use, kernel.threads-max, ulimit -u,
+vm.max_map_count, MemAvailable): when N does not fit they exit 4 with "not
+possible here: <limit>", or with fit=1 run at the largest N that fits.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .. import harness
+from . import Round, Variant
+
+MAX_N = 100_000_000  # RB_SLEEP_MAX_N: the core's counters are 32-bit
+BASELINE_WAIT_NS = 1_000_000
+
+# What one Python thread makes resident (its stack's touched pages, the
+# thread state, the Thread object) and the mappings it adds, for the limit
+# check: its stack, the guard page below it, and the interpreter's data
+# stack chunk for the thread, which CPython maps on its own
+# (_PyObject_VirtualAlloc). Measured: thread creation fails near
+# vm.max_map_count / 3.
+PY_THREAD_TOUCHED = 32 * 1024
+PY_THREAD_MAPS = 3
+
+ROUND = Round(
+    name="sleep",
+    title="sleep: N tasks, all live at once, each waiting 1 s",
+    explain=(
+        "N tasks are created and wait at a common start; when all N are live, each sleeps "
+        "until start + 1 s. Time, memory and CPU are reported together. bytes/task is (peak RSS "
+        "- the same child's peak after an N=1 run, the N=1 peak column) / N. Thread variants that "
+        "the machine's limits cannot hold say which limit (exit 4, a FAILED row)."
+    ),
+    variants=[
+        Variant("c", "c", "the core's single-threaded event loop (timer heap, 16-byte tasks)"),
+        Variant("c-threads", "c", "one POSIX thread per task, 16 KiB stacks from one mapping"),
+        Variant("go", "go", "goroutines, time.Sleep, a WaitGroup"),
+        Variant("go-c", "go", "Go calling the core's event loop through cgo (one call)"),
+        Variant("py-asyncio", "py", "coroutines on an asyncio loop, gathered"),
+        Variant("py-threads", "py", "threading.Thread per task, 64 KiB stacks"),
+        Variant("py-c", "py", "Python calling the core's event loop (one call, GIL released)"),
+    ],
+    sizes=[{"n": 100_000}],
+    quick=[{"n": 1000}],
+    metric="overhead-ns",
+    units={"overhead-ns": "lower", "setup-ns": "lower", "B/task": "lower", "live-tasks": "higher", "base-B": "lower"},
+    metric_explain="overhead-ns: wall time from the common start to the last wake, minus the 1 s wait",
+    columns=[
+        ("setup-ns", "setup ns"),
+        ("B/task", "bytes/task"),
+        ("live-tasks", "peak live"),
+        ("base-B", "N=1 peak"),
+    ],
+)
+
+
+def peak_rss() -> int:
+    """This process's peak resident set (VmHWM) in bytes: what wait4
+    reports at exit, read mid-run for the N=1 baseline."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("no VmHWM in /proc/self/status")
+
+
+def _fit(args: harness.Args, n: int, touched: int, maps: int) -> int:
+    """The n a thread variant runs at: n itself when the machine's limits
+    hold it; else CannotRun naming the limit, or with fit=1 the largest n
+    that fits (less 5% for whatever starts meanwhile)."""
+    from .._core import thread_limit
+
+    name, value, allows = thread_limit(touched, maps)
+    if n <= allows:
+        return n
+    if not args.int("fit", 0, 0, 1):
+        raise harness.CannotRun(
+            f"n={n} is not possible here: {name} = {value} allows about {allows} more threads "
+            f"(fit=1 runs at the largest n that fits)"
+        )
+    fitted = allows - allows // 20
+    if fitted < 1:
+        raise harness.CannotRun(f"{name} = {value} leaves no room for a thread")
+    print(f"sleep: {name} = {value}: running at n={fitted} instead of {n}", file=sys.stderr)
+    return fitted
+
+
+def _run(args: harness.Args, sleep, threads: bool = False) -> None:
+    n = args.int("n", 100_000, 1, MAX_N)
+    wait_ns = args.int("wait_ms", 1000, 0, 3_600_000) * 1_000_000
+    sleep(1, BASELINE_WAIT_NS)
+    base = peak_rss()
+    want = n
+    if threads:
+        n = _fit(args, n, PY_THREAD_TOUCHED, PY_THREAD_MAPS)
+    s = sleep(n, wait_ns)
+    peak = peak_rss()
+    harness.check("completed", s["completed"], n)
+    harness.check("peak live tasks", s["peak_live"], n)
+    harness.check("tasks that woke early", s["early"], 0)
+    if n == want:  # a run at a reduced n is not comparable with the others
+        harness.result(f"tasks={n} peak={s['peak_live']} completed={s['completed']}")
+    harness.emit(
+        args,
+        1,
+        s["setup_ns"] + s["run_ns"],
+        {
+            "overhead-ns": s["overhead_ns"],
+            "setup-ns": s["setup_ns"],
+            "B/task": (peak - base) / n,
+            "live-tasks": s["peak_live"],
+            "base-B": base,
+        },
+    )
+
+
+def run_py_asyncio(args: harness.Args) -> None:
+    from ..pure.sleep import sleep_asyncio
+
+    _run(args, sleep_asyncio)
+
+
+def run_py_threads(args: harness.Args) -> None:
+    from ..pure.sleep import ThreadLimit, sleep_threads
+
+    def sleep(n: int, wait_ns: int) -> dict:
+        try:
+            return sleep_threads(n, wait_ns)
+        except ThreadLimit as e:
+            raise harness.CannotRun(f"n={n} is not possible here: {e}") from None
+
+    _run(args, sleep, threads=True)
+
+
+def run_py_c(args: harness.Args) -> None:
+    from .._core import sleep
+
+    _run(args, sleep)
+
+
+PY_VARIANTS = {"py-asyncio": run_py_asyncio, "py-threads": run_py_threads, "py-c": run_py_c}
