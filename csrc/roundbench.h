@@ -466,6 +466,8 @@ rb_status rb_jsonl_count_buffer(const uint8_t *buf, size_t len, rb_jsonl_result 
  *          counted, and res holds the counts so far; RB_ERR_NOMEM;
  *          RB_ERR_ARG for a NULL path or res. Thread-safe. */
 rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Round sleep (issue 5): N tasks, all alive at once, each waiting until a   */
 /* common deadline one wait after a common start. csrc/sleep.c.              */
 

@@ -1343,6 +1343,7 @@ static int core_exec(PyObject *module)
     /* round jsonl */
     if (PyModule_AddIntConstant(module, "JSONL_MAX_DEPTH", RB_JSONL_MAX_DEPTH) < 0 ||
         PyModule_AddIntConstant(module, "JSONL_MAX_REPORTED", RB_JSONL_MAX_REPORTED) < 0)
+        return -1;
     /* issue 5: round sleep */
     if (PyModule_AddIntConstant(module, "SLEEP_MAX_N", (long)RB_SLEEP_MAX_N) < 0)
         return -1;
