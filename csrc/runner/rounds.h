@@ -7,6 +7,9 @@
 
 int rbc_run_loop(const rbc_args *a);
 int rbc_run_ffi(const rbc_args *a);
+/* round startup (run_startup.c) */
+int rbc_run_startup(const rbc_args *a);
+/* end round startup */
 
 extern const rbc_round rbc_rounds[];
 

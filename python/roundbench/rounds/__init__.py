@@ -30,6 +30,7 @@ from typing import Callable, Optional
 
 # The suite's rounds, in the order they run and are reported.
 ROUND_MODULES = ["loop", "ffi"]
+ROUND_MODULES += ["startup"]  # rounds startup and delivery (issue 6)
 
 LANGS = ("c", "go", "py")
 
@@ -75,6 +76,11 @@ class Round:
     # Extra report columns: (unit, header) pairs, shown as the median of
     # that unit over the runs (e.g. ("traffic-B", "memory traffic")).
     columns: list = field(default_factory=list)
+    # A round of facts, not samples (delivery: sizes, linkage, build
+    # results): each cell runs once whatever --runs says, its children may
+    # print `fact: KEY VALUE` lines that the result file keeps, and the
+    # report shows only the round's report_section.
+    facts: bool = False
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:

@@ -1,0 +1,126 @@
+"""Round startup: what it costs to start a program, measured from outside.
+
+Each run is one child of the runner, as in every round: here the child is
+the statically linked C runner (build/rb-c-static, csrc/runner/run_startup.c),
+which starts the variant's program `starts` times (20) after one untimed
+warm-up, each by fork, exec and wait4, checks every start's exit status and
+output, and reports the median start-to-exit time (ns/op, and ms), the
+interquartile range of the starts (spread-ms), the median of each start's
+own peak RSS (start-peak-B, from wait4) and what 1,000 starts cost. Timing
+from Python would add the runner's own fork cost and, worse, its RSS: a
+child forked from a big process starts with that process's anonymous pages
+and exec keeps the high water mark (getrusage(2)); the launcher's own
+anonymous memory, the most a start can owe to it, is launcher-anon-B.
+
+The Python variants run the runner's own interpreter (sys.executable), with
+PYTHONPATH pointing at this package when it runs from a checkout, so that
+`import roundbench` finds the same package the suite runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+from . import Round, Variant, build_dir, needs_module, repo_root
+
+LAUNCHER = "rb-c-static"
+
+
+def _env(params: dict) -> dict:
+    env = {"RB_STARTUP_PYTHON": sys.executable}
+    root = repo_root()
+    if root is not None:
+        paths = [str(root / "python")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
+def _built(program: str):
+    def check() -> Optional[str]:
+        p = build_dir() / program
+        return None if os.access(p, os.X_OK) else f"{p} is not built (run `make build`)"
+
+    return check
+
+
+def _v(name: str, explain: str, requires=None) -> Variant:
+    return Variant(name, "c", explain, program=LAUNCHER, requires=requires, env=_env)
+
+
+ROUND = Round(
+    name="startup",
+    title="startup: process start to exit",
+    explain=(
+        "Start to exit of one program, by fork, exec and wait4 from a small static C launcher: "
+        "each run is the median of 20 starts after a warm-up, each start's exit status and output checked."
+    ),
+    variants=[
+        _v("c", "C hello-world, the core's flags, dynamically linked", _built("hello-c")),
+        _v("c-static", "the same C hello-world, statically linked", _built("hello-c-static")),
+        _v("go", "Go hello-world, CGO_ENABLED=0 (static)", _built("hello-go")),
+        _v("go-cgo", "the same Go program with cgo (dynamic, libc)", _built("hello-go-cgo")),
+        _v("go-c", "a Go program that calls the C core once through cgo", _built("hello-go-c")),
+        _v("py", "python -c pass"),
+        _v("py-S", "python -S -c pass (no site module)"),
+        _v("py-I", "python -I -c pass (isolated mode)"),
+        _v("py-numpy", 'python -c "import numpy"', needs_module("numpy", "pip install numpy")),
+        _v("py-roundbench", 'python -c "import roundbench"'),
+        _v("py-c", "python: import roundbench and call the C core once"),
+        _v("py-pandas", 'python -c "import pandas"', needs_module("pandas", "pip install pandas")),
+    ],
+    sizes=[{"starts": 20}],
+    quick=[{"starts": 3}],
+    metric="ms",
+    units={"ms": "lower", "spread-ms": "lower", "start-peak-B": "lower", "s/1000-starts": "lower",
+           "launcher-anon-B": "lower"},
+    metric_explain="ms: median time from fork to the end of wait4 over the run's starts",
+    cross_check=False,
+    columns=[("spread-ms", "spread of the starts (IQR, ms)"), ("start-peak-B", "peak RSS of one start"),
+             ("s/1000-starts", "1,000 starts (s)")],
+)
+
+# The issue's targets (benchmarks, checked in the report, never in tests).
+IMPORT_BUDGET_MS = 5.0
+C_HELLO_MS = 1.0
+GO_HELLO_MS = 2.0
+
+
+def report_section(size: dict, cells: dict) -> str:
+    def med(impl: str, unit: str = "ms") -> Optional[float]:
+        c = cells.get(impl)
+        return c.median_of(unit) if c is not None else None
+
+    lines = []
+    checks = []
+    py, rb = med("py"), med("py-roundbench")
+    if py is not None and rb is not None:
+        d = rb - py
+        ok = d <= IMPORT_BUDGET_MS
+        checks.append(f"`import roundbench` costs {d:+.2f} ms over `python -c pass` "
+                      f"(target at most {IMPORT_BUDGET_MS:g} ms): {'met' if ok else 'NOT met'}")
+    c = med("c")
+    if c is not None:
+        checks.append(f"C hello {c:.3f} ms (target under {C_HELLO_MS:g} ms): {'met' if c < C_HELLO_MS else 'NOT met'}")
+    g = med("go")
+    if g is not None:
+        checks.append(f"static Go hello {g:.3f} ms (target under {GO_HELLO_MS:g} ms): "
+                      f"{'met' if g < GO_HELLO_MS else 'NOT met'}")
+    if checks:
+        lines.append("Targets (medians of this run): " + "; ".join(checks) + ".\n")
+    pc = med("py-c")
+    if pc is not None and rb is not None:
+        lines.append(f"One call into the core after the import (py-c − py-roundbench): {pc - rb:+.2f} ms; "
+                     "Go: go-c − go-cgo = "
+                     + (f"{med('go-c') - med('go-cgo'):+.2f} ms" if med("go-c") is not None and med("go-cgo") is not None else "—")
+                     + ".\n")
+    anon = [m for m in (med(i, "launcher-anon-B") for i in cells) if m is not None]
+    if anon:
+        lines.append(f"Peak RSS of one start is the started program's own, plus at most {max(anon) / 1024:.0f} KiB "
+                     "of the launcher's anonymous memory that fork maps into the child before exec. "
+                     "1,000 starts: median × 1,000, the cost of a command-line tool called in a loop.\n")
+    return "\n".join(lines)
+
+
+PY_VARIANTS: dict = {}
