@@ -81,6 +81,28 @@ ROUND = Round(
              ("s/1000-starts", "1,000 starts (s)")],
 )
 
+def provenance() -> tuple:
+    """The interpreter the Python variants start, and the .pth files its
+    site module runs at every start (each may import modules: `python -c
+    pass` pays for them, `python -S` does not)."""
+    import site
+
+    pth = []
+    try:
+        dirs = site.getsitepackages() + [site.getusersitepackages()]
+    except AttributeError:  # a virtualenv's old site module
+        dirs = []
+    for d in dirs:
+        if os.path.isdir(d):
+            pth += sorted(f for f in os.listdir(d) if f.endswith(".pth"))
+    items = {
+        "startup-launcher": f"{build_dir() / LAUNCHER} (static; fork, exec, wait4)",
+        "startup-python": sys.executable,
+        "startup-site-pth": ", ".join(pth) if pth else "none",
+    }
+    return items, []
+
+
 # The issue's targets (benchmarks, checked in the report, never in tests).
 IMPORT_BUDGET_MS = 5.0
 C_HELLO_MS = 1.0
