@@ -214,7 +214,9 @@ def run_c(args: harness.Args) -> None:
         program_fact("hello-c-static", "static", tmp)
         src = copy_source(tmp / "src")
         targets = ["build/libroundbench.a", "build/libroundbench.so"]
-        make = ["make", "--no-print-directory", *targets]
+        # The suite's own build flags: TUNE=1 when it runs tuned (Makefile).
+        tune = ["TUNE=1"] if os.environ.get("ROUNDBENCH_TUNE") == "1" else []
+        make = ["make", "--no-print-directory", *tune, *targets]
         clean = _run(make, src)
         lib = src / "build" / "libroundbench.a"
         before = lib.stat().st_mtime_ns
