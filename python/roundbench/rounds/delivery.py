@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .. import binfmt, harness
-from . import Round, Variant, build_dir, needs_command, repo_root
+from . import Round, Variant, build_dir, repo_root
 
 CROSS_TARGETS = [("linux", "arm64"), ("windows", "amd64"), ("darwin", "arm64")]
 CROSS_FORMAT = {"linux": "ELF", "windows": "PE", "darwin": "Mach-O"}
