@@ -52,7 +52,10 @@ def test_extension_module():
                                             (["-no-pie"], "dynamic"), (["-shared", "-fPIC"], "shared library")])
 def test_binaries_built_here(tmp_path, flags, linkage):
     src = tmp_path / "t.c"
-    src.write_text("#include <math.h>\n#include <stdio.h>\nint main(int c, char **v){printf(\"%f\\n\", sqrt(c)); return 0;}\n")
+    src.write_text(
+        "#include <math.h>\n#include <stdio.h>\n"
+        "int main(int c, char **v) { printf(\"%f\\n\", sqrt(c)); return 0; }\n"
+    )
     out = tmp_path / "t"
     r = subprocess.run(["gcc", *flags, str(src), "-o", str(out), "-lm"], capture_output=True, text=True)
     if r.returncode != 0 and "-static" in " ".join(flags):
@@ -119,7 +122,9 @@ def test_facts_reach_the_report(tmp_path):
     name = "BenchmarkDelivery/impl=go"
     lines = [
         benchfmt.fact_line(name, 'cross:hello-go:linux/arm64:cgo=1 {"ok": false, "error": "gcc: error: x | y"}'),
-        benchfmt.fact_line(name, 'cross:hello-go:linux/arm64:cgo=0 {"ok": true, "format": "ELF", "arch": "arm64", "size": 2000000}'),
+        benchfmt.fact_line(
+            name, 'cross:hello-go:linux/arm64:cgo=0 {"ok": true, "format": "ELF", "arch": "arm64", "size": 2000000}'
+        ),
         benchfmt.fact_line(name, 'program:hello-go {"size": 2400000, "stripped": 1600000, "format": "ELF", '
                                  '"arch": "x86-64", "linkage": "static", "interp": null, "needed": []}'),
         f"{name} 1 5000000000 ns/op 1 cross-ok\n",

@@ -64,8 +64,8 @@ static const target targets[] = {
 
 typedef struct start_ctx {
     char *const *argv;
-    int out_fd;   /* a memfd: the target's stdout, checked after each start */
-    int null_fd;  /* /dev/null: the target's stdin */
+    int out_fd;  /* a memfd: the target's stdout, checked after each start */
+    int null_fd; /* /dev/null: the target's stdin */
     char expect[64];
 } start_ctx;
 

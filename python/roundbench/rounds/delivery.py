@@ -329,7 +329,8 @@ def report_section(size: dict, cells: dict) -> str:
         w.append("| program | size | stripped | format | linkage | interpreter | needed libraries |")
         w.append("|---|---|---|---|---|---|---|")
         for name, v in progs:
-            w.append(f"| {name} | {_mib(v.get('size'))} | {_mib(v.get('stripped'))} | {v.get('format')} {v.get('arch')} | "
+            w.append(f"| {name} | {_mib(v.get('size'))} | {_mib(v.get('stripped'))} | "
+                     f"{v.get('format')} {v.get('arch')} | "
                      f"{v.get('linkage')} | {v.get('interp') or '—'} | {', '.join(v.get('needed') or []) or '—'} |")
         w.append("")
     cross = [(k.split(":")[1:], v) for k, v in facts.items() if k.startswith("cross:")]
