@@ -2,8 +2,8 @@
 
 Each run is one child of the runner, as in every round: here the child is
 the statically linked C runner (build/rb-c-static, csrc/runner/run_startup.c),
-which starts the variant's program `starts` times (20) after one untimed
-warm-up, each by fork, exec and wait4, checks every start's exit status and
+which starts the variant's program `starts` times (20) after an untimed
+warm-up (50 ms of starts, at least one), each by fork, exec and wait4, checks every start's exit status and
 output, and reports the median start-to-exit time (ns/op, and ms), the
 interquartile range of the starts (spread-ms), the median of each start's
 own peak RSS (start-peak-B, from wait4) and what 1,000 starts cost. Timing
