@@ -37,7 +37,7 @@
 #include "rounds.h"
 
 #define MAX_STARTS 10000
-#define SUM_N 1000 /* the core call of go-c and py-c: rb_loop(1000) */
+#define SUM_N 1000          /* the core call of go-c and py-c: rb_loop(1000) */
 #define WARMUP_NS 50000000u /* the warm-up rule of every timed run: 50 ms */
 
 typedef struct target {
