@@ -149,3 +149,9 @@ def test_a_facts_round_runs_once_and_keeps_its_facts(tmp_path):
     assert len(rs.runs) == 1
     assert [(f.key, f.value) for f in rs.facts] == [("colour", "blue, as measured"), ("empty", "")]
     assert "facts: colour=blue, as measured" in (tmp_path / "report.md").read_text()
+    # benchstat skips --- FACT: lines as it skips --- FAIL: lines.
+    from test_runner import _benchstat
+
+    bs = subprocess.run([_benchstat(), str(tmp_path / "results.txt")], capture_output=True, text=True)
+    assert bs.returncode == 0 and "error" not in bs.stderr.lower(), bs.stderr
+    assert "Factsonly" in bs.stdout
