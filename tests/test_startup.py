@@ -33,7 +33,7 @@ def test_every_variant_has_a_row(tmp_path, built):
     for name in ("c", "c-static", "go", "go-cgo", "go-c", "py", "py-S", "py-I", "py-roundbench", "py-c"):
         r = ran[name]
         assert r.iters == 3  # --quick: 3 starts
-        for unit in ("ms", "spread-ms", "start-peak-B", "s/1000-starts", "launcher-anon-B", "peak-B"):
+        for unit in ("ms", "spread-ms", "start-peak-B", "s/1000-starts", "cpu-ms", "launcher-anon-B", "peak-B"):
             assert unit in r.metrics, (name, unit)
         assert r.metrics["ms"] > 0 and r.metrics["spread-ms"] >= 0
         assert abs(r.metrics["s/1000-starts"] - r.metrics["ms"]) < 1e-3 * r.metrics["ms"] + 1e-6
