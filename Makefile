@@ -98,6 +98,43 @@ $(BUILD)/rb-go: $(GO_SRC)
 py: ## build the Python extension in place (python/roundbench)
 	$(PYTHON) setup.py -q build_ext --inplace
 
+# --- round startup: its launcher and the programs it starts ------------------
+# rb-c-static is the C runner linked statically: round startup's launcher,
+# whose own small peak RSS is the floor under the peak of every program it
+# starts (csrc/runner/run_startup.c). The hello programs are the round's
+# targets: C with the core's flags, dynamic and static; Go without cgo
+# (static), the same program with cgo (dynamic), and a Go program that calls
+# the core once.
+STARTUP_BIN := $(BUILD)/rb-c-static $(BUILD)/hello-c $(BUILD)/hello-c-static \
+  $(BUILD)/hello-go $(BUILD)/hello-go-cgo $(BUILD)/hello-go-c
+.PHONY: startup
+build: startup
+startup: $(STARTUP_BIN) ## build round startup's launcher and the hello programs it starts
+
+$(BUILD)/rb-c-static: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.a
+	$(CC) $(CFLAGS) -static $(RUNNER_SRC) $(BUILD)/libroundbench.a -o $@ -lpthread -lm
+
+$(BUILD)/hello-c: csrc/tools/hello.c
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS_CORE) $< -o $@
+
+$(BUILD)/hello-c-static: csrc/tools/hello.c
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS_CORE) -static $< -o $@
+
+$(BUILD)/hello-go: $(wildcard go/cmd/rb-hello/*.go) go.mod
+	@mkdir -p $(BUILD)
+	CGO_ENABLED=0 $(GO) build -o $@ ./go/cmd/rb-hello
+
+$(BUILD)/hello-go-cgo: $(wildcard go/cmd/rb-hello/*.go) go.mod
+	@mkdir -p $(BUILD)
+	CGO_ENABLED=1 $(GO) build -o $@ ./go/cmd/rb-hello
+
+$(BUILD)/hello-go-c: $(GO_SRC)
+	@mkdir -p $(BUILD)
+	$(GO) build -o $@ ./go/cmd/rb-hello-core
+# --- end round startup --------------------------------------------------------
+
 install: ## pip install the Python package (import roundbench anywhere)
 	$(PYTHON) -m pip install -q .
 

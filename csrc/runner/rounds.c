@@ -19,5 +19,6 @@ const rbc_round rbc_rounds[] = {
     /* issue 5: sleep, cores */
     {"sleep", rbc_run_sleep},
     {"cores", rbc_run_cores},
+    {"startup", rbc_run_startup}, /* round startup */
     {NULL, NULL},
 };

@@ -22,6 +22,9 @@ int rbc_run_jsonl(const rbc_args *a);
 /* issue 5: sleep, cores */
 int rbc_run_sleep(const rbc_args *a);
 int rbc_run_cores(const rbc_args *a);
+/* round startup (run_startup.c) */
+int rbc_run_startup(const rbc_args *a);
+/* end round startup */
 
 extern const rbc_round rbc_rounds[];
 

@@ -10,6 +10,10 @@ A result file is a sequence of lines:
     --- FAIL: BenchmarkLoop/impl=py/n=20000000 (run 2): exit status 3
         <last stderr lines, indented>
     --- SKIP: BenchmarkFfi/impl=py-cffi-api: <why it cannot run here>
+    --- FACT: BenchmarkDelivery/impl=c: KEY VALUE
+                                       a fact a child of a facts round found
+                                       (a file's linkage, a build's error),
+                                       written before that child's run line
 
 Tools that read the format (benchstat) take the first three kinds and skip
 the rest, as they skip `go test`'s own --- FAIL lines.
@@ -80,12 +84,20 @@ class Skip:
 
 
 @dataclass
+class Fact:
+    name: str
+    key: str
+    value: str
+
+
+@dataclass
 class ResultSet:
     runs: list = field(default_factory=list)
     failures: list = field(default_factory=list)
     skips: list = field(default_factory=list)
     units: dict = field(default_factory=dict)  # unit -> better
     configs: list = field(default_factory=list)  # one dict per file section
+    facts: list = field(default_factory=list)
 
 
 def parse_bench_line(line: str, config: Optional[dict] = None) -> Run:
@@ -103,6 +115,15 @@ def parse_bench_line(line: str, config: Optional[dict] = None) -> Run:
 
 _FAIL = re.compile(r"^--- FAIL: (\S+)(?: \(run (\d+)\))?: (.*)$")
 _SKIP = re.compile(r"^--- SKIP: (\S+): (.*)$")
+_FACT = re.compile(r"^--- FACT: (\S+): (\S+) ?(.*)$")
+
+
+def fact_line(name: str, fact: str) -> str:
+    """`fact` is a child's `KEY VALUE` (one line; the value may be empty)."""
+    key, _, value = " ".join(fact.split("\n")).strip().partition(" ")
+    if not key:
+        raise ValueError("empty fact")
+    return f"--- FACT: {name}: {key} {value.strip()}\n"
 
 
 def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> ResultSet:
@@ -133,6 +154,10 @@ def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> Resul
         if m:
             last_failure = Failure(m.group(1), int(m.group(2)) if m.group(2) else None, m.group(3))
             rs.failures.append(last_failure)
+            continue
+        m = _FACT.match(line)
+        if m:
+            rs.facts.append(Fact(m.group(1), m.group(2), m.group(3)))
             continue
         m = _SKIP.match(line)
         if m:

@@ -114,7 +114,7 @@ def cmd_run(args) -> int:
     out_file = out_dir / "results.txt"
     plans = runner.make_plans(selected, impls or None, args.quick, _overrides(args))
     header = runner.header_for(selected, args.runs, args.quick)
-    total = sum(len(p.variants) for p in plans) * args.runs
+    total = sum(len(p.variants) * (1 if p.round.facts else args.runs) for p in plans)  # a facts round runs once
     print(f"roundbench: {total} runs ({', '.join(r.name for r in selected)}) -> {out_file}", file=sys.stderr)
     r = runner.Runner(out_file, args.runs, args.timeout, progress=None if args.quiet else sys.stderr)
     t0 = time.monotonic()

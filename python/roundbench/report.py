@@ -74,6 +74,7 @@ class Cell:
         self.runs: list = []
         self.failures: list = []
         self.skip: Optional[str] = None
+        self.facts: "OrderedDict" = OrderedDict()  # key -> value, from --- FACT: lines
 
     def values(self, unit: str) -> list:
         return [r.metrics[unit] for r in self.runs if unit in r.metrics]
@@ -108,6 +109,8 @@ def group(rs: benchfmt.ResultSet) -> "OrderedDict":
         cell(f.name).failures.append(f)
     for s in rs.skips:
         cell(s.name).skip = s.reason
+    for f in rs.facts:
+        cell(f.name).facts[f.key] = f.value
     return out
 
 
@@ -141,6 +144,21 @@ def _best(cells: list, unit: str, better: str):
     return m, c
 
 
+def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list) -> None:
+    """A round of facts (Round.facts): its own section, then what did not run."""
+    section = getattr(rounds.modules().get(rnd_name), "report_section", None)
+    if section:
+        w(section(dict(size), cells))
+    for c in ordered:
+        if c.skip:
+            w(f"- {c.impl}: not run: {c.skip}")
+        for f in c.failures:
+            w(f"- {c.impl}: FAILED: {f.reason}")
+            for d in f.detail[-6:]:
+                w(f"    `{d}`")
+    w("")
+
+
 def render(rs: benchfmt.ResultSet, source: str) -> str:
     out = []
     w = out.append
@@ -169,6 +187,9 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
             w(f"### {rnd_name}: {_size_label(size)}\n")
             order = [v.name for v in info.variants] if info else []
             ordered = sorted(cells.values(), key=lambda c: order.index(c.impl) if c.impl in order else len(order))
+            if info and info.facts:
+                _facts_round(w, rnd_name, size, cells, ordered)
+                continue
             best_m, best_c = _best(ordered, unit, better)
             ref = cells.get(ref_name)
             ref_m = ref.median_of(unit) if ref else None

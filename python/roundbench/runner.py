@@ -41,6 +41,7 @@ class Outcome:
     reason: str = ""
     stderr_tail: list = field(default_factory=list)
     wall_s: float = 0.0
+    facts: list = field(default_factory=list)  # `fact:` lines of a facts round's child
 
 
 def _exited_ok(status: int) -> bool:
@@ -175,7 +176,8 @@ def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) 
         "sys-ns/op": usage.stime_ns / iters,
     }
     line = bench[0].rstrip() + "".join(f" {harness._fmt(v)} {u}" for u, v in extra.items())
-    return Outcome(name, True, line=line, result=results[-1] if results else None, wall_s=wall)
+    facts = [l[len("fact:") :].strip() for l in out.splitlines() if l.startswith("fact:")]
+    return Outcome(name, True, line=line, result=results[-1] if results else None, wall_s=wall, facts=facts)
 
 
 def bench_name(rnd: rounds.Round, impl: str, params: dict) -> str:
@@ -254,7 +256,7 @@ class Runner:
     def run(self, plans: list, header: dict) -> int:
         """Runs every plan; returns the number of failed runs. Raises
         KeyboardInterrupt after saving what was done."""
-        total = sum(len(p.variants) for p in plans) * self.runs
+        total = sum(len(p.variants) * self._runs(p) for p in plans)
         done = 0
         start = time.monotonic()
         self.out_file.parent.mkdir(parents=True, exist_ok=True)
@@ -270,7 +272,7 @@ class Runner:
                     self._say(f"skip {p.round.name} {v.name}: {why}")
                 # The first variant that passes sets the cell's reference result.
                 reference = None
-                for k in range(1, self.runs + 1):
+                for k in range(1, self._runs(p) + 1):
                     for v in p.variants:
                         name = bench_name(p.round, v.name, p.params)
                         cmd = rounds.command(p.round, v, p.params)
@@ -283,7 +285,7 @@ class Runner:
                         done += 1
                         if o.ok:
                             self.ok += 1
-                            self._write(fh, o.line + "\n")
+                            self._write(fh, "".join(benchfmt.fact_line(name, f) for f in o.facts) + o.line + "\n")
                         else:
                             self.failed += 1
                             detail = "".join(f"    {l}\n" for l in o.stderr_tail)
@@ -292,8 +294,12 @@ class Runner:
                         eta = elapsed / done * (total - done)
                         size = " ".join(f"{a}={b}" for a, b in p.params.items())
                         status = f"{o.wall_s:.2f} s" if o.ok else f"FAILED: {o.reason[:100]}"
-                        self._say(f"[{done}/{total} {_fmt_secs(elapsed)} elapsed, ~{_fmt_secs(eta)} left] {p.round.name} {size} {v.name} run {k}/{self.runs}: {status}".replace("  ", " "))
+                        self._say(f"[{done}/{total} {_fmt_secs(elapsed)} elapsed, ~{_fmt_secs(eta)} left] {p.round.name} {size} {v.name} run {k}/{self._runs(p)}: {status}".replace("  ", " "))
         return self.failed
+
+    def _runs(self, p: Plan) -> int:
+        # A round of facts runs once: a second run would find the same facts.
+        return 1 if p.round.facts else self.runs
 
     def _say(self, text: str) -> None:
         if self.progress:

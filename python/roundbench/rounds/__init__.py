@@ -28,19 +28,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Optional
 
-# The suite's rounds, in the order they run and are reported.
-ROUND_MODULES = ["loop", "ffi"]
-# ---- issue 3 ----
-ROUND_MODULES += ["matmul", "temps"]
-# ---- end issue 3 ----
-# round http
-ROUND_MODULES += ["http"]
-# --- round chain (issue 5) ---
-ROUND_MODULES += ["chain"]
-# --- end round chain ---
-ROUND_MODULES += ["jsonl", "loc"]  # rounds jsonl and loc (loc stays last: it measures the others)
-# issue 5: concurrency rounds
-ROUND_MODULES += ["sleep", "cores"]
+# The suite's rounds, in the order they run and are reported (DESIGN.md's
+# order; loc last, since it measures the others' source files).
+ROUND_MODULES = [
+    "loop", "matmul", "temps", "ffi", "startup", "delivery",
+    "sleep", "chain", "cores", "jsonl", "http", "loc",
+]
 
 LANGS = ("c", "go", "py")
 
@@ -89,6 +82,11 @@ class Round:
     # Extra report columns: (unit, header) pairs, shown as the median of
     # that unit over the runs (e.g. ("traffic-B", "memory traffic")).
     columns: list = field(default_factory=list)
+    # A round of facts, not samples (delivery: sizes, linkage, build
+    # results): each cell runs once whatever --runs says, its children may
+    # print `fact: KEY VALUE` lines that the result file keeps, and the
+    # report shows only the round's report_section.
+    facts: bool = False
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:

@@ -1,0 +1,378 @@
+"""Round delivery: what it costs to ship each program, as facts.
+
+Not timings with error bars but a table of facts, each measured here:
+- the size (as built and stripped) of the C and Go programs of round
+  startup, and whether each is static or dynamic, read from the ELF file
+  itself (binfmt: PT_INTERP and DT_NEEDED);
+- cross-compilation of the Go hello and of the Go program that calls the
+  core, for linux/arm64, windows/amd64 and darwin/arm64, cgo off and on:
+  each cell is the output's format and architecture read from its header,
+  or the build's first error line (a cgo build without a cross C toolchain
+  fails: that is a finding, recorded, not a failure of the round);
+- clean and incremental build times (one source file edited) of the C
+  core, the Go package and the Python extension;
+- the wheel `pip wheel .` builds: its size and the shared libraries its
+  extension modules need at run time.
+
+Each variant is one child (this module, run by the Python child runner)
+that works in a temporary copy of the source tree, so build/ and the
+checkout are never touched; it prints `fact: KEY JSON` lines, which the
+runner keeps in the result file (Round.facts: one run per cell), and a
+result line with the numeric facts. Variant names say whose delivery it is:
+c (the C programs and the core), go (the Go hello), go-c (the Go program
+using the core, and the Go package), py-c (the extension and the wheel).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+from typing import Callable, Optional
+
+from .. import binfmt, harness
+from . import Round, Variant, build_dir, repo_root
+
+CROSS_TARGETS = [("linux", "arm64"), ("windows", "amd64"), ("darwin", "arm64")]
+CROSS_FORMAT = {"linux": "ELF", "windows": "PE", "darwin": "Mach-O"}
+CROSS_ARCH = {"arm64": "arm64", "amd64": "x86-64"}
+BUILD_TIMEOUT_S = 600
+
+
+def _source() -> Callable:
+    def check() -> Optional[str]:
+        return None if repo_root() is not None else "needs the source checkout (it builds from csrc/, go/ and setup.py)"
+
+    return check
+
+
+ROUND = Round(
+    name="delivery",
+    title="delivery: what shipping each program costs",
+    explain=(
+        "Facts, measured here: binary sizes and linkage read from the ELF files, Go cross-compilation "
+        "results read from the outputs' headers, clean and incremental build times, the wheel."
+    ),
+    variants=[
+        Variant("c", "py", "the C hello programs; the C core's build", requires=_source()),
+        Variant("go", "py", "the Go hello programs; their cross-compilation", requires=_source()),
+        Variant("go-c", "py", "the Go program that calls the core; its cross-compilation; the Go package's build",
+                requires=_source()),
+        Variant("py-c", "py", "the Python extension's build; the wheel", requires=_source()),
+    ],
+    sizes=[{}],
+    quick=[{}],
+    metric="ns/op",
+    units={"clean-s": "lower", "incremental-s": "lower", "cross-ok": "higher", "wheel-B": "lower"},
+    metric_explain="ns/op: how long the child took to gather its facts",
+    reference="c",
+    cross_check=False,
+    facts=True,
+)
+
+
+def _fact(key: str, value: dict) -> None:
+    print(f"fact: {key} {json.dumps(value, sort_keys=True)}", flush=True)
+
+
+def first_error(text: str) -> str:
+    """The first line of a failed build's output that says what failed (go
+    prints `# package` headers first)."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    # Prefer a line that says error: gcc and the assembler print context first.
+    for l in lines:
+        if "error" in l.lower() and not l.startswith("#"):
+            return l[:240]
+    for l in lines:
+        if not l.startswith("#"):
+            return l[:240]
+    return lines[0][:240] if lines else "(no output)"
+
+
+def _clean_env(**extra: str) -> dict:
+    env = dict(os.environ)
+    # A make that started the suite must not hand its jobserver to ours.
+    for k in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL"):
+        env.pop(k, None)
+    env.update(extra)
+    return env
+
+
+def _run(cmd: list, cwd: Path, env: Optional[dict] = None) -> float:
+    """Runs a build step of the project itself; returns its wall seconds.
+    A step that fails is a failure of the round (the project must build)."""
+    t0 = time.perf_counter_ns()
+    p = subprocess.run(cmd, cwd=cwd, env=env or _clean_env(), capture_output=True, text=True,
+                       timeout=BUILD_TIMEOUT_S)
+    t = (time.perf_counter_ns() - t0) / 1e9
+    if p.returncode != 0:
+        raise RuntimeError(f"`{' '.join(map(str, cmd))}` failed: {first_error(p.stderr + p.stdout)}")
+    return t
+
+
+def copy_source(dst: Path) -> Path:
+    """A copy of the checkout's sources (no build outputs) to build in."""
+    root = repo_root()
+    if root is None:
+        raise harness.CannotRun("needs the source checkout")
+    ignore = shutil.ignore_patterns(".git", "build", "results", "dist", "__pycache__", "*.so", "*.o",
+                                    "*.egg-info", ".pytest_cache", "_cffi_api.c")
+    shutil.copytree(root, dst, symlinks=True, ignore=ignore)
+    return dst
+
+
+def _edit(path: Path, comment: str) -> None:
+    """An edit that changes the file's bytes and time but not its meaning
+    (Go's build cache keys on content, so touch alone would rebuild nothing)."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f"\n{comment}\n")
+
+
+def stripped_size(path: Path, tmp: Path) -> Optional[int]:
+    strip = shutil.which("strip")
+    if strip is None:
+        return None
+    out = tmp / (path.name + ".stripped")
+    subprocess.run([strip, "-o", str(out), str(path)], check=True, capture_output=True, timeout=60)
+    return out.stat().st_size
+
+
+def program_fact(name: str, want_linkage: str, tmp: Path) -> dict:
+    """Size, stripped size and linkage of build/<name>, checked against how
+    the Makefile links it."""
+    path = build_dir() / name
+    if not path.is_file():
+        raise harness.CannotRun(f"{path} is not built (run `make build`)")
+    info = binfmt.read(path)
+    harness.check(f"{name} linkage", info.linkage, want_linkage)
+    size = path.stat().st_size
+    stripped = stripped_size(path, tmp)
+    if stripped is not None and stripped > size:
+        raise harness.WrongResult(f"{name} stripped size", stripped, f"at most {size}")
+    value = {"size": size, "stripped": stripped, "format": info.format, "arch": info.arch,
+             "linkage": info.linkage, "interp": info.interp, "needed": info.needed}
+    _fact(f"program:{name}", value)
+    return value
+
+
+def cross_cell(go: str, pkg: str, goos: str, goarch: str, cgo: int, src: Path, out_dir: Path) -> dict:
+    """One cross-compilation: success with the output's format and
+    architecture read from its header, or the build's first error line. A
+    failed build is a finding, never an exception."""
+    name = f"{pkg.rstrip('/').rsplit('/', 1)[-1]}-{goos}-{goarch}-cgo{cgo}" + (".exe" if goos == "windows" else "")
+    out = out_dir / name
+    env = _clean_env(GOOS=goos, GOARCH=goarch, CGO_ENABLED=str(cgo))
+    t0 = time.perf_counter_ns()
+    try:
+        p = subprocess.run([go, "build", "-o", str(out), pkg], cwd=src, env=env, capture_output=True, text=True,
+                           timeout=BUILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"ok": False, "error": f"timed out after {BUILD_TIMEOUT_S} s"}
+    secs = (time.perf_counter_ns() - t0) / 1e9
+    if p.returncode != 0:
+        return {"ok": False, "error": first_error(p.stderr + p.stdout), "s": round(secs, 2)}
+    info = binfmt.read(out)
+    # A build that succeeds must have made what was asked for.
+    harness.check(f"{name} format", info.format, CROSS_FORMAT.get(goos, info.format))
+    harness.check(f"{name} arch", info.arch, CROSS_ARCH.get(goarch, info.arch))
+    return {"ok": True, "format": info.format, "arch": info.arch, "bits": info.bits,
+            "linkage": info.linkage if info.format == "ELF" else None, "size": out.stat().st_size,
+            "s": round(secs, 2)}
+
+
+def _cross_all(program: str, pkg: str, src: Path, tmp: Path) -> int:
+    go = shutil.which("go")
+    if go is None:
+        raise harness.CannotRun("command go is not on PATH")
+    out_dir = tmp / "cross"
+    out_dir.mkdir(exist_ok=True)
+    ok = 0
+    for goos, goarch in CROSS_TARGETS:
+        for cgo in (0, 1):
+            cell = cross_cell(go, pkg, goos, goarch, cgo, src, out_dir)
+            ok += cell["ok"]
+            _fact(f"cross:{program}:{goos}/{goarch}:cgo={cgo}", cell)
+    return ok
+
+
+def _emit(args: harness.Args, t0: int, metrics: dict) -> None:
+    harness.result(f"{args.impl}-facts")
+    harness.emit(args, 1, time.perf_counter_ns() - t0, metrics)
+
+
+def run_c(args: harness.Args) -> None:
+    t0 = time.perf_counter_ns()
+    with tempfile.TemporaryDirectory(prefix="rb-delivery-") as d:
+        tmp = Path(d)
+        program_fact("hello-c", "dynamic", tmp)
+        program_fact("hello-c-static", "static", tmp)
+        src = copy_source(tmp / "src")
+        targets = ["build/libroundbench.a", "build/libroundbench.so"]
+        # The suite's own build flags: TUNE=1 when it runs tuned (Makefile).
+        tune = ["TUNE=1"] if os.environ.get("ROUNDBENCH_TUNE") == "1" else []
+        make = ["make", "--no-print-directory", *tune, *targets]
+        clean = _run(make, src)
+        lib = src / "build" / "libroundbench.a"
+        before = lib.stat().st_mtime_ns
+        _edit(src / "csrc" / "loop.c", "/* delivery round: an edit */")
+        incr = _run(make, src)
+        if lib.stat().st_mtime_ns == before:
+            raise harness.WrongResult("libroundbench.a rebuilt after editing csrc/loop.c", False, True)
+        _fact("build:c-core", {"what": "the C core: make build/libroundbench.a build/libroundbench.so (serial)",
+                               "edited": "csrc/loop.c", "clean_s": round(clean, 3), "incremental_s": round(incr, 3)})
+    _emit(args, t0, {"clean-s": clean, "incremental-s": incr})
+
+
+def run_go(args: harness.Args) -> None:
+    t0 = time.perf_counter_ns()
+    with tempfile.TemporaryDirectory(prefix="rb-delivery-") as d:
+        tmp = Path(d)
+        program_fact("hello-go", "static", tmp)
+        program_fact("hello-go-cgo", "dynamic", tmp)
+        src = copy_source(tmp / "src")
+        ok = _cross_all("hello-go", "./go/cmd/rb-hello", src, tmp)
+    _emit(args, t0, {"cross-ok": ok})
+
+
+def run_go_c(args: harness.Args) -> None:
+    t0 = time.perf_counter_ns()
+    go = shutil.which("go")
+    if go is None:
+        raise harness.CannotRun("command go is not on PATH")
+    with tempfile.TemporaryDirectory(prefix="rb-delivery-") as d:
+        tmp = Path(d)
+        program_fact("hello-go-c", "dynamic", tmp)
+        src = copy_source(tmp / "src")
+        ok = _cross_all("hello-go-c", "./go/cmd/rb-hello-core", src, tmp)
+        # Clean: an empty build cache, so the standard library packages the
+        # package imports (runtime/cgo included) are compiled too: what a
+        # first build on a new machine or in CI pays.
+        env = _clean_env(GOCACHE=str(tmp / "gocache"), CGO_ENABLED="1")
+        build = [go, "build", "./go"]
+        clean = _run(build, src, env)
+        _edit(src / "go" / "loop.go", "// delivery round: an edit")
+        incr = _run(build, src, env)
+        _fact("build:go-package", {"what": "the Go package (cgo, the core compiled in): go build ./go, empty GOCACHE",
+                                   "edited": "go/loop.go", "clean_s": round(clean, 3), "incremental_s": round(incr, 3)})
+    _emit(args, t0, {"clean-s": clean, "incremental-s": incr, "cross-ok": ok})
+
+
+def run_py_c(args: harness.Args) -> None:
+    t0 = time.perf_counter_ns()
+    with tempfile.TemporaryDirectory(prefix="rb-delivery-") as d:
+        tmp = Path(d)
+        src = copy_source(tmp / "src")
+        build = [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp / "lib"),
+                 "--build-temp", str(tmp / "temp")]
+        clean = _run(build, src)
+        _edit(src / "csrc" / "loop.c", "/* delivery round: an edit */")
+        incr = _run(build, src)
+        _fact("build:py-extension", {"what": "the Python extension: setup.py build_ext (the core compiled in)",
+                                     "edited": "csrc/loop.c", "clean_s": round(clean, 3),
+                                     "incremental_s": round(incr, 3)})
+        wheel_dir = tmp / "wheel"
+        wheel_s = _run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation", "-q",
+                        "--disable-pip-version-check", "-w", str(wheel_dir)], src)
+        wheels = sorted(wheel_dir.glob("roundbench-*.whl"))
+        harness.check("wheels built", len(wheels), 1)
+        whl = wheels[0]
+        libs = {}
+        with zipfile.ZipFile(whl) as z:
+            for member in z.namelist():
+                if member.endswith(".so"):
+                    path = Path(z.extract(member, tmp / "unpacked"))
+                    info = binfmt.read(path)
+                    libs[member] = {"needed": info.needed, "arch": info.arch, "linkage": info.linkage}
+        if not any(m.startswith("roundbench/_core") for m in libs):
+            raise harness.WrongResult("extension roundbench._core in the wheel", sorted(libs), "roundbench/_core*.so")
+        size = whl.stat().st_size
+        _fact("wheel", {"file": whl.name, "size": size, "build_s": round(wheel_s, 3), "modules": libs})
+    _emit(args, t0, {"clean-s": clean, "incremental-s": incr, "wheel-B": size})
+
+
+PY_VARIANTS = {"c": run_c, "go": run_go, "go-c": run_go_c, "py-c": run_py_c}
+
+
+# --- the report --------------------------------------------------------------
+
+
+def _mib(b) -> str:
+    if b is None:
+        return "—"
+    return f"{b / 1024 / 1024:.2f} MiB" if b >= 1024 * 1024 else f"{b / 1024:.1f} KiB"
+
+
+def _facts(cells: dict) -> dict:
+    out = {}
+    for c in cells.values():
+        for k, v in c.facts.items():
+            try:
+                out[k] = json.loads(v)
+            except ValueError:
+                out[k] = {"error": f"unreadable fact: {v[:80]}"}
+    return out
+
+
+def report_section(size: dict, cells: dict) -> str:
+    facts = _facts(cells)
+    w = []
+    progs = [(k.split(":", 1)[1], v) for k, v in facts.items() if k.startswith("program:")]
+    if progs:
+        w.append("Programs of round startup, as built in build/ (linkage from the ELF file: "
+                 "program interpreter and needed libraries):\n")
+        w.append("| program | size | stripped | format | linkage | interpreter | needed libraries |")
+        w.append("|---|---|---|---|---|---|---|")
+        for name, v in progs:
+            w.append(f"| {name} | {_mib(v.get('size'))} | {_mib(v.get('stripped'))} | "
+                     f"{v.get('format')} {v.get('arch')} | "
+                     f"{v.get('linkage')} | {v.get('interp') or '—'} | {', '.join(v.get('needed') or []) or '—'} |")
+        w.append("")
+    cross = [(k.split(":")[1:], v) for k, v in facts.items() if k.startswith("cross:")]
+    if cross:
+        w.append("Go cross-compilation (`GOOS`/`GOARCH`, `CGO_ENABLED`): the output's format and architecture "
+                 "read from its header, or the build's first error line. A cgo build needs a C cross toolchain "
+                 "for the target; without one it fails, and that is the finding.\n")
+        w.append("| program | target | cgo off | cgo on |")
+        w.append("|---|---|---|---|")
+        rows: dict = {}
+        for (prog, target, cgo), v in cross:
+            rows.setdefault((prog, target), {})[cgo] = v
+
+        def cell(v) -> str:
+            if v is None:
+                return "—"
+            if v.get("ok"):
+                return f"ok: {v['format']} {v['arch']}, {_mib(v.get('size'))}"
+            return "fails: `" + v.get("error", "?").replace("|", "/").replace("`", "'") + "`"
+
+        for (prog, target), by in rows.items():
+            w.append(f"| {prog} | {target} | {cell(by.get('cgo=0'))} | {cell(by.get('cgo=1'))} |")
+        w.append("")
+    builds = [v for k, v in facts.items() if k.startswith("build:")]
+    if builds:
+        w.append("Build times in a temporary copy of the sources, serial, on this machine (one build each: "
+                 "compare within the table); incremental: after appending a comment to one file.\n")
+        w.append("| what | clean | incremental | file edited |")
+        w.append("|---|---|---|---|")
+        for v in builds:
+            w.append(f"| {v.get('what')} | {v.get('clean_s', 0):.2f} s | {v.get('incremental_s', 0):.2f} s | "
+                     f"{v.get('edited')} |")
+        w.append("")
+    wheel = facts.get("wheel")
+    if wheel:
+        w.append(f"Wheel from `pip wheel . --no-deps --no-build-isolation`: `{wheel.get('file')}`, "
+                 f"{_mib(wheel.get('size'))}, built in {wheel.get('build_s', 0):.2f} s. Its extension modules "
+                 "and the shared libraries they need at run time (DT_NEEDED):\n")
+        for mod, v in (wheel.get("modules") or {}).items():
+            w.append(f"- `{mod}`: {v.get('linkage')}, {v.get('arch')}; needs "
+                     f"{', '.join(v.get('needed') or []) or 'nothing beyond the interpreter'}")
+        w.append("")
+    if not w:
+        w.append("No delivery facts were recorded.\n")
+    return "\n".join(w)

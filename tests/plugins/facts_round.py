@@ -1,0 +1,32 @@
+"""A round of facts (Round.facts), loaded by the delivery tests through
+ROUNDBENCH_PLUGINS: it must run once whatever --runs says, and its facts
+must reach the result file and the report."""
+
+from roundbench import harness
+from roundbench.rounds import Round, Variant
+
+ROUND = Round(
+    name="factsonly",
+    title="factsonly: a round of facts",
+    explain="Test round.",
+    variants=[Variant("py", "py", "prints two facts")],
+    sizes=[{}],
+    quick=[{}],
+    metric="ns/op",
+    cross_check=False,
+    facts=True,
+)
+
+
+def run(args):
+    print("fact: colour blue, as measured")
+    print("fact: empty")
+    harness.result("ok")
+    harness.emit(args, 1, 1000.0)
+
+
+def report_section(size, cells):
+    return "facts: " + "; ".join(f"{k}={v}" for c in cells.values() for k, v in c.facts.items())
+
+
+PY_VARIANTS = {"py": run}
