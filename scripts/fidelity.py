@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 from roundbench import benchfmt  # noqa: E402
 
-ROUNDS = 8
+ROUNDS = 16
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,23 @@ def run_roundbench(*args, timeout=600, **kw) -> subprocess.CompletedProcess:
         [sys.executable, "-m", "roundbench", *args],
         capture_output=True, text=True, timeout=timeout, env=kw.pop("env", child_env()), cwd=ROOT, **kw,
     )
+
+
+def os_threads(settle_to: int = 1 << 30) -> int:
+    """OS threads of this process. Thread.join() returns once the thread is
+    done with Python, a moment before the kernel thread is gone: with
+    settle_to, wait up to 2 s for the count to come down to it."""
+    deadline = time.monotonic() + 2
+    while True:
+        n = len(os.listdir("/proc/self/task"))
+        if n <= settle_to or time.monotonic() > deadline:
+            return n
+        time.sleep(0.002)
+
+
+def open_fds() -> set:
+    """The file descriptors open in this process."""
+    return set(os.listdir("/proc/self/fd"))
 
 
 @pytest.fixture(scope="session")

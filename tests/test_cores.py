@@ -18,24 +18,11 @@ from roundbench.rounds import cores as rnd
 from roundbench.rounds.loop import expected
 
 from conftest import BUILD, child_env, load_vectors, run_roundbench
+from conftest import open_fds as _fds, os_threads as _threads
 
 CORES = load_vectors("cores")
 
 
-def _threads(settle_to: int = 1 << 30) -> int:
-    """OS threads of this process, waiting up to 2 s for exiting ones to go
-    when settle_to is given (join() returns a moment before the kernel
-    thread is gone)."""
-    deadline = time.monotonic() + 2
-    while True:
-        n = len(os.listdir("/proc/self/task"))
-        if n <= settle_to or time.monotonic() > deadline:
-            return n
-        time.sleep(0.002)
-
-
-def _fds() -> set:
-    return set(os.listdir("/proc/self/fd"))
 
 
 def _core_threads(n, workers):

@@ -16,25 +16,12 @@ from roundbench.pure import sleep as pure
 from roundbench.rounds import sleep as rnd
 
 from conftest import BUILD, child_env, load_vectors, run_roundbench
+from conftest import open_fds as _fds, os_threads as _threads
 
 WAIT_NS = 5_000_000  # the tests check what happened, not how fast
 SLEEP = load_vectors("sleep")
 
 
-def _threads(settle_to: int = 1 << 30) -> int:
-    """OS threads of this process. Thread.join() returns once the thread
-    is done with Python, a moment before the kernel thread is gone: with
-    settle_to, wait up to 2 s for the count to come down to it."""
-    deadline = time.monotonic() + 2
-    while True:
-        n = len(os.listdir("/proc/self/task"))
-        if n <= settle_to or time.monotonic() > deadline:
-            return n
-        time.sleep(0.002)
-
-
-def _fds() -> set:
-    return set(os.listdir("/proc/self/fd"))
 
 
 VARIANTS = {

@@ -236,7 +236,7 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 else:
                     w(section(dict(size), cells))
             # The crossing: what calling the core from Python or Go adds.
-            if ref_m is not None and ref_name == "c":
+            if ref_m is not None and ref_name == "c" and (info is None or info.binding_overhead):
                 lines = []
                 for b in ("py-c", "go-c"):
                     if b in cells and cells[b].median_of(unit) is not None:

@@ -155,6 +155,8 @@ def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) 
     code = os.WEXITSTATUS(status)
     if code != 0:
         meaning = EXIT_MEANINGS.get(code, "")
+        if tail and meaning and tail[-1].startswith(meaning):
+            meaning = ""  # the child's own line already says it
         reason = f"exit status {code}" + (f" ({meaning})" if meaning else "")
         if tail:
             reason += f": {tail[-1]}"

@@ -79,6 +79,10 @@ class Round:
     # Whether the round's Python-against-Go point counts in the final score
     # (a speed round does; a facts round such as loc only informs).
     scored: bool = True
+    # Whether py-c and go-c minus c is the cost of a crossing (it is when
+    # the three do the same work in the core; in startup they start whole
+    # different programs).
+    binding_overhead: bool = True
     # Extra report columns: (unit, header) pairs, shown as the median of
     # that unit over the runs (e.g. ("traffic-B", "memory traffic")).
     columns: list = field(default_factory=list)
@@ -197,8 +201,20 @@ def get(name: str) -> Round:
         raise KeyError(f"unknown round {name!r} (rounds: {', '.join(modules())})") from None
 
 
+def _module_for(round_name: str) -> ModuleType:
+    """One round's module, importing only that one when it is a suite round:
+    a child process must not pay (in start-up and peak RSS) for the imports
+    of every other round."""
+    if round_name in ROUND_MODULES:
+        return importlib.import_module(f"roundbench.rounds.{round_name}")
+    try:
+        return modules()[round_name]
+    except KeyError:
+        raise KeyError(f"unknown round {round_name!r} (rounds: {', '.join(modules())})") from None
+
+
 def py_variant(round_name: str, impl: str) -> Callable:
-    mod: ModuleType = modules()[round_name]
+    mod: ModuleType = _module_for(round_name)
     try:
         return mod.PY_VARIANTS[impl]
     except KeyError:

@@ -81,6 +81,7 @@ ROUND = Round(
     cross_check=False,
     columns=[("spread-ms", "spread of the starts (IQR, ms)"), ("start-peak-B", "peak RSS of one start"),
              ("cpu-ms", "CPU of one start (ms)"), ("s/1000-starts", "1,000 starts (s)")],
+    binding_overhead=False,  # py-c and go-c start other programs than c
 )
 
 def provenance() -> tuple:
