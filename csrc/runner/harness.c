@@ -92,6 +92,24 @@ void rbc_core_failed(const char *call, const rb_error *err)
     exit(RBC_EXIT_FAILED);
 }
 
+int64_t rbc_proc_bytes(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    char line[256];
+    size_t klen = strlen(key);
+    int64_t v = -1;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+            v = strtoll(line + klen + 1, NULL, 10) * 1024;
+            break;
+        }
+    }
+    fclose(f);
+    return v;
+}
+
 void rbc_warm_up(void (*fn)(void *ctx), void *ctx)
 {
     uint64_t t0 = rbc_now_ns();

@@ -60,6 +60,11 @@ _Noreturn void rbc_wrong(const char *what, long long got, long long want);
 /* Reports a core error and exits with RBC_EXIT_FAILED. */
 _Noreturn void rbc_core_failed(const char *call, const rb_error *err);
 
+/* A "Key:   123 kB" line of a /proc file (e.g. "/proc/self/status",
+ * "VmHWM"), in bytes; -1 when the file or the key is absent. The rounds that
+ * measure memory from inside (sleep, chain) read their baselines with it. */
+int64_t rbc_proc_bytes(const char *path, const char *key);
+
 /* Warm-up: calls fn(ctx) until at least 50 ms have passed (at most 1000
  * calls), so that the timed run starts with the code, data and the core's
  * clock speed where a steady state puts them, whatever ran before. */

@@ -20,25 +20,6 @@
  * many pages, few enough to cost a millisecond. */
 #define CALIBRATION_N 2000
 
-/* A "Key:   123 kB" line of a /proc file, in bytes; -1 when absent. */
-static int64_t proc_kb(const char *path, const char *key)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[256];
-    size_t klen = strlen(key);
-    int64_t v = -1;
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
-            v = strtoll(line + klen + 1, NULL, 10) * 1024;
-            break;
-        }
-    }
-    fclose(f);
-    return v;
-}
-
 static uint64_t cpu_ns(const struct timeval *tv)
 {
     return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
@@ -59,7 +40,7 @@ int rbc_run_chain(const rbc_args *a)
     int64_t k = rbc_int_arg(a, "hop-work", 0, 0, INT64_MAX);
     int64_t p = rbc_int_arg(a, "parallel", 1, 1, RB_CHAIN_MAX_PARALLEL);
     rb_error err;
-    int64_t base = proc_kb("/proc/self/status", "VmRSS");
+    int64_t base = rbc_proc_bytes("/proc/self/status", "VmRSS");
 
     /* Calibration and warm-up: one short chain (without hop work: memory
      * does not depend on it). */
@@ -67,7 +48,7 @@ int rbc_run_chain(const rbc_args *a)
     rb_chain *c = NULL;
     if (rb_chain_new(m, 0, 1, how, &c, &err) != RB_OK)
         rbc_core_failed("rb_chain_new", &err);
-    int64_t grown = proc_kb("/proc/self/status", "VmRSS") - base;
+    int64_t grown = rbc_proc_bytes("/proc/self/status", "VmRSS") - base;
     if (rb_chain_pass(c, &got, &err) != RB_OK)
         rbc_core_failed("rb_chain_pass", &err);
     rb_chain_free(c);
@@ -75,7 +56,7 @@ int rbc_run_chain(const rbc_args *a)
         rbc_wrong("calibration chain", got, m);
     double per_task = grown > 0 ? (double)grown / (double)m : 0.0;
     double need = per_task * (double)n * (double)p * 1.1; /* 10% margin */
-    int64_t avail = proc_kb("/proc/meminfo", "MemAvailable");
+    int64_t avail = rbc_proc_bytes("/proc/meminfo", "MemAvailable");
     if (avail > 0 && need > (double)avail) {
         fprintf(stderr,
                 "not possible here: memory: n=%lld x parallel=%lld needs about %.0f MiB "
@@ -105,7 +86,7 @@ int rbc_run_chain(const rbc_args *a)
     getrusage(RUSAGE_SELF, &ru1);
     if (st != RB_OK)
         rbc_core_failed("rb_chain_pass", &err);
-    int64_t peak = proc_kb("/proc/self/status", "VmHWM");
+    int64_t peak = rbc_proc_bytes("/proc/self/status", "VmHWM");
     uint64_t t4 = rbc_now_ns();
     rb_chain_free(c);
     uint64_t t5 = rbc_now_ns();

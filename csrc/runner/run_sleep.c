@@ -6,20 +6,11 @@
 
 #include "rounds.h"
 
-/* This process's peak resident set (VmHWM), in bytes; -1 if unknown. The
+/* This process's peak resident set (VmHWM), in bytes; -1 if unknown: the
  * same figure wait4 reports at exit, read mid-run for the N=1 baseline. */
 static int64_t peak_rss(void)
 {
-    FILE *f = fopen("/proc/self/status", "re");
-    if (!f)
-        return -1;
-    char line[256];
-    long long kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %lld kB", &kb) == 1)
-            break;
-    fclose(f);
-    return kb < 0 ? -1 : kb * 1024;
+    return rbc_proc_bytes("/proc/self/status", "VmHWM");
 }
 
 /* The resident part of one thread's stack and descriptor, for the limit

@@ -117,6 +117,21 @@ def time_once(fn: Callable[[], object]) -> tuple[int, object]:
     return t1 - t0, value
 
 
+def proc_bytes(path: str, key: str) -> int:
+    """A `Key:   123 kB` line of a /proc file (e.g. "/proc/self/status",
+    "VmHWM"), in bytes; -1 when the file or the key is absent. The rounds
+    that measure memory from inside (sleep, chain) read their baselines
+    with it."""
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return -1
+
+
 WARMUP_NS = 50_000_000
 
 

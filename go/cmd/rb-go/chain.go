@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"roundbench/go"
@@ -35,28 +32,6 @@ func init() {
 // Python runners).
 const chainCalibrationN = 2000
 
-// procBytes reads a "Key:   123 kB" line of a /proc file, in bytes (-1
-// when absent).
-func procBytes(path, key string) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), key+":"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) > 0 {
-				if v, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
-					return v * 1024
-				}
-			}
-		}
-	}
-	return -1
-}
-
 // cpuNs returns this process's (system, user + system) CPU time so far.
 func cpuNs() (sys, total int64) {
 	var ru syscall.Rusage
@@ -77,19 +52,19 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 	if k > ((1<<63-1)/n-1)/6 {
 		harness.Exit(harness.ExitUsage, "chain: hop-work=%d is too large for n=%d: the value would overflow int64", k, n)
 	}
-	base := procBytes("/proc/self/status", "VmRSS")
+	base := harness.ProcBytes("/proc/self/status", "VmRSS")
 
 	m := min(n, chainCalibrationN)
 	ch, err := build(m, 0, 1)
 	harness.Must(err)
-	grown := procBytes("/proc/self/status", "VmRSS") - base
+	grown := harness.ProcBytes("/proc/self/status", "VmRSS") - base
 	got, err := ch.Pass()
 	harness.Must(err)
 	ch.Close()
 	harness.Check("calibration chain", got[0], m)
 	perTask := float64(max(grown, 0)) / float64(m)
 	need := perTask * float64(n) * float64(p) * 1.1
-	if avail := procBytes("/proc/meminfo", "MemAvailable"); avail > 0 && need > float64(avail) {
+	if avail := harness.ProcBytes("/proc/meminfo", "MemAvailable"); avail > 0 && need > float64(avail) {
 		fmt.Fprintf(os.Stderr, "not possible here: memory: n=%d x parallel=%d needs about %.0f MiB "+
 			"(%.0f B/task measured on a calibration chain of %d tasks, +10%%) but MemAvailable is %.0f MiB\n",
 			n, p, need/(1<<20), perTask, m, float64(avail)/(1<<20))
@@ -103,7 +78,7 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 	pass := harness.Timed(func() { values, err = ch.Pass() })
 	sys1, cpu1 := cpuNs()
 	harness.Must(err)
-	peak := procBytes("/proc/self/status", "VmHWM")
+	peak := harness.ProcBytes("/proc/self/status", "VmHWM")
 	teardown := harness.Timed(func() {
 		ch.Close()
 		ch = nil

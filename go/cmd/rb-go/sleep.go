@@ -1,10 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"roundbench/go"
@@ -21,19 +17,11 @@ func init() {
 // peakRSS is this process's peak resident set (VmHWM) in bytes: what wait4
 // reports at exit, read mid-run for the N=1 baseline.
 func peakRSS() int64 {
-	f, err := os.Open("/proc/self/status")
-	harness.Must(err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			harness.Must(err)
-			return kb * 1024
-		}
+	peak := harness.ProcBytes("/proc/self/status", "VmHWM")
+	if peak < 0 {
+		harness.Exit(harness.ExitFailed, "no VmHWM in /proc/self/status")
 	}
-	harness.Exit(harness.ExitFailed, "no VmHWM in /proc/self/status")
-	return 0
+	return peak
 }
 
 func runSleep(a *harness.Args, sleep func(int64, time.Duration) (roundbench.SleepStats, error)) {

@@ -8,6 +8,7 @@
 package harness
 
 import (
+	"bufio"
 	"fmt"
 	"math"
 	"os"
@@ -130,6 +131,29 @@ func Timed(fn func()) time.Duration {
 	t0 := time.Now()
 	fn()
 	return time.Since(t0)
+}
+
+// ProcBytes reads a "Key:   123 kB" line of a /proc file (e.g.
+// "/proc/self/status", "VmHWM") in bytes, or -1 when the file or the key is
+// absent. The rounds that measure memory from inside (sleep, chain) read
+// their baselines with it.
+func ProcBytes(path, key string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), key+":"); ok {
+			if fields := strings.Fields(rest); len(fields) > 0 {
+				if v, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
+					return v * 1024
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // WarmUp calls fn until at least 50 ms have passed (at most 1000 calls), so

@@ -97,15 +97,6 @@ def report_section(size: dict, cells: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _kb(path: str, key: str) -> int:
-    """A `Key:   123 kB` line of a /proc file, in bytes (-1 when absent)."""
-    with open(path) as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    return -1
-
-
 def _not_possible(why: str) -> None:
     # The same message and exit status as the C and Go runners print.
     print(f"not possible here: {why}", file=sys.stderr, flush=True)
@@ -122,14 +113,14 @@ def _run(args: harness.Args, make) -> None:
     p = args.int("parallel", 1, 1, MAX_PARALLEL)
     if k > (INT64_MAX // n - 1) // 6:
         raise harness.UsageError(f"chain: hop-work={k} is too large for n={n}: the value would overflow int64")
-    base = _kb("/proc/self/status", "VmRSS")
+    base = harness.proc_bytes("/proc/self/status", "VmRSS")
 
     # Calibration and warm-up: a short chain without hop work (memory does
     # not depend on it) measures the bytes per task for the guard.
     m = min(n, CALIBRATION_N)
     try:
         ch = make(m, 0, 1)
-        grown = _kb("/proc/self/status", "VmRSS") - base
+        grown = harness.proc_bytes("/proc/self/status", "VmRSS") - base
         got = ch.run()
         ch.close()
     except NotPossibleHere as e:
@@ -137,7 +128,7 @@ def _run(args: harness.Args, make) -> None:
     harness.check("calibration chain", got, [m])
     per_task = max(grown, 0) / m
     need = per_task * n * p * 1.1
-    avail = _kb("/proc/meminfo", "MemAvailable")
+    avail = harness.proc_bytes("/proc/meminfo", "MemAvailable")
     if avail > 0 and need > avail:
         _not_possible(
             f"memory: n={n} x parallel={p} needs about {need / 2**20:.0f} MiB ({per_task:.0f} B/task measured on a "
@@ -156,7 +147,7 @@ def _run(args: harness.Args, make) -> None:
     values = ch.run()
     t3 = now()
     ru1 = resource.getrusage(resource.RUSAGE_SELF)
-    peak = _kb("/proc/self/status", "VmHWM")
+    peak = harness.proc_bytes("/proc/self/status", "VmHWM")
     t4 = now()
     ch.close()
     del ch

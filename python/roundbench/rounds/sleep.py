@@ -74,11 +74,10 @@ ROUND = Round(
 def peak_rss() -> int:
     """This process's peak resident set (VmHWM) in bytes: what wait4
     reports at exit, read mid-run for the N=1 baseline."""
-    with open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    raise OSError("no VmHWM in /proc/self/status")
+    peak = harness.proc_bytes("/proc/self/status", "VmHWM")
+    if peak < 0:
+        raise OSError("no VmHWM in /proc/self/status")
+    return peak
 
 
 def _fit(args: harness.Args, n: int, touched: int, maps: int) -> int:
