@@ -284,6 +284,22 @@ rb_status rb_matmul_fill(int64_t n, uint64_t seed, double *a, double *b, rb_erro
     return RB_OK;
 }
 
+/* y = M*v and ya = |M|*va for a row-major m x m matrix: one step of the
+ * check's product and of its rounding bound. */
+static void matvec_abs(size_t m, const double *mat, const double *v, const double *va, double *y,
+                       double *ya)
+{
+    for (size_t i = 0; i < m; i++) {
+        double s = 0, sa = 0;
+        for (size_t j = 0; j < m; j++) {
+            s += mat[i * m + j] * v[j];
+            sa += fabs(mat[i * m + j]) * va[j];
+        }
+        y[i] = s;
+        ya[i] = sa;
+    }
+}
+
 rb_status rb_matmul_verify(int64_t n, const double *a, const double *b, const double *c,
                            int64_t *checksum, rb_error *err)
 {
@@ -302,24 +318,8 @@ rb_status rb_matmul_verify(int64_t n, const double *a, const double *b, const do
     uint64_t s = UINT64_C(0x5EED);
     for (size_t j = 0; j < m; j++)
         x[j] = (double)(1 + splitmix64(&s) % 8);
-    for (size_t i = 0; i < m; i++) {
-        double v = 0, va = 0;
-        for (size_t j = 0; j < m; j++) {
-            v += b[i * m + j] * x[j];
-            va += fabs(b[i * m + j]) * x[j];
-        }
-        bx[i] = v;
-        bxa[i] = va;
-    }
-    for (size_t i = 0; i < m; i++) {
-        double v = 0, va = 0;
-        for (size_t k = 0; k < m; k++) {
-            v += a[i * m + k] * bx[k];
-            va += fabs(a[i * m + k]) * bxa[k];
-        }
-        abx[i] = v;
-        abxa[i] = va;
-    }
+    matvec_abs(m, b, x, x, bx, bxa);
+    matvec_abs(m, a, bx, bxa, abx, abxa);
     const double tol = 4.0 * ((double)m + 2.0) * DBL_EPSILON;
     for (size_t i = 0; i < m; i++) {
         double v = 0;
