@@ -4,7 +4,12 @@
  * The rules (what is valid, blank, which status counts) are in README.md,
  * "jsonl"; testdata/jsonl_vectors.txt encodes them for every language.
  *
- * How it is fast: a line is scanned once, left to right, by a parser with
+ * Two ways, the kernels (roundbench.h): the line scanner below ("scan"),
+ * and the block index further down ("sse2", "avx2"), which validates the
+ * lines a log mostly holds, flat compact objects, 64 bytes at a time with
+ * bit masks and hands every other line to the scanner.
+ *
+ * The scanner: a line is scanned once, left to right, by a parser with
  * no recursion (the open containers are a bit stack, one bit per level), and
  * every line the parser sees ends with '\n'. That byte can end no token (it
  * is a control character inside strings, no digit, no letter of a literal),
@@ -42,6 +47,8 @@
 
 typedef struct tally {
     rb_jsonl_result *res;
+    /* The kernel: counts [p, end), which ends with '\n'. */
+    rb_status (*region)(const uint8_t *p, const uint8_t *end, struct tally *t, rb_error *err);
     int64_t small[SMALL_STATUS];
 } tally;
 
@@ -585,48 +592,492 @@ bad:
     return RB_JSONL_INVALID_JSON;
 }
 
-/* Counts the lines of [p, end), which ends with '\n'. */
-static rb_status scan_region(const uint8_t *p, const uint8_t *end, tally *t, rb_error *err)
+/* The running counts of a region. The caller keeps them in locals: stores
+ * through res would alias the int64_t tally and keep them in memory, one
+ * round trip per line. */
+typedef struct counts {
+    int64_t lines, blank, valid;
+} counts;
+
+/* Tallies one line; -1 when out of memory. */
+INLINE int count_line(tally *t, counts *c, rb_jsonl_reason r, int64_t status, int blank)
 {
+    c->lines++;
+    if (LIKELY(r == RB_JSONL_VALID)) {
+        if (blank) {
+            c->blank++;
+            return 0;
+        }
+        c->valid++;
+        if (LIKELY((uint64_t)status < SMALL_STATUS)) {
+            t->small[status]++;
+            return 0;
+        }
+        return add_status(t->res, status, 1);
+    }
     rb_jsonl_result *res = t->res;
-    int64_t status = 0;
-    int blank;
-    rb_status st = RB_OK;
+    res->invalid++;
+    if (res->nreported < RB_JSONL_MAX_REPORTED) {
+        res->reported[res->nreported].line = c->lines;
+        res->reported[res->nreported].reason = r;
+        res->nreported++;
+    }
+    return 0;
+}
+
+INLINE scanner scanner_at(const uint8_t *end)
+{
     scanner sc = {.end = end};
 #if defined(__SSE2__)
     sc.base = (uintptr_t)end; /* no window yet: every p is "behind" it */
 #endif
-    /* The counters live in locals: stores through res would alias the
-     * int64_t tally and keep them in memory, one round trip per line. */
-    int64_t lines = res->lines, blanks = res->blank, valid = res->valid;
+    return sc;
+}
+
+static rb_status out_of_memory(rb_error *err)
+{
+    return rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for the status table", -1);
+}
+
+/* Kernel "scan": counts the lines of [p, end), which ends with '\n'. */
+static rb_status scan_region(const uint8_t *p, const uint8_t *end, tally *t, rb_error *err)
+{
+    rb_jsonl_result *res = t->res;
+    rb_status st = RB_OK;
+    scanner sc = scanner_at(end);
+    counts c = {res->lines, res->blank, res->valid};
     while (p < end) {
+        int64_t status = 0;
+        int blank;
         rb_jsonl_reason r = scan_line(&sc, p, &p, &status, &blank);
-        lines++;
-        if (r == RB_JSONL_VALID) {
-            if (blank) {
-                blanks++;
-                continue;
-            }
-            valid++;
-            if (status >= 0 && status < SMALL_STATUS)
-                t->small[status]++;
-            else if (add_status(res, status, 1) < 0) {
-                st = rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for the status table", -1);
-                break;
-            }
-            continue;
-        }
-        res->invalid++;
-        if (res->nreported < RB_JSONL_MAX_REPORTED) {
-            res->reported[res->nreported].line = lines;
-            res->reported[res->nreported].reason = r;
-            res->nreported++;
+        if (count_line(t, &c, r, status, blank) < 0) {
+            st = out_of_memory(err);
+            break;
         }
     }
-    res->lines = lines;
-    res->blank = blanks;
-    res->valid = valid;
+    res->lines = c.lines;
+    res->blank = c.blank;
+    res->valid = c.valid;
     return st;
+}
+
+/* ---- kernels "sse2" and "avx2": the block index ---------------------------
+ *
+ * Stage one classifies 64 bytes at a time into bit masks (bit i: byte i)
+ * and combines them, with a few dozen branch-free bit operations and no
+ * per-token work, into one mask of violations: every byte where a line
+ * stops being a flat compact object of plain strings and numbers, that is
+ *
+ *     '{' key ':' value (',' key ':' value)* '}' '\n'
+ *
+ * with keys and values strings of printable ASCII without a backslash,
+ * values also numbers -?(0|[1-9][0-9]*)(.[0-9]+)? without the '-', and
+ * nothing between tokens. Stage two walks the newlines: a line with no
+ * violation is valid as it is (every key is top level, and the raw bytes
+ * are the key), so only its last "status": key is read; any other line
+ * (whitespace, nesting, escapes, UTF-8, literals, exponents, blank, bad)
+ * goes to the line scanner, which decides it. The index only ever accepts:
+ * it never rejects a line by itself, so the scanner's rules are the only
+ * rules, and a line the index has no mask for is merely slower.
+ *
+ * Strings are found as simdjson does, by a prefix XOR of the quotes (no
+ * escape handling is needed: a backslash is a violation). A line with an
+ * odd number of quotes would leave the parity wrong for the lines after
+ * it, so a newline inside a "string" flips the parity back, and marks its
+ * line. Which strings are keys: a string opened right after '{' or ','.
+ * Its closing quote is found by adding its opening bit to the mask of
+ * string bytes: the carry runs along the string and lands on the closing
+ * quote. The same addition finds where the digits after a '.' end (a
+ * second '.' there is a violation). Masks carry across blocks by one bit
+ * (the last byte of the previous block) and the two additions by their
+ * carry. Every rule is written "byte i given byte i-1", so the violation
+ * lands in the line it is about. */
+
+#if defined(__x86_64__) && defined(__SSE2__)
+#define HAVE_INDEX 1
+#include <immintrin.h>
+
+/* One 64-byte block, one bit per byte. */
+typedef struct bytemasks {
+    uint64_t quote, bslash, nl, ctl /* < 0x20 or >= 0x80, '\n' included */, digit, zero, colon,
+        comma, lbrace, rbrace, dot, s;
+} bytemasks;
+
+INLINE void classify_sse2(const uint8_t *p, bytemasks *m)
+{
+    __m128i v[4];
+    for (int i = 0; i < 4; i++)
+        v[i] = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+#define MASK64(EXPR)                                                                  \
+    ({                                                                                \
+        uint64_t r_ = 0;                                                              \
+        for (int i_ = 0; i_ < 4; i_++) {                                              \
+            __m128i x = v[i_];                                                        \
+            r_ |= (uint64_t)(unsigned)_mm_movemask_epi8(EXPR) << (16 * i_);           \
+        }                                                                             \
+        r_;                                                                           \
+    })
+#define EQ(c) _mm_cmpeq_epi8(x, _mm_set1_epi8(c))
+    m->quote = MASK64(EQ('"'));
+    m->bslash = MASK64(EQ('\\'));
+    m->nl = MASK64(EQ('\n'));
+    m->ctl = MASK64(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
+    m->digit = MASK64(_mm_cmpeq_epi8(_mm_min_epu8(_mm_sub_epi8(x, _mm_set1_epi8('0')),
+                                                  _mm_set1_epi8(9)),
+                                     _mm_sub_epi8(x, _mm_set1_epi8('0'))));
+    m->zero = MASK64(EQ('0'));
+    m->colon = MASK64(EQ(':'));
+    m->comma = MASK64(EQ(','));
+    m->lbrace = MASK64(EQ('{'));
+    m->rbrace = MASK64(EQ('}'));
+    m->dot = MASK64(EQ('.'));
+    m->s = MASK64(EQ('s'));
+#undef EQ
+#undef MASK64
+}
+
+__attribute__((target("avx2"))) INLINE void classify_avx2(const uint8_t *p, bytemasks *m)
+{
+    __m256i v[2];
+    for (int i = 0; i < 2; i++)
+        v[i] = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));
+#define MASK64(EXPR)                                                                  \
+    ({                                                                                \
+        uint64_t r_ = 0;                                                              \
+        for (int i_ = 0; i_ < 2; i_++) {                                              \
+            __m256i x = v[i_];                                                        \
+            r_ |= (uint64_t)(uint32_t)_mm256_movemask_epi8(EXPR) << (32 * i_);        \
+        }                                                                             \
+        r_;                                                                           \
+    })
+#define EQ(c) _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c))
+    m->quote = MASK64(EQ('"'));
+    m->bslash = MASK64(EQ('\\'));
+    m->nl = MASK64(EQ('\n'));
+    m->ctl = MASK64(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), x));
+    m->digit = MASK64(_mm256_cmpeq_epi8(
+        _mm256_min_epu8(_mm256_sub_epi8(x, _mm256_set1_epi8('0')), _mm256_set1_epi8(9)),
+        _mm256_sub_epi8(x, _mm256_set1_epi8('0'))));
+    m->zero = MASK64(EQ('0'));
+    m->colon = MASK64(EQ(':'));
+    m->comma = MASK64(EQ(','));
+    m->lbrace = MASK64(EQ('{'));
+    m->rbrace = MASK64(EQ('}'));
+    m->dot = MASK64(EQ('.'));
+    m->s = MASK64(EQ('s'));
+#undef EQ
+#undef MASK64
+}
+
+/* What one block hands the next: the masks whose last bit the next
+ * block's "previous byte" rules read, and the two additions' carries. */
+typedef struct index_state {
+    uint64_t instr; /* all ones when the last block ended inside a string */
+    uint64_t key_carry, frac_carry;
+    uint64_t quote, nl, rbrace, key_before, keyclose, valclose, colon, numb, zero, dot;
+} index_state;
+
+/* x shifted one byte on, with the previous block's last bit of it. */
+INLINE uint64_t prev1(uint64_t x, uint64_t *last)
+{
+    uint64_t r = x << 1 | *last >> 63;
+    *last = x;
+    return r;
+}
+
+INLINE uint64_t add_carry(uint64_t a, uint64_t b, uint64_t *carry)
+{
+    uint64_t sum;
+    uint64_t c = __builtin_add_overflow(a, b, &sum);
+    c |= __builtin_add_overflow(sum, *carry, &sum);
+    *carry = c;
+    return sum;
+}
+
+/* Stage one for a block: its violations, and the bytes that may start a
+ * "status": key (an 's' right after a quote: in a line without violations
+ * that quote opens a key).
+ *
+ * The rules below are the fewest that pin the grammar down; each one left
+ * out is implied by the others (for example "a number starts after ':'":
+ * what else could precede its first byte is ruled out by the rules for
+ * '{', ',', '}', the two kinds of closing quote and the line start). */
+INLINE uint64_t index_block(const bytemasks *m, index_state *s, uint64_t *cand)
+{
+    uint64_t q = m->quote, nl = m->nl;
+    uint64_t instr = q; /* bit i: byte i is in a string (its opening quote included) */
+    instr ^= instr << 1;
+    instr ^= instr << 2;
+    instr ^= instr << 4;
+    instr ^= instr << 8;
+    instr ^= instr << 16;
+    instr ^= instr << 32;
+    instr ^= s->instr;
+    uint64_t v = 0, inside_nl = nl & instr;
+    while (inside_nl) { /* rare: only after a line with an odd number of quotes */
+        uint64_t b = inside_nl & -inside_nl;
+        v |= b;
+        instr ^= -b; /* the newline and everything after it flip: outside again */
+        inside_nl = nl & instr;
+    }
+    s->instr = (uint64_t)((int64_t)instr >> 63);
+
+    uint64_t out = ~instr & ~q; /* outside strings, quotes excluded */
+    uint64_t rbo = m->rbrace & out, co = m->colon & out, cm = m->comma & out,
+             dg = m->digit & out, dt = m->dot & out, numb = dg | dt;
+
+    /* Each rule says what may follow one kind of byte; by induction from
+     * the '{' at the line start that pins the line down: no rule needs to
+     * say which bytes may stand outside strings, what ':' or ',' follow or
+     * what ends the line. */
+    v |= (m->ctl & ~nl) | m->bslash; /* no '\\', nothing < 0x20 or > 0x7e but '\n' */
+    v |= prev1(nl, &s->nl) & ~m->lbrace; /* a line starts with '{' */
+    v |= prev1(rbo, &s->rbrace) & ~nl;   /* and ends at its '}' */
+    /* After '{' and ',' a key, whose closing quote is where the carry of
+     * its opening bit through the string lands; after it ':'. */
+    uint64_t after_kb = prev1((m->lbrace & out) | cm, &s->key_before);
+    v |= after_kb & ~q;
+    uint64_t keyclose = add_carry(instr, q & after_kb, &s->key_carry) & ~instr;
+    v |= prev1(keyclose, &s->keyclose) & ~m->colon;
+    /* After ':' a string or a number; after either ',' or '}'. */
+    uint64_t after_colon = prev1(co, &s->colon);
+    v |= after_colon & ~(q | dg);
+    uint64_t after_str = prev1(q & ~instr & ~keyclose, &s->valclose);
+    uint64_t after_num = prev1(numb, &s->numb);
+    v |= (after_str | (after_num & ~numb)) & ~(cm | rbo);
+    /* Numbers: no leading zero, a '.' has digits after it, and the digits
+     * after a '.' are not followed by another. */
+    v |= prev1(m->zero & after_colon, &s->zero) & dg;
+    uint64_t after_dot = prev1(dt, &s->dot);
+    v |= after_dot & ~dg;
+    uint64_t frac_end = add_carry(dg, after_dot, &s->frac_carry) & ~dg;
+    v |= frac_end & dt;
+
+    *cand = prev1(q, &s->quote) & m->s;
+    return v;
+}
+
+/* "status": as a little-endian word. */
+#define STATUS_COLON UINT64_C(0x3a22737574617473)
+
+/* A line the index accepted: its class, from the value of its last
+ * "status" key (at k + 8, a string or a number the index validated). */
+INLINE rb_jsonl_reason accepted_line(const uint8_t *k, int64_t *status)
+{
+    if (!k)
+        return RB_JSONL_NO_STATUS;
+    const uint8_t *p = k + 8, *q = p;
+    if (*q == '"')
+        return RB_JSONL_NO_STATUS;
+    /* The usual HTTP status: three digits, then ',' or '}'. */
+    if (IS_DIGIT(q[1]) && IS_DIGIT(q[2]) && (q[3] == ',' || q[3] == '}')) {
+        *status = (q[0] - '0') * 100 + (q[1] - '0') * 10 + (q[2] - '0');
+        return RB_JSONL_VALID;
+    }
+    while (IS_DIGIT(*q))
+        q++;
+    if (*q == '.' || !parse_int64(p, q, status))
+        return RB_JSONL_NO_STATUS;
+    return RB_JSONL_VALID;
+}
+
+typedef void (*classify_fn)(const uint8_t *, bytemasks *);
+
+/* Stage one runs over a chunk of blocks, then stage two over the chunk's
+ * events: small enough for the stack and L1. */
+#define CHUNK_BLOCKS 64
+
+/* Appends the positions of the bits of e (block `base`) to ev: four
+ * unconditionally, which covers almost every block (a log line is longer
+ * than 32 bytes: a newline and a "status" key per line), then the rest.
+ * No branch per bit, so no misprediction per line. */
+INLINE uint32_t flatten(uint32_t *ev, uint32_t n, uint32_t base, uint64_t e)
+{
+    uint32_t count = (uint32_t)__builtin_popcountll(e);
+    uint32_t *w = ev + n;
+    /* An empty e gives 63, written where the next block writes again. */
+    w[0] = base + (uint32_t)__builtin_ctzll(e | UINT64_C(1) << 63);
+    e &= e - 1;
+    w[1] = base + (uint32_t)__builtin_ctzll(e | UINT64_C(1) << 63);
+    e &= e - 1;
+    w[2] = base + (uint32_t)__builtin_ctzll(e | UINT64_C(1) << 63);
+    e &= e - 1;
+    w[3] = base + (uint32_t)__builtin_ctzll(e | UINT64_C(1) << 63);
+    e &= e - 1;
+    for (uint32_t i = 4; e; i++, e &= e - 1)
+        w[i] = base + (uint32_t)__builtin_ctzll(e);
+    return n + count;
+}
+
+/* Counts [p, end), which ends with '\n': stage one over a chunk of
+ * blocks gives the events (every newline, every byte that may start a
+ * "status": key) and, per block, the newlines that end a line with a
+ * violation; stage two walks the events in order. Instantiated once per
+ * classifier, so each is inlined into its own loop. */
+INLINE rb_status index_region(const uint8_t *p, const uint8_t *end, tally *t, rb_error *err,
+                              classify_fn classify)
+{
+    rb_jsonl_result *res = t->res;
+    scanner sc = scanner_at(end);
+    counts c = {res->lines, res->blank, res->valid};
+    index_state s = {.nl = UINT64_C(1) << 63}; /* p starts a line */
+    uint64_t bad_carry = 0;
+    const uint8_t *line = p, *key = NULL; /* the line's last "status": key */
+    rb_status st = RB_OK;
+    uint32_t ev[CHUNK_BLOCKS * 64 + 4];
+    uint64_t bad_nl[CHUNK_BLOCKS];
+    for (const uint8_t *chunk = p; chunk < end; chunk += CHUNK_BLOCKS * 64) {
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < CHUNK_BLOCKS; j++) {
+            const uint8_t *b = chunk + 64 * j;
+            if (b >= end)
+                break;
+            bytemasks m;
+            if (LIKELY(end - b >= 64)) {
+                classify(b, &m);
+            } else {
+                /* The last block: a copy padded with zeros; nothing after
+                 * the region's final newline is part of a line. */
+                uint8_t pad[64] = {0};
+                memcpy(pad, b, (size_t)(end - b));
+                classify(pad, &m);
+            }
+            uint64_t cand, v = index_block(&m, &s, &cand), nl = m.nl;
+            /* The newlines that end a line with a violation: from each
+             * violation a carry runs through the line's other bytes and
+             * lands on its newline (and on into the next block). */
+            uint64_t land = add_carry(~nl, v & ~nl, &bad_carry);
+            bad_nl[j] = (land | v) & nl;
+            n = flatten(ev, n, 64 * j, nl | cand);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            const uint8_t *at = chunk + ev[i];
+            if (*at != '\n') {
+                uint64_t word;
+                if (end - at >= 8 && (memcpy(&word, at, 8), word == STATUS_COLON))
+                    key = at;
+                continue;
+            }
+            int64_t status = 0;
+            int blank = 0;
+            rb_jsonl_reason r;
+            if (LIKELY(!(bad_nl[ev[i] >> 6] >> (ev[i] & 63) & 1))) {
+                r = accepted_line(key, &status);
+            } else {
+                const uint8_t *next;
+                r = scan_line(&sc, line, &next, &status, &blank);
+            }
+            if (count_line(t, &c, r, status, blank) < 0) {
+                st = out_of_memory(err);
+                goto done;
+            }
+            line = at + 1;
+            key = NULL;
+        }
+    }
+done:
+    res->lines = c.lines;
+    res->blank = c.blank;
+    res->valid = c.valid;
+    return st;
+}
+
+static rb_status index_sse2(const uint8_t *p, const uint8_t *end, tally *t, rb_error *err)
+{
+    return index_region(p, end, t, err, classify_sse2);
+}
+
+__attribute__((target("avx2"))) static rb_status index_avx2(const uint8_t *p,
+                                                            const uint8_t *end, tally *t,
+                                                            rb_error *err)
+{
+    return index_region(p, end, t, err, classify_avx2);
+}
+#endif /* HAVE_INDEX */
+
+/* ---- choosing the kernel -------------------------------------------------- */
+
+typedef rb_status (*region_fn)(const uint8_t *, const uint8_t *, tally *, rb_error *);
+
+enum { K_AUTO, K_SCAN, K_SSE2, K_AVX2, K_COUNT };
+static const char *const kernel_names[K_COUNT] = {"auto", "scan", "sse2", "avx2"};
+static int kernel_choice = K_AUTO; /* read and written atomically */
+
+static int kernel_runs(int k)
+{
+    switch (k) {
+    case K_AUTO:
+    case K_SCAN: return 1;
+#if defined(HAVE_INDEX)
+    case K_SSE2: return 1;
+    case K_AVX2: return __builtin_cpu_supports("avx2");
+#endif
+    default: return 0;
+    }
+}
+
+static int kernel_named(const char *name)
+{
+    for (int k = 0; k < K_COUNT; k++)
+        if (strcmp(name, kernel_names[k]) == 0)
+            return k;
+    return -1;
+}
+
+/* The kernel in force, never K_AUTO; -1 (err set) when the environment
+ * names one this CPU cannot run. */
+static int kernel_resolve(rb_error *err)
+{
+    int k = __atomic_load_n(&kernel_choice, __ATOMIC_RELAXED);
+    if (k != K_AUTO)
+        return k;
+    const char *env = getenv("ROUNDBENCH_JSONL_KERNEL");
+    if (env && *env) {
+        k = kernel_named(env);
+        if (k < 0 || !kernel_runs(k)) {
+            rb_fail(err, RB_ERR_ARG, "ROUNDBENCH_JSONL_KERNEL",
+                    k < 0 ? "names no jsonl kernel (auto, scan, sse2, avx2)"
+                          : "names a jsonl kernel this CPU or build cannot run",
+                    -1);
+            return -1;
+        }
+        if (k != K_AUTO)
+            return k;
+    }
+    for (k = K_COUNT - 1; k > K_SCAN; k--)
+        if (kernel_runs(k))
+            return k;
+    return K_SCAN;
+}
+
+static region_fn kernel_region(int k)
+{
+#if defined(HAVE_INDEX)
+    if (k == K_AVX2)
+        return index_avx2;
+    if (k == K_SSE2)
+        return index_sse2;
+#endif
+    (void)k;
+    return scan_region;
+}
+
+rb_status rb_jsonl_set_kernel(const char *name, rb_error *err)
+{
+    int k = name ? kernel_named(name) : K_AUTO;
+    if (k < 0)
+        return rb_fail(err, RB_ERR_ARG, "name", "is no jsonl kernel (auto, scan, sse2, avx2)", -1);
+    if (!kernel_runs(k))
+        return rb_fail(err, RB_ERR_ARG, "name", "is a jsonl kernel this CPU or build cannot run",
+                       -1);
+    __atomic_store_n(&kernel_choice, k, __ATOMIC_RELAXED);
+    return RB_OK;
+}
+
+const char *rb_jsonl_kernel(rb_error *err)
+{
+    int k = kernel_resolve(err);
+    return k < 0 ? NULL : kernel_names[k];
 }
 
 /* Counts a final line that lacks its newline: copied with one appended. */
@@ -637,7 +1088,7 @@ static rb_status scan_last(const uint8_t *p, size_t len, tally *t, rb_error *err
         return rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for the last line", -1);
     memcpy(tmp, p, len);
     tmp[len] = '\n';
-    rb_status st = scan_region(tmp, tmp + len + 1, t, err);
+    rb_status st = t->region(tmp, tmp + len + 1, t, err);
     free(tmp);
     return st;
 }
@@ -656,17 +1107,21 @@ rb_status rb_jsonl_count_buffer(const uint8_t *buf, size_t len, rb_jsonl_result 
         return rb_fail(err, RB_ERR_ARG, "res", "must not be NULL", -1);
     if (!buf && len)
         return rb_fail(err, RB_ERR_ARG, "buf", "must not be NULL when len > 0", -1);
+    int k = kernel_resolve(err);
+    if (k < 0)
+        return RB_ERR_ARG;
     if (len == 0)
         return RB_OK;
     tally *t = calloc(1, sizeof *t);
     if (!t)
         return rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory", -1);
     t->res = res;
+    t->region = kernel_region(k);
     rb_status st = RB_OK;
     const uint8_t *last = memrchr(buf, '\n', len);
     size_t head = last ? (size_t)(last - buf) + 1 : 0;
     if (head)
-        st = scan_region(buf, buf + head, t, err);
+        st = t->region(buf, buf + head, t, err);
     if (st == RB_OK && head < len)
         st = scan_last(buf + head, len - head, t, err);
     if (st == RB_OK)
@@ -682,6 +1137,9 @@ rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *
         return rb_fail(err, RB_ERR_ARG, "path", "must not be NULL", -1);
     if (!res)
         return rb_fail(err, RB_ERR_ARG, "res", "must not be NULL", -1);
+    int k = kernel_resolve(err);
+    if (k < 0)
+        return RB_ERR_ARG;
     rb_status st = RB_OK;
     uint8_t *buf = NULL;
     tally *t = NULL;
@@ -701,6 +1159,7 @@ rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *
         goto done;
     }
     t->res = res;
+    t->region = kernel_region(k);
     for (;;) {
         ssize_t n = read(fd, buf + have, cap - have);
         if (n < 0) {
@@ -716,7 +1175,7 @@ rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *
         if (n == 0) {
             if (have) {
                 buf[have] = '\n';
-                st = scan_region(buf, buf + have + 1, t, err);
+                st = t->region(buf, buf + have + 1, t, err);
                 if (st == RB_OK)
                     res->bytes += (int64_t)have;
             }
@@ -743,7 +1202,7 @@ rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *
             continue;
         }
         size_t head = (size_t)(last - buf) + 1;
-        st = scan_region(buf, buf + head, t, err);
+        st = t->region(buf, buf + head, t, err);
         if (st != RB_OK)
             goto done;
         res->bytes += (int64_t)head;

@@ -467,6 +467,33 @@ rb_status rb_jsonl_count_buffer(const uint8_t *buf, size_t len, rb_jsonl_result 
  *          RB_ERR_ARG for a NULL path or res. Thread-safe. */
 rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *err);
 
+/* The kernel, which decides how fast (never what) the count is; every one
+ * gives the same result on every input (the tests run each):
+ *   "scan": a line scanner, one pass per line, no recursion (SSE2 masks
+ *           where the build has SSE2, bytes one by one otherwise);
+ *   "sse2", "avx2": a block index first (bit masks of 64 bytes at a time:
+ *           quotes, strings, digits, structure), from which lines that are
+ *           a flat compact object of plain strings and numbers (what a JSON
+ *           Lines log mostly holds) are validated whole, a few bit
+ *           operations per byte; every other line goes to "scan".
+ * "auto" (the default) takes $ROUNDBENCH_JSONL_KERNEL when it names one,
+ * else the fastest this CPU runs ("avx2", checked at run time, so the
+ * portable build has it too). */
+
+/** Chooses the kernel for later counts in this process: "auto", "scan",
+ *  "sse2" or "avx2"; NULL means "auto". Meant for a binding or a test,
+ *  before counting (the choice is one atomic value).
+ *  @return RB_OK; RB_ERR_ARG for an unknown name or one this CPU or build
+ *          cannot run (the message says which). */
+rb_status rb_jsonl_set_kernel(const char *name, rb_error *err);
+
+/** The kernel counts use now, resolved ("scan", "sse2" or "avx2"; never
+ *  "auto"). NULL, with err (may be NULL) set to RB_ERR_ARG naming
+ *  ROUNDBENCH_JSONL_KERNEL, when under "auto" that variable names no
+ *  kernel this CPU runs: then every count fails the same way, rather than
+ *  run a kernel nobody asked for. */
+const char *rb_jsonl_kernel(rb_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Round sleep (issue 5): N tasks, all alive at once, each waiting until a   */
 /* common deadline one wait after a common start. csrc/sleep.c.              */

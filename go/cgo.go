@@ -603,3 +603,31 @@ func JsonlCountBytes(b []byte) (*JsonlResult, error) {
 	}
 	return jsonlResult(&res), nil
 }
+
+// JsonlKernel names the kernel the jsonl counts of this process use:
+// "scan", "sse2" or "avx2" (csrc/roundbench.h says what each is). An error
+// of kind ErrArg when $ROUNDBENCH_JSONL_KERNEL names none this CPU runs.
+func JsonlKernel() (string, error) {
+	var e C.rb_error
+	k := C.rb_jsonl_kernel(&e)
+	if k == nil {
+		return "", coreError("JsonlKernel", C.RB_ERR_ARG, &e)
+	}
+	return C.GoString(k), nil
+}
+
+// SetJsonlKernel chooses the kernel for later counts in this process:
+// "auto" (or ""), "scan", "sse2" or "avx2". An error of kind ErrArg for a
+// name that is none, or one this CPU cannot run.
+func SetJsonlKernel(name string) error {
+	var e C.rb_error
+	var cname *C.char
+	if name != "" {
+		cname = C.CString(name)
+		defer C.free(unsafe.Pointer(cname))
+	}
+	if st := C.rb_jsonl_set_kernel(cname, &e); st != C.RB_OK {
+		return coreError("SetJsonlKernel", st, &e)
+	}
+	return nil
+}

@@ -52,12 +52,36 @@ def _write(tmp_path, data: bytes, name="log.jsonl"):
     return p
 
 
+def _runs(kernel: str) -> bool:
+    try:
+        roundbench.jsonl_kernel(kernel)
+        return True
+    except ValueError:
+        return False
+    finally:
+        roundbench.jsonl_kernel("auto")
+
+
+# The core's kernels this CPU runs: every one must give the same results.
+KERNELS = [k for k in ("scan", "sse2", "avx2") if _runs(k)]
+
+
+def _with_kernel(kernel, f, *args):
+    roundbench.jsonl_kernel(kernel)
+    try:
+        return f(*args)
+    finally:
+        roundbench.jsonl_kernel("auto")
+
+
 def _counters():
     out = {
         "py": pure.count_file,
         "py-c": roundbench.jsonl_count_file,
         "py-c-buffer": lambda p: roundbench.jsonl_count_buffer(open(p, "rb").read()),
     }
+    for k in KERNELS:
+        out[f"py-c/{k}"] = lambda p, k=k: _with_kernel(k, roundbench.jsonl_count_file, p)
     try:
         import orjson  # noqa: F401
 
@@ -135,9 +159,13 @@ def test_generated_log_every_kind_every_variant(built, tmp_path):
             cmd = [sys.executable, "-m", "roundbench.child", "jsonl", v.name, "lines=3000"]
         else:
             cmd = [str(BUILD / {"c": "rb-c", "go": "rb-go"}[v.lang]), "jsonl", v.name, "lines=3000"]
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
-        assert out.returncode == 0, (v.name, out.stderr)
-        assert f"result: {want}\n" in out.stdout, v.name
+        for kernel in KERNELS if v.name in ("c", "py-c", "go-c") else [None]:
+            if kernel:  # the core's variants once with each kernel
+                env["ROUNDBENCH_JSONL_KERNEL"] = kernel
+            out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+            env.pop("ROUNDBENCH_JSONL_KERNEL", None)
+            assert out.returncode == 0, (v.name, kernel, out.stderr)
+            assert f"result: {want}\n" in out.stdout, (v.name, kernel)
         assert re.search(rf"^BenchmarkJsonl/impl={v.name}/lines=3000 1 \d+ ns/op [\d.e+]+ MB/s \d+ invalid-lines$", out.stdout, re.M), out.stdout
 
 
@@ -256,6 +284,30 @@ def test_rules_constants():
     assert os.path.basename(VECTORS) == "jsonl_vectors.txt"
 
 
+def test_kernel_choice(monkeypatch):
+    assert "scan" in KERNELS
+    assert roundbench.jsonl_kernel() in KERNELS
+    assert roundbench.jsonl_kernel(None) in KERNELS
+    assert _with_kernel("scan", roundbench.jsonl_kernel) == "scan"
+    with pytest.raises(ValueError, match="'bogus' is no jsonl kernel"):
+        roundbench.jsonl_kernel("bogus")
+    with pytest.raises(TypeError, match="must be str or None"):
+        roundbench.jsonl_kernel(3)
+    with pytest.raises(TypeError):
+        roundbench.jsonl_kernel("scan", "sse2")
+    # Under "auto" the environment decides; a name it cannot run fails
+    # every count, before it starts, naming the variable.
+    monkeypatch.setenv("ROUNDBENCH_JSONL_KERNEL", "scan")
+    assert roundbench.jsonl_kernel() == "scan"
+    monkeypatch.setenv("ROUNDBENCH_JSONL_KERNEL", "bogus")
+    with pytest.raises(ValueError, match="ROUNDBENCH_JSONL_KERNEL"):
+        roundbench.jsonl_kernel()
+    with pytest.raises(ValueError, match="ROUNDBENCH_JSONL_KERNEL"):
+        roundbench.jsonl_count_buffer(b'{"status":200}\n')
+    monkeypatch.delenv("ROUNDBENCH_JSONL_KERNEL")
+    assert roundbench.jsonl_count_buffer(b'{"status":200}\n')["valid"] == 1
+
+
 def test_differential_mutations(built, tmp_path):
     """Seeded random mutations of valid and vector lines (bytes flipped,
     inserted, deleted, cut): the core, the py rules and both libraries
@@ -267,6 +319,10 @@ def test_differential_mutations(built, tmp_path):
     seeds = [p for _, p, _ in LINES if len(p) < 200] + [
         b'{"ts":1709251200,"method":"GET","path":"/a?q=1","status":200,"bytes":512,"ms":1.5e-3}',
         b'{"a":[1,{"b":null},"\\u00e9"],"status":-7,"c":{"d":[true,false]}}',
+        # Lines of the shape the core's block index validates whole.
+        b'{"ts":1709251200,"method":"GET","path":"/a?q=1","status":200,"bytes":512,"ms":1.5}',
+        b'{"status":404,"ua":"Mozilla/5.0 (X11; Linux x86_64)","ms":0.25,"status":201}',
+        b'{"status":200}',
     ]
     alphabet = b'{}[]:,"\\ \t\r0123456789.-+eEtrufalsn\x00\x1f\x7f\x80\xbf\xc2\xe0\xed\xf0\xf4\xffu'
     lines = []
@@ -292,15 +348,16 @@ def test_differential_mutations(built, tmp_path):
     mismatches = []
     for n, line in enumerate(lines, 1):
         want = pure.classify(line)
-        got = roundbench.jsonl_count_buffer(line + b"\n")
-        if got["blank"]:
-            g = (None, None)
-        elif got["valid"]:
-            g = (next(iter(got["statuses"])), None)
-        else:
-            g = (None, got["reported"][0][1])
-        if g != want:
-            mismatches.append((n, line, g, want))
+        for kernel in KERNELS:
+            got = _with_kernel(kernel, roundbench.jsonl_count_buffer, line + b"\n")
+            if got["blank"]:
+                g = (None, None)
+            elif got["valid"]:
+                g = (next(iter(got["statuses"])), None)
+            else:
+                g = (None, got["reported"][0][1])
+            if g != want:
+                mismatches.append((n, kernel, line, g, want))
     assert not mismatches[:5], mismatches[:5]
     results = {impl: rnd.result_text(f(path)) for impl, f in COUNTERS.items()}
     assert len(set(results.values())) == 1, results

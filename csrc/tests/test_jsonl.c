@@ -241,6 +241,193 @@ static void check_file(const bytes *b, const rb_jsonl_result *want)
     unlink(path);
 }
 
+static const char *const kernels[] = {"scan", "sse2", "avx2"};
+#define NKERNELS (sizeof kernels / sizeof kernels[0])
+
+/* Whether two results are the same in every field a caller sees. */
+static int same_result(const rb_jsonl_result *a, const rb_jsonl_result *b)
+{
+    if (a->lines != b->lines || a->blank != b->blank || a->valid != b->valid ||
+        a->invalid != b->invalid || a->bytes != b->bytes || a->nstatuses != b->nstatuses ||
+        a->nreported != b->nreported)
+        return 0;
+    for (size_t i = 0; i < a->nstatuses; i++)
+        if (a->statuses[i].status != b->statuses[i].status ||
+            a->statuses[i].count != b->statuses[i].count)
+            return 0;
+    for (size_t i = 0; i < a->nreported; i++)
+        if (a->reported[i].line != b->reported[i].line ||
+            a->reported[i].reason != b->reported[i].reason)
+            return 0;
+    return 1;
+}
+
+static uint64_t rng = 0x2545F4914F6CDD1Du;
+static uint64_t next_random(void)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng;
+}
+#define PICK(array) (array)[next_random() % (sizeof(array) / sizeof((array)[0]))]
+
+/* A line shaped like a log record, the shape the block index accepts
+ * whole, with the edges of its rules mixed in, then maybe a byte or two
+ * mutated: whichever way the index goes, its verdict must be the scanner's. */
+static void near_valid_line(bytes *b)
+{
+    static const char *keys[] = {"status", "status", "status", "status", "status", "ts", "s",
+                                 "st", "statu", "statuss",
+                                 "Status", "", "path", "sta\\u0074us", "status ", "ms"};
+    static const char *values[] = {"200", "404", "0", "7", "0.25", "1.5", "\"x\"", "\"\"",
+                                   "\"200\"", "2000", "20", "200.0", "\"a b\"", "\"}\""};
+    static const char *edges[] = {
+        "00", "01", "-1", "-0", "1.", ".5", "1.2.3", "1..2", "1e3", "1E+2",
+        "12345678901234567890", "9223372036854775807", "9223372036854775808",
+        "-9223372036854775808", "true", "null", "false", "{}", "[1]", "{\"status\":1}",
+        "\"\\\"\"", "\"caf\xc3\xa9\"", "\"\\u00e9\"", "\"status\":", "\":\"", "\",\"", "0.0.0"};
+    static const char seps[] = ":,{}[]\" \t\r\n\\0123456789.-se\x80\xc3\x01";
+    size_t start = b->len;
+    put(b, "{", 1);
+    int fields = (int)(next_random() % 7) + (next_random() % 8 != 0);
+    for (int f = 0; f < fields; f++) {
+        if (f)
+            put(b, ",", 1);
+        const char *k = PICK(keys);
+        put(b, "\"", 1);
+        put(b, k, strlen(k));
+        put(b, "\":", 2);
+        if (next_random() % 8 == 0) { /* a long string: lines across blocks */
+            put(b, "\"", 1);
+            for (int i = (int)(next_random() % 200); i > 0; i--)
+                put(b, "abcdefgh/ -_.:,{}[]" + next_random() % 19, 1);
+            put(b, "\"", 1);
+        } else {
+            const char *v = next_random() % 6 ? PICK(values) : PICK(edges);
+            put(b, v, strlen(v));
+        }
+    }
+    put(b, "}", 1);
+    for (int m = (int)(next_random() % 5) - 2; m > 0; m--) {
+        size_t len = b->len - start, at = start + next_random() % (len + 1);
+        char c = seps[next_random() % (sizeof seps - 1)];
+        switch (next_random() % 3) {
+        case 0: /* delete */
+            if (at < b->len) {
+                memmove(b->p + at, b->p + at + 1, b->len - at - 1);
+                b->len--;
+            }
+            break;
+        case 1: /* insert */
+            put(b, " ", 1);
+            memmove(b->p + at + 1, b->p + at, b->len - at - 1);
+            b->p[at] = (uint8_t)c;
+            break;
+        default: /* replace */
+            if (at < b->len)
+                b->p[at] = (uint8_t)c;
+        }
+    }
+    if (next_random() % 16)
+        put(b, "\n", 1);
+    else
+        put(b, "\r\n", 2);
+}
+
+/* Documents of such lines at every alignment, each counted by every
+ * kernel this CPU runs, whole and line by line: all must agree with the
+ * scanner exactly (the index only ever accepts; this is where a rule it
+ * lacks would show). */
+static void differential(void)
+{
+    bytes doc = {0}, one = {0};
+    int accepted = 0;
+    for (int d = 0; d < 400; d++) {
+        doc.len = 0;
+        for (int i = (int)(next_random() % 64); i > 0; i--) /* alignment */
+            put(&doc, " ", 1);
+        put(&doc, "\n", 1);
+        size_t first = doc.len;
+        for (int l = 0; l < 40; l++)
+            near_valid_line(&doc);
+        if (d % 2)
+            doc.len--; /* no final newline */
+        rb_jsonl_result want, got;
+        CHECK(rb_jsonl_set_kernel("scan", NULL) == RB_OK, "scan kernel");
+        if (!count(&doc, &want))
+            continue;
+        /* Lines that are objects: valid or without an integer status
+         * (every invalid line of a 40-line document is reported). */
+        accepted += (int)want.valid;
+        for (size_t i = 0; i < want.nreported; i++)
+            accepted += want.reported[i].reason == RB_JSONL_NO_STATUS;
+        for (size_t k = 1; k < NKERNELS; k++) {
+            if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK)
+                continue;
+            if (count(&doc, &got)) {
+                CHECK(same_result(&want, &got), "differential doc %d: kernel %s disagrees with scan", d,
+                      kernels[k]);
+                rb_jsonl_result_free(&got);
+            }
+        }
+        rb_jsonl_result_free(&want);
+        /* Line by line, so a disagreement names its line. */
+        for (size_t p = first; p < doc.len && d < 40;) {
+            const uint8_t *nl = memchr(doc.p + p, '\n', doc.len - p);
+            size_t e = nl ? (size_t)(nl - doc.p) + 1 : doc.len;
+            one.len = 0;
+            put(&one, doc.p + p, e - p);
+            rb_jsonl_set_kernel("scan", NULL);
+            if (count(&one, &want)) {
+                for (size_t k = 1; k < NKERNELS; k++) {
+                    if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK)
+                        continue;
+                    if (count(&one, &got)) {
+                        CHECK(same_result(&want, &got), "kernel %s disagrees with scan on %.*s",
+                              kernels[k], (int)(e - p), (const char *)one.p);
+                        rb_jsonl_result_free(&got);
+                    }
+                }
+                rb_jsonl_result_free(&want);
+            }
+            p = e;
+        }
+    }
+    /* The generator must make lines the index accepts, or this tests nothing. */
+    CHECK(accepted > 400 * 40 / 2, "only %d of %d near-valid lines are objects", accepted,
+          400 * 40);
+    rb_jsonl_set_kernel(NULL, NULL);
+    free(doc.p);
+    free(one.p);
+}
+
+static void kernel_choice(void)
+{
+    rb_error err;
+    CHECK(rb_jsonl_set_kernel("bogus", &err) == RB_ERR_ARG && strcmp(err.arg, "name") == 0,
+          "an unknown kernel is RB_ERR_ARG naming name");
+    CHECK(rb_jsonl_set_kernel(NULL, &err) == RB_OK, "NULL is auto");
+    const char *k = rb_jsonl_kernel(&err);
+    CHECK(k && strcmp(k, "auto") != 0, "auto resolves to a kernel, got %s", k ? k : "NULL");
+    CHECK(rb_jsonl_set_kernel("scan", &err) == RB_OK && strcmp(rb_jsonl_kernel(NULL), "scan") == 0,
+          "scan runs everywhere");
+    /* Under auto the environment decides, and a bad name fails every count. */
+    rb_jsonl_set_kernel("auto", NULL);
+    setenv("ROUNDBENCH_JSONL_KERNEL", "scan", 1);
+    CHECK(strcmp(rb_jsonl_kernel(NULL), "scan") == 0, "the environment picks scan");
+    setenv("ROUNDBENCH_JSONL_KERNEL", "bogus", 1);
+    rb_jsonl_result r;
+    rb_jsonl_result_init(&r);
+    CHECK(rb_jsonl_kernel(&err) == NULL && err.code == RB_ERR_ARG &&
+              strcmp(err.arg, "ROUNDBENCH_JSONL_KERNEL") == 0,
+          "a bad environment kernel names the variable");
+    CHECK(rb_jsonl_count_buffer((const uint8_t *)"{}\n", 3, &r, &err) == RB_ERR_ARG &&
+              r.lines == 0,
+          "a bad environment kernel fails the count before it starts");
+    CHECK(rb_jsonl_count_file("/dev/null", &r, &err) == RB_ERR_ARG, "and the file count");
+    unsetenv("ROUNDBENCH_JSONL_KERNEL");
+    rb_jsonl_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     const char *vpath = argc > 1 ? argv[1] : "testdata/vectors.txt";
@@ -252,42 +439,53 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%.*sjsonl_vectors.txt", slash ? (int)(slash - vpath + 1) : 0,
              vpath);
 
-    fuzz();
-    bytes all = {0};
-    int64_t all_invalid = 0, all_lines = 0;
-    each_vector(path, &all, &all_invalid, &all_lines);
-
-    /* Every line vector in one document: the counts add up, and only the
-     * first 100 invalid lines are reported, in order. */
-    rb_jsonl_result res;
-    if (count(&all, &res)) {
-        CHECK(res.lines == all_lines, "all: %lld lines; want %lld", (long long)res.lines,
-              (long long)all_lines);
-        CHECK(res.invalid == all_invalid, "all: %lld invalid; want %lld",
-              (long long)res.invalid, (long long)all_invalid);
-        CHECK(res.nreported == (all_invalid < 100 ? (size_t)all_invalid : 100),
-              "all: %zu reported", res.nreported);
-        for (size_t i = 1; i < res.nreported; i++)
-            CHECK(res.reported[i].line > res.reported[i - 1].line, "reported out of order");
-        int64_t sum = 0;
-        for (size_t i = 0; i < res.nstatuses; i++) {
-            sum += res.statuses[i].count;
-            if (i)
-                CHECK(res.statuses[i].status > res.statuses[i - 1].status, "statuses unsorted");
+    kernel_choice();
+    differential();
+    /* Every kernel this CPU runs, through everything below. */
+    for (size_t k = 0; k < NKERNELS; k++) {
+        if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK) {
+            printf("test_jsonl: kernel %s: not run (this CPU or build lacks it)\n", kernels[k]);
+            continue;
         }
-        CHECK(sum == res.valid, "status counts sum to %lld; want %lld", (long long)sum,
-              (long long)res.valid);
-        check_file(&all, &res);
-        /* Counting in two calls goes on with the line numbers. */
-        rb_jsonl_result two;
-        rb_jsonl_result_init(&two);
-        CHECK(rb_jsonl_count_buffer(all.p, all.len, &two, NULL) == RB_OK, "first half");
-        CHECK(rb_jsonl_count_buffer(all.p, all.len, &two, NULL) == RB_OK, "second half");
-        CHECK(two.lines == 2 * res.lines && two.invalid == 2 * res.invalid, "two calls add up");
-        rb_jsonl_result_free(&two);
-        rb_jsonl_result_free(&res);
+        fuzz();
+        bytes all = {0};
+        int64_t all_invalid = 0, all_lines = 0;
+        each_vector(path, &all, &all_invalid, &all_lines);
+
+        /* Every line vector in one document: the counts add up, and only the
+         * first 100 invalid lines are reported, in order. */
+        rb_jsonl_result res;
+        if (count(&all, &res)) {
+            CHECK(res.lines == all_lines, "all: %lld lines; want %lld", (long long)res.lines,
+                  (long long)all_lines);
+            CHECK(res.invalid == all_invalid, "all: %lld invalid; want %lld",
+                  (long long)res.invalid, (long long)all_invalid);
+            CHECK(res.nreported == (all_invalid < 100 ? (size_t)all_invalid : 100),
+                  "all: %zu reported", res.nreported);
+            for (size_t i = 1; i < res.nreported; i++)
+                CHECK(res.reported[i].line > res.reported[i - 1].line, "reported out of order");
+            int64_t sum = 0;
+            for (size_t i = 0; i < res.nstatuses; i++) {
+                sum += res.statuses[i].count;
+                if (i)
+                    CHECK(res.statuses[i].status > res.statuses[i - 1].status, "statuses unsorted");
+            }
+            CHECK(sum == res.valid, "status counts sum to %lld; want %lld", (long long)sum,
+                  (long long)res.valid);
+            check_file(&all, &res);
+            /* Counting in two calls goes on with the line numbers. */
+            rb_jsonl_result two;
+            rb_jsonl_result_init(&two);
+            CHECK(rb_jsonl_count_buffer(all.p, all.len, &two, NULL) == RB_OK, "first half");
+            CHECK(rb_jsonl_count_buffer(all.p, all.len, &two, NULL) == RB_OK, "second half");
+            CHECK(two.lines == 2 * res.lines && two.invalid == 2 * res.invalid, "two calls add up");
+            rb_jsonl_result_free(&two);
+            rb_jsonl_result_free(&res);
+        }
+        free(all.p);
+
     }
-    free(all.p);
+    rb_jsonl_set_kernel(NULL, NULL);
 
     /* Bad input and edges. */
     rb_error err;

@@ -51,7 +51,7 @@ from ._core import chain_expected, chain_free, chain_new, chain_pass  # noqa: E4
 
 # --- end round chain ---
 # round jsonl
-from ._core import JSONL_MAX_DEPTH, JSONL_MAX_REPORTED, jsonl_count_buffer, jsonl_count_file
+from ._core import JSONL_MAX_DEPTH, JSONL_MAX_REPORTED, jsonl_count_buffer, jsonl_count_file, jsonl_kernel
 
 __version__ = "0.1.0"
 
@@ -91,6 +91,7 @@ __all__ = [
     "JSONL_MAX_REPORTED",
     "jsonl_count_buffer",
     "jsonl_count_file",
+    "jsonl_kernel",
     # issue 5: round sleep
     "SLEEP_MAX_N",
     "sleep",

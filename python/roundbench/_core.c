@@ -1214,6 +1214,37 @@ static PyObject *jsonl_count_buffer(PyObject *module, PyObject *arg)
     rb_jsonl_result_free(&res);
     return out;
 }
+PyDoc_STRVAR(jsonl_kernel_doc,
+             "jsonl_kernel(name=None, /)\n--\n\n"
+             "The kernel the jsonl counts of this process use: \"scan\", \"sse2\" or\n"
+             "\"avx2\" (csrc/roundbench.h says what each is). With a name (\"auto\",\n"
+             "\"scan\", \"sse2\", \"avx2\") chooses it first; ValueError for a name that is\n"
+             "no kernel or one this CPU cannot run, or when $ROUNDBENCH_JSONL_KERNEL\n"
+             "does so under \"auto\".");
+
+static PyObject *jsonl_kernel(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs > 1)
+        return PyErr_Format(PyExc_TypeError, "jsonl_kernel() takes at most 1 argument (%zd given)",
+                            nargs);
+    rb_error err;
+    if (nargs == 1 && args[0] != Py_None) {
+        if (!PyUnicode_Check(args[0]))
+            return PyErr_Format(PyExc_TypeError,
+                                "jsonl_kernel() argument 'name' must be str or None, not %.100s",
+                                Py_TYPE(args[0])->tp_name);
+        const char *name = PyUnicode_AsUTF8(args[0]);
+        if (!name)
+            return NULL;
+        if (rb_jsonl_set_kernel(name, &err) != RB_OK)
+            return PyErr_Format(PyExc_ValueError, "jsonl_kernel(): %R %s", args[0], err.msg);
+    }
+    const char *k = rb_jsonl_kernel(&err);
+    if (!k)
+        return raise_core_error(module, "jsonl_kernel", &err);
+    return PyUnicode_FromString(k);
+}
+
 /* ---- round sleep (issue 5) ---------------------------------------------- */
 
 PyDoc_STRVAR(sleep_doc,
@@ -1309,6 +1340,7 @@ static PyMethodDef core_methods[] = {
     /* round jsonl */
     {"jsonl_count_file", jsonl_count_file, METH_O, jsonl_count_file_doc},
     {"jsonl_count_buffer", jsonl_count_buffer, METH_O, jsonl_count_buffer_doc},
+    {"jsonl_kernel", (PyCFunction)(void (*)(void))jsonl_kernel, METH_FASTCALL, jsonl_kernel_doc},
     /* issue 5: round sleep */
     {"sleep", (PyCFunction)(void (*)(void))sleep_, METH_FASTCALL, sleep_doc},
     {"thread_limit", (PyCFunction)(void (*)(void))thread_limit, METH_FASTCALL, thread_limit_doc},

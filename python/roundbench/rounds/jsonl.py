@@ -51,7 +51,8 @@ ROUND = Round(
         "and reason, never fatal. All variants must agree exactly, and agree with the generator."
     ),
     variants=[
-        _v("c", "c", "the C core (one pass per line, SSE2 string scan), reading the file with read(2)"),
+        _v("c", "c", "the C core, reading the file with read(2): a block index (AVX2 or SSE2, chosen at run "
+           "time) validates flat compact lines whole, a line scanner the rest"),
         _v("go", "go", "encoding/json into a struct, bufio.Reader (no line limit)"),
         _v("go-c", "go", "Go calling the C core through cgo (the core opens the file)"),
         _v("py", "py", "the json module, per line, with the rules (NaN, UTF-8, depth)"),
@@ -80,6 +81,22 @@ def provenance() -> tuple:
             items[f"jsonl-{lib}"] = md.version(lib)
         except md.PackageNotFoundError:
             items[f"jsonl-{lib}"] = "not installed"
+    try:
+        from .. import _core
+
+        kernel = _core.jsonl_kernel()
+        how = {"scan": "the line scanner alone",
+               "sse2": "block index with SSE2, the line scanner for the lines it does not take",
+               "avx2": "block index with AVX2, the line scanner for the lines it does not take"}
+        chosen = os.environ.get("ROUNDBENCH_JSONL_KERNEL") or "auto"
+        items["jsonl-kernel"] = f"{kernel} ({how.get(kernel, '?')}; c, py-c and go-c alike; ROUNDBENCH_JSONL_KERNEL={chosen})"
+        if kernel != "avx2" and chosen == "auto":
+            warnings.append(f"jsonl: the C core runs its {kernel} kernel: this CPU lacks AVX2, so c, py-c and go-c are slower than they are elsewhere")
+    except ImportError as e:
+        items["jsonl-kernel"] = f"unknown (the extension does not import: {e})"
+    except ValueError as e:
+        warnings.append(f"jsonl: {e}")
+        items["jsonl-kernel"] = "none: every count of c, py-c and go-c fails"
     items["jsonl-log"] = f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g}, in {build_dir() / 'data'}"
     return items, warnings
 
