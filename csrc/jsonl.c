@@ -137,6 +137,7 @@ static const uint8_t plain[256] = {
 #define IS_DIGIT(c) ((uint8_t)((c) - '0') < 10)
 #define INLINE static inline __attribute__((always_inline))
 #define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 INLINE const uint8_t *skip_ws(const uint8_t *p)
 {
@@ -794,6 +795,18 @@ INLINE uint64_t add_carry(uint64_t a, uint64_t b, uint64_t *carry)
     return sum;
 }
 
+/* Flips the string parity back at each newline inside a "string", and
+ * marks those newlines: out of line, as it is rare. */
+static __attribute__((noinline)) uint64_t reparity(uint64_t instr, uint64_t nl, uint64_t *v)
+{
+    for (uint64_t inside = nl & instr; inside; inside = nl & instr) {
+        uint64_t b = inside & -inside;
+        *v |= b;
+        instr ^= -b; /* the newline and everything after it flip: outside again */
+    }
+    return instr;
+}
+
 /* Stage one for a block: its violations, and the bytes that may start a
  * "status": key (an 's' right after a quote: in a line without violations
  * that quote opens a key).
@@ -813,13 +826,9 @@ INLINE uint64_t index_block(const bytemasks *m, index_state *s, uint64_t *cand)
     instr ^= instr << 16;
     instr ^= instr << 32;
     instr ^= s->instr;
-    uint64_t v = 0, inside_nl = nl & instr;
-    while (inside_nl) { /* rare: only after a line with an odd number of quotes */
-        uint64_t b = inside_nl & -inside_nl;
-        v |= b;
-        instr ^= -b; /* the newline and everything after it flip: outside again */
-        inside_nl = nl & instr;
-    }
+    uint64_t v = 0;
+    if (UNLIKELY(nl & instr)) /* only after a line with an odd number of quotes */
+        instr = reparity(instr, nl, &v);
     s->instr = (uint64_t)((int64_t)instr >> 63);
 
     uint64_t out = ~instr & ~q; /* outside strings, quotes excluded */
