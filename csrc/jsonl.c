@@ -895,6 +895,8 @@ typedef void (*classify_fn)(const uint8_t *, bytemasks *);
 /* Stage one runs over a chunk of blocks, then stage two over the chunk's
  * events: small enough for the stack and L1. */
 #define CHUNK_BLOCKS 64
+/* How far the scanner goes alone when most lines of a chunk were its. */
+#define SCAN_STRETCH (64u << 10)
 
 /* Appends the positions of the bits of e (block `base`) to ev: four
  * unconditionally, which covers almost every block (a log line is longer
@@ -929,14 +931,15 @@ INLINE rb_status index_region(const uint8_t *p, const uint8_t *end, tally *t, rb
     rb_jsonl_result *res = t->res;
     scanner sc = scanner_at(end);
     counts c = {res->lines, res->blank, res->valid};
-    index_state s = {.nl = UINT64_C(1) << 63}; /* p starts a line */
+    const index_state fresh = {.nl = UINT64_C(1) << 63}; /* a line starts here */
+    index_state s = fresh;
     uint64_t bad_carry = 0;
     const uint8_t *line = p, *key = NULL; /* the line's last "status": key */
     rb_status st = RB_OK;
     uint32_t ev[CHUNK_BLOCKS * 64 + 4];
     uint64_t bad_nl[CHUNK_BLOCKS];
-    for (const uint8_t *chunk = p; chunk < end; chunk += CHUNK_BLOCKS * 64) {
-        uint32_t n = 0;
+    for (const uint8_t *chunk = p; chunk < end;) {
+        uint32_t n = 0, lines = 0, scanned = 0;
         for (uint32_t j = 0; j < CHUNK_BLOCKS; j++) {
             const uint8_t *b = chunk + 64 * j;
             if (b >= end)
@@ -970,11 +973,13 @@ INLINE rb_status index_region(const uint8_t *p, const uint8_t *end, tally *t, rb
             int64_t status = 0;
             int blank = 0;
             rb_jsonl_reason r;
+            lines++;
             if (LIKELY(!(bad_nl[ev[i] >> 6] >> (ev[i] & 63) & 1))) {
                 r = accepted_line(key, &status);
             } else {
                 const uint8_t *next;
                 r = scan_line(&sc, line, &next, &status, &blank);
+                scanned++;
             }
             if (count_line(t, &c, r, status, blank) < 0) {
                 st = out_of_memory(err);
@@ -982,6 +987,27 @@ INLINE rb_status index_region(const uint8_t *p, const uint8_t *end, tally *t, rb
             }
             line = at + 1;
             key = NULL;
+        }
+        chunk += CHUNK_BLOCKS * 64;
+        if (UNLIKELY(scanned * 2 > lines && lines >= 8)) {
+            /* Most lines here are not of the shape the index takes (a log
+             * of nested objects, say), so the index is work on top of the
+             * scanner's: let the scanner go on alone for a stretch, from
+             * the line in progress, then try the index again there. */
+            const uint8_t *stop = line + SCAN_STRETCH;
+            while (line < end && line < stop) {
+                int64_t status = 0;
+                int blank = 0;
+                rb_jsonl_reason r = scan_line(&sc, line, &line, &status, &blank);
+                if (count_line(t, &c, r, status, blank) < 0) {
+                    st = out_of_memory(err);
+                    goto done;
+                }
+            }
+            chunk = line;
+            key = NULL;
+            s = fresh;
+            bad_carry = 0;
         }
     }
 done:

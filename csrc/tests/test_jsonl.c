@@ -400,6 +400,57 @@ static void differential(void)
     free(one.p);
 }
 
+/* Stretches of nested lines (the index hands them all to the scanner,
+ * which then runs alone for a while) between stretches of flat ones, with
+ * bad lines in both, lines of every length: every kernel agrees with scan,
+ * and the counts are the ones written. */
+static void mixed_shapes(void)
+{
+    bytes doc = {0};
+    int64_t want_valid = 0, want_invalid = 0, want_lines = 0;
+    for (int part = 0; part < 5; part++) {
+        for (int i = 0; i < 3000; i++) {
+            char line[160];
+            /* Bad lines: a trailing comma; in the flat stretches, every
+             * line but every tenth lacks its '{' (where the scanner hands back to
+             * the index, the first line must be judged from its start). */
+            int bad = i % 97 == 5 || (part % 2 && i % 10);
+            int n = i % 97 == 5 ? snprintf(line, sizeof line, "{\"status\":%d,\"x\":[1,}\n", i)
+                    : bad ? snprintf(line, sizeof line, ",\"status\":%d}\n", 200 + i % 5)
+                    : part % 2
+                        ? snprintf(line, sizeof line, "{\"ts\":%d,\"path\":\"/%.*s\",\"status\":%d}\n",
+                                   i, i % 60, "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij",
+                                   200 + i % 5)
+                        : snprintf(line, sizeof line, "{\"ts\":%d,\"req\":{\"v\":[%d]},\"status\":%d}\n",
+                                   i, i % 7, 200 + i % 5);
+            put(&doc, line, (size_t)n);
+            want_lines++;
+            if (bad)
+                want_invalid++;
+            else
+                want_valid++;
+        }
+    }
+    rb_jsonl_result want, got;
+    rb_jsonl_set_kernel("scan", NULL);
+    if (count(&doc, &want)) {
+        CHECK(want.lines == want_lines && want.valid == want_valid && want.invalid == want_invalid,
+              "mixed: scan counts %lld/%lld/%lld", (long long)want.lines, (long long)want.valid,
+              (long long)want.invalid);
+        for (size_t k = 1; k < NKERNELS; k++) {
+            if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK)
+                continue;
+            if (count(&doc, &got)) {
+                CHECK(same_result(&want, &got), "mixed: kernel %s disagrees with scan", kernels[k]);
+                rb_jsonl_result_free(&got);
+            }
+        }
+        rb_jsonl_result_free(&want);
+    }
+    rb_jsonl_set_kernel(NULL, NULL);
+    free(doc.p);
+}
+
 static void kernel_choice(void)
 {
     rb_error err;
@@ -441,6 +492,7 @@ int main(int argc, char **argv)
 
     kernel_choice();
     differential();
+    mixed_shapes();
     /* Every kernel this CPU runs, through everything below. */
     for (size_t k = 0; k < NKERNELS; k++) {
         if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK) {
