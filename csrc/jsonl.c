@@ -704,6 +704,26 @@ typedef struct bytemasks {
         comma, lbrace, rbrace, dot, s;
 } bytemasks;
 
+/* The twelve masks of a block, the same for every vector width: each
+ * classifier defines MASK64(EXPR) (EXPR evaluated on each vector x, the
+ * movemasks gathered into 64 bits), EQ(c), BELOW(c) (signed: bytes >= 0x80
+ * count as below) and DIGIT, then expands this. */
+#define CLASSIFY_INTO(m)                                                              \
+    do {                                                                              \
+        (m)->quote = MASK64(EQ('"'));                                                 \
+        (m)->bslash = MASK64(EQ('\\'));                                               \
+        (m)->nl = MASK64(EQ('\n'));                                                   \
+        (m)->ctl = MASK64(BELOW(0x20));                                               \
+        (m)->digit = MASK64(DIGIT);                                                   \
+        (m)->zero = MASK64(EQ('0'));                                                  \
+        (m)->colon = MASK64(EQ(':'));                                                 \
+        (m)->comma = MASK64(EQ(','));                                                 \
+        (m)->lbrace = MASK64(EQ('{'));                                                \
+        (m)->rbrace = MASK64(EQ('}'));                                                \
+        (m)->dot = MASK64(EQ('.'));                                                   \
+        (m)->s = MASK64(EQ('s'));                                                     \
+    } while (0)
+
 INLINE void classify_sse2(const uint8_t *p, bytemasks *m)
 {
     __m128i v[4];
@@ -719,20 +739,14 @@ INLINE void classify_sse2(const uint8_t *p, bytemasks *m)
         r_;                                                                           \
     })
 #define EQ(c) _mm_cmpeq_epi8(x, _mm_set1_epi8(c))
-    m->quote = MASK64(EQ('"'));
-    m->bslash = MASK64(EQ('\\'));
-    m->nl = MASK64(EQ('\n'));
-    m->ctl = MASK64(_mm_cmplt_epi8(x, _mm_set1_epi8(0x20)));
-    m->digit = MASK64(_mm_cmpeq_epi8(_mm_min_epu8(_mm_sub_epi8(x, _mm_set1_epi8('0')),
-                                                  _mm_set1_epi8(9)),
-                                     _mm_sub_epi8(x, _mm_set1_epi8('0'))));
-    m->zero = MASK64(EQ('0'));
-    m->colon = MASK64(EQ(':'));
-    m->comma = MASK64(EQ(','));
-    m->lbrace = MASK64(EQ('{'));
-    m->rbrace = MASK64(EQ('}'));
-    m->dot = MASK64(EQ('.'));
-    m->s = MASK64(EQ('s'));
+#define BELOW(c) _mm_cmplt_epi8(x, _mm_set1_epi8(c))
+/* x - '0' is a digit when it is at most 9, unsigned. */
+#define DIGIT                                                                         \
+    _mm_cmpeq_epi8(_mm_min_epu8(_mm_sub_epi8(x, _mm_set1_epi8('0')), _mm_set1_epi8(9)), \
+                   _mm_sub_epi8(x, _mm_set1_epi8('0')))
+    CLASSIFY_INTO(m);
+#undef DIGIT
+#undef BELOW
 #undef EQ
 #undef MASK64
 }
@@ -752,23 +766,18 @@ __attribute__((target("avx2"))) INLINE void classify_avx2(const uint8_t *p, byte
         r_;                                                                           \
     })
 #define EQ(c) _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c))
-    m->quote = MASK64(EQ('"'));
-    m->bslash = MASK64(EQ('\\'));
-    m->nl = MASK64(EQ('\n'));
-    m->ctl = MASK64(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), x));
-    m->digit = MASK64(_mm256_cmpeq_epi8(
-        _mm256_min_epu8(_mm256_sub_epi8(x, _mm256_set1_epi8('0')), _mm256_set1_epi8(9)),
-        _mm256_sub_epi8(x, _mm256_set1_epi8('0'))));
-    m->zero = MASK64(EQ('0'));
-    m->colon = MASK64(EQ(':'));
-    m->comma = MASK64(EQ(','));
-    m->lbrace = MASK64(EQ('{'));
-    m->rbrace = MASK64(EQ('}'));
-    m->dot = MASK64(EQ('.'));
-    m->s = MASK64(EQ('s'));
+#define BELOW(c) _mm256_cmpgt_epi8(_mm256_set1_epi8(c), x)
+#define DIGIT                                                                         \
+    _mm256_cmpeq_epi8(                                                                \
+        _mm256_min_epu8(_mm256_sub_epi8(x, _mm256_set1_epi8('0')), _mm256_set1_epi8(9)), \
+        _mm256_sub_epi8(x, _mm256_set1_epi8('0')))
+    CLASSIFY_INTO(m);
+#undef DIGIT
+#undef BELOW
 #undef EQ
 #undef MASK64
 }
+#undef CLASSIFY_INTO
 
 /* What one block hands the next: the masks whose last bit the next
  * block's "previous byte" rules read, and the two additions' carries. */

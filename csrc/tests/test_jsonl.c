@@ -262,6 +262,26 @@ static int same_result(const rb_jsonl_result *a, const rb_jsonl_result *b)
     return 1;
 }
 
+/* Counts b with scan into *want (freed by the caller when this returns
+ * 1), then with every other kernel this CPU runs: each must agree with it
+ * exactly. `what` names b in a failure. */
+static int kernels_agree(const bytes *b, rb_jsonl_result *want, const char *what)
+{
+    CHECK(rb_jsonl_set_kernel("scan", NULL) == RB_OK, "scan kernel");
+    int ok = count(b, want);
+    for (size_t k = 1; ok && k < NKERNELS; k++) {
+        rb_jsonl_result got;
+        if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK)
+            continue;
+        if (count(b, &got)) {
+            CHECK(same_result(want, &got), "%s: kernel %s disagrees with scan", what, kernels[k]);
+            rb_jsonl_result_free(&got);
+        }
+    }
+    rb_jsonl_set_kernel(NULL, NULL);
+    return ok;
+}
+
 static uint64_t rng = 0x2545F4914F6CDD1Du;
 static uint64_t next_random(void)
 {
@@ -351,24 +371,16 @@ static void differential(void)
             near_valid_line(&doc);
         if (d % 2)
             doc.len--; /* no final newline */
-        rb_jsonl_result want, got;
-        CHECK(rb_jsonl_set_kernel("scan", NULL) == RB_OK, "scan kernel");
-        if (!count(&doc, &want))
+        rb_jsonl_result want;
+        char what[64];
+        snprintf(what, sizeof what, "differential doc %d", d);
+        if (!kernels_agree(&doc, &want, what))
             continue;
         /* Lines that are objects: valid or without an integer status
          * (every invalid line of a 40-line document is reported). */
         accepted += (int)want.valid;
         for (size_t i = 0; i < want.nreported; i++)
             accepted += want.reported[i].reason == RB_JSONL_NO_STATUS;
-        for (size_t k = 1; k < NKERNELS; k++) {
-            if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK)
-                continue;
-            if (count(&doc, &got)) {
-                CHECK(same_result(&want, &got), "differential doc %d: kernel %s disagrees with scan", d,
-                      kernels[k]);
-                rb_jsonl_result_free(&got);
-            }
-        }
         rb_jsonl_result_free(&want);
         /* Line by line, so a disagreement names its line. */
         for (size_t p = first; p < doc.len && d < 40;) {
@@ -376,26 +388,17 @@ static void differential(void)
             size_t e = nl ? (size_t)(nl - doc.p) + 1 : doc.len;
             one.len = 0;
             put(&one, doc.p + p, e - p);
-            rb_jsonl_set_kernel("scan", NULL);
-            if (count(&one, &want)) {
-                for (size_t k = 1; k < NKERNELS; k++) {
-                    if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK)
-                        continue;
-                    if (count(&one, &got)) {
-                        CHECK(same_result(&want, &got), "kernel %s disagrees with scan on %.*s",
-                              kernels[k], (int)(e - p), (const char *)one.p);
-                        rb_jsonl_result_free(&got);
-                    }
-                }
+            char line[160];
+            snprintf(line, sizeof line, "line %.*s", (int)(e - p < 120 ? e - p : 120),
+                     (const char *)one.p);
+            if (kernels_agree(&one, &want, line))
                 rb_jsonl_result_free(&want);
-            }
             p = e;
         }
     }
     /* The generator must make lines the index accepts, or this tests nothing. */
     CHECK(accepted > 400 * 40 / 2, "only %d of %d near-valid lines are objects", accepted,
           400 * 40);
-    rb_jsonl_set_kernel(NULL, NULL);
     free(doc.p);
     free(one.p);
 }
@@ -431,23 +434,13 @@ static void mixed_shapes(void)
                 want_valid++;
         }
     }
-    rb_jsonl_result want, got;
-    rb_jsonl_set_kernel("scan", NULL);
-    if (count(&doc, &want)) {
+    rb_jsonl_result want;
+    if (kernels_agree(&doc, &want, "mixed")) {
         CHECK(want.lines == want_lines && want.valid == want_valid && want.invalid == want_invalid,
               "mixed: scan counts %lld/%lld/%lld", (long long)want.lines, (long long)want.valid,
               (long long)want.invalid);
-        for (size_t k = 1; k < NKERNELS; k++) {
-            if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK)
-                continue;
-            if (count(&doc, &got)) {
-                CHECK(same_result(&want, &got), "mixed: kernel %s disagrees with scan", kernels[k]);
-                rb_jsonl_result_free(&got);
-            }
-        }
         rb_jsonl_result_free(&want);
     }
-    rb_jsonl_set_kernel(NULL, NULL);
     free(doc.p);
 }
 
