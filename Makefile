@@ -47,7 +47,7 @@ CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 # ---- end BLAS ---------------------------------------------------------------
 
-.PHONY: help setup build c go py install test test-c test-go test-py bench fidelity suite report asan format clean links
+.PHONY: help setup build c go py install test test-c test-go test-py bench fidelity suite report asan format lint clean links
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -159,8 +159,9 @@ test-go: ## Go tests, with -race and with GOEXPERIMENT=cgocheck2
 test-py: build ## pytest (builds first)
 	$(PYTHON) -m pytest -q
 
-test: setup ## run every test: C (sanitizers), Go (race, cgocheck2), Python
+test: setup ## run every test: formatting and lint, C (sanitizers), Go (race, cgocheck2), Python
 	$(MAKE) build
+	$(MAKE) lint
 	$(MAKE) test-c
 	$(MAKE) test-go
 	$(MAKE) test-py
@@ -175,10 +176,20 @@ suite: setup ## run the whole suite at its default sizes, then the report (OUT=d
 	$(MAKE) build
 	./scripts/suite.sh $(OUT)
 
+C_FORMATTED := $(wildcard csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h) python/roundbench/_core.c
+PY_FORMATTED := python tests scripts
+
 format: ## format the C (clang-format), Go (gofmt) and Python (black) sources
 	gofmt -w go
-	clang-format -i csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h python/roundbench/_core.c
-	$(PYTHON) -m black -q python tests scripts
+	clang-format -i $(C_FORMATTED)
+	$(PYTHON) -m black -q $(PY_FORMATTED)
+
+lint: ## check formatting and lint (clang-format, black, ruff, gofmt, go vet); make test runs it
+	clang-format --dry-run --Werror $(C_FORMATTED)
+	$(PYTHON) -m black --check -q $(PY_FORMATTED)
+	$(PYTHON) -m ruff check -q $(PY_FORMATTED)
+	@out="$$(gofmt -l go)"; if [ -n "$$out" ]; then echo "gofmt: these need formatting (make format):"; echo "$$out"; exit 1; fi
+	$(GO) vet ./go/...
 
 # ---- BLAS (issue 3) ----------------------------------------------------------
 $(BLAS_STAMP):

@@ -153,12 +153,12 @@ __asm__(".text\n"
 enum { CO_NEW, CO_SUSPENDED, CO_RUNNABLE, CO_DONE };
 
 typedef struct co {
-    void *sp;               /* saved stack pointer while suspended */
-    unsigned char *saved;   /* the used part of the shared stack, while suspended */
-    uint32_t saved_len;     /* bytes in `saved` */
+    void *sp;             /* saved stack pointer while suspended */
+    unsigned char *saved; /* the used part of the shared stack, while suspended */
+    uint32_t saved_len;   /* bytes in `saved` */
     uint32_t state;
-    struct co *next;        /* run queue link */
-    int64_t value;          /* the value a channel operation handed over */
+    struct co *next; /* run queue link */
+    int64_t value;   /* the value a channel operation handed over */
 } co;
 
 /* An unbuffered channel: at most one waiting receiver or sender. */
@@ -182,10 +182,10 @@ typedef struct sched {
     void *sp;           /* RB_CHAIN_ASM: the scheduler's saved stack pointer */
     unsigned char *map; /* guard page + shared stack */
     unsigned char *stack_lo, *stack_top;
-    co *current;        /* the task running now */
-    co *on_stack;       /* the task whose frames the shared stack holds */
-    co *head, *tail;    /* run queue */
-    co driver;          /* stands for the caller at the chain's end */
+    co *current;     /* the task running now */
+    co *on_stack;    /* the task whose frames the shared stack holds */
+    co *head, *tail; /* run queue */
+    co driver;       /* stands for the caller at the chain's end */
     int driver_got;
     int64_t result;
     arena_chunk *arena;
@@ -350,7 +350,10 @@ static void task_body(void)
     __builtin_unreachable();
 }
 
-static void task_entry_uc(void) { task_body(); }
+static void task_entry_uc(void)
+{
+    task_body();
+}
 
 /* Where the shared stack's frames of a suspended task begin. */
 static unsigned char *co_stack_pointer(sched *s, co *t)
@@ -450,8 +453,8 @@ static rb_status sched_init(sched *s, const rb_chain *c, rb_error *err)
         s->ucs = calloc(n, sizeof *s->ucs);
     if (!s->tasks || !s->chans || (c->how == RB_CHAIN_UCONTEXT && !s->ucs))
         return rb_fail(err, RB_ERR_NOMEM, "n", "cannot allocate the tasks", c->n);
-    s->map = mmap(NULL, STACK_SIZE + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                  -1, 0);
+    s->map =
+        mmap(NULL, STACK_SIZE + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (s->map == MAP_FAILED) {
         s->map = NULL;
         rb_fail(err, RB_ERR_NOMEM, "n", "cannot map the shared stack", -1);
@@ -517,8 +520,8 @@ rb_status rb_chain_new(int64_t n, int64_t hop_work, int64_t parallel, rb_chain_s
         return rb_fail(err, RB_ERR_ARG, "hop_work", "must be >= 0", hop_work);
     /* Each hop adds at most 1 + 6 * hop_work: the result must fit. */
     if (hop_work > (INT64_MAX / n - 1) / 6)
-        return rb_fail(err, RB_ERR_OVERFLOW, "hop_work", "n * (1 + 6 * hop_work) would overflow int64",
-                       hop_work);
+        return rb_fail(err, RB_ERR_OVERFLOW, "hop_work",
+                       "n * (1 + 6 * hop_work) would overflow int64", hop_work);
     if (parallel < 1 || parallel > RB_CHAIN_MAX_PARALLEL)
         return rb_fail(err, RB_ERR_ARG, "parallel", "must be in [1, 4096]", parallel);
     if (how != RB_CHAIN_ASM && how != RB_CHAIN_UCONTEXT)
@@ -596,7 +599,8 @@ rb_status rb_chain_pass(rb_chain *c, int64_t *out, rb_error *err)
         pthread_join(threads[i], NULL);
     rb_status st = RB_OK;
     if (create_errno) {
-        st = rb_fail(err, RB_ERR_IO, "parallel", "cannot start a thread for a chain", (int64_t)started);
+        st = rb_fail(err, RB_ERR_IO, "parallel", "cannot start a thread for a chain",
+                     (int64_t)started);
         if (err)
             err->sys_errno = create_errno;
     } else {
@@ -616,9 +620,15 @@ rb_status rb_chain_pass(rb_chain *c, int64_t *out, rb_error *err)
     return st;
 }
 
-int64_t rb_chain_n(const rb_chain *c) { return c ? c->n : 0; }
+int64_t rb_chain_n(const rb_chain *c)
+{
+    return c ? c->n : 0;
+}
 
-int64_t rb_chain_parallel(const rb_chain *c) { return c ? c->parallel : 0; }
+int64_t rb_chain_parallel(const rb_chain *c)
+{
+    return c ? c->parallel : 0;
+}
 
 void rb_chain_free(rb_chain *c)
 {

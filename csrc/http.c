@@ -32,16 +32,18 @@
 /* ---- the parser --------------------------------------------------------- */
 
 /* RFC 9110 5.6.2: token characters. */
+/* clang-format off */
 static const unsigned char tchar[256] = {
-    ['0' ... '9'] = 1, ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['!'] = 1, ['#'] = 1, ['$'] = 1,
-    ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1,
-    ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
+    ['0' ... '9'] = 1, ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1,
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1,
+    ['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
 };
 
 /* RFC 9110 5.5: field-vchar, SP and HTAB (obs-text included). */
 static const unsigned char vchar[256] = {
     ['\t'] = 1, [0x20 ... 0x7e] = 1, [0x80 ... 0xff] = 1,
 };
+/* clang-format on */
 
 static int name_is(const unsigned char *p, size_t n, const char *lower)
 {
@@ -80,24 +82,24 @@ int rb_http_parse(const char *buf, size_t len, size_t max_head, rb_http_request 
     const unsigned char *p = (const unsigned char *)buf;
     size_t i = 0;
     /* Out of bytes: a valid prefix so far, unless it is already too long. */
-#define NEED(k)                                                                            \
-    do {                                                                                   \
-        if (i + (k) > len)                                                                 \
-            return len >= max_head ? RB_HTTP_TOO_LARGE : RB_HTTP_PARTIAL;                  \
+#define NEED(k)                                                                                    \
+    do {                                                                                           \
+        if (i + (k) > len)                                                                         \
+            return len >= max_head ? RB_HTTP_TOO_LARGE : RB_HTTP_PARTIAL;                          \
     } while (0)
     /* A line ends in CRLF or a bare LF (RFC 9112 2.2 allows recipients to
      * accept LF alone); a CR not followed by LF is malformed. */
-#define EOL()                                                                              \
-    do {                                                                                   \
-        NEED(1);                                                                           \
-        if (p[i] == '\r') {                                                                \
-            i++;                                                                           \
-            NEED(1);                                                                       \
-            if (p[i] != '\n')                                                              \
-                return RB_HTTP_BAD;                                                        \
-        } else if (p[i] != '\n')                                                           \
-            return RB_HTTP_BAD;                                                            \
-        i++;                                                                               \
+#define EOL()                                                                                      \
+    do {                                                                                           \
+        NEED(1);                                                                                   \
+        if (p[i] == '\r') {                                                                        \
+            i++;                                                                                   \
+            NEED(1);                                                                               \
+            if (p[i] != '\n')                                                                      \
+                return RB_HTTP_BAD;                                                                \
+        } else if (p[i] != '\n')                                                                   \
+            return RB_HTTP_BAD;                                                                    \
+        i++;                                                                                       \
     } while (0)
 
     if (!buf || !req || max_head == 0)
@@ -262,11 +264,11 @@ int rb_http_hello_handler(void *ctx, const rb_http_request *req, rb_http_respons
 
 /* ---- the server --------------------------------------------------------- */
 
-#define BODY_CAP 65536           /* the most a handler may answer */
-#define MAX_BODY (1 << 20)       /* the largest request body accepted (else 413) */
-#define OUT_HIGH 65536           /* stop parsing while this much output waits */
-#define CLOSING_MS 2000          /* how long a closing connection may drain */
-#define SCAN_MS 100              /* how often the timeouts are checked */
+#define BODY_CAP 65536     /* the most a handler may answer */
+#define MAX_BODY (1 << 20) /* the largest request body accepted (else 413) */
+#define OUT_HIGH 65536     /* stop parsing while this much output waits */
+#define CLOSING_MS 2000    /* how long a closing connection may drain */
+#define SCAN_MS 100        /* how often the timeouts are checked */
 #define MAX_EVENTS 256
 
 enum { ST_OPEN, ST_CLOSING };

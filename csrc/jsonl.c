@@ -125,11 +125,11 @@ static int merge_small(tally *t)
 static const uint8_t plain[256] = {
 #define R16(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
     R16(0), R16(0), /* control characters */
-    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x22 '"' */
-    R16(1), R16(1),
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x5c '\\' */
-    R16(1), R16(1),
-    R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), /* non-ASCII */
+    1,      1,      0,      1,      1,      1,      1,      1,      1,      1,
+    1,      1,      1,      1,      1,      1, /* 0x22 '"' */
+    R16(1), R16(1), 1,      1,      1,      1,      1,      1,      1,      1,
+    1,      1,      1,      1,      0,      1,      1,      1,                      /* 0x5c '\\' */
+    R16(1), R16(1), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), R16(0), /* non-ASCII */
 #undef R16
 };
 
@@ -178,21 +178,19 @@ static __attribute__((noinline)) void window(scanner *s, const uint8_t *p)
      * below 0x21, while ' ', '!' and '#' land on 0x22, 0x23 and 0x21;
      * bytes >= 0x80 are negative. */
     const __m128i flip = _mm_set1_epi8(0x02), bslash = _mm_set1_epi8('\\'),
-                  limit = _mm_set1_epi8(0x21), zero = _mm_set1_epi8('0'),
-                  nine = _mm_set1_epi8('9');
+                  limit = _mm_set1_epi8(0x21), zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8('9');
     __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)p);
     __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
     __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(p + 32));
     __m128i v3 = _mm_loadu_si128((const __m128i *)(const void *)(p + 48));
-#define SPECIAL(v) \
-    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_or_si128( \
-        _mm_cmplt_epi8(_mm_xor_si128(v, flip), limit), _mm_cmpeq_epi8(v, bslash)))
-#define NONDIGIT(v) \
-    (uint64_t)(unsigned)_mm_movemask_epi8( \
-        _mm_or_si128(_mm_cmplt_epi8(v, zero), _mm_cmpgt_epi8(v, nine)))
+#define SPECIAL(v)                                                                                 \
+    (uint64_t)(unsigned) _mm_movemask_epi8(                                                        \
+        _mm_or_si128(_mm_cmplt_epi8(_mm_xor_si128(v, flip), limit), _mm_cmpeq_epi8(v, bslash)))
+#define NONDIGIT(v)                                                                                \
+    (uint64_t)(unsigned)                                                                           \
+        _mm_movemask_epi8(_mm_or_si128(_mm_cmplt_epi8(v, zero), _mm_cmpgt_epi8(v, nine)))
     uint64_t special = SPECIAL(v0) | SPECIAL(v1) << 16 | SPECIAL(v2) << 32 | SPECIAL(v3) << 48;
-    uint64_t nondigit =
-        NONDIGIT(v0) | NONDIGIT(v1) << 16 | NONDIGIT(v2) << 32 | NONDIGIT(v3) << 48;
+    uint64_t nondigit = NONDIGIT(v0) | NONDIGIT(v1) << 16 | NONDIGIT(v2) << 32 | NONDIGIT(v3) << 48;
 #undef SPECIAL
 #undef NONDIGIT
     s->base = (uintptr_t)p;
@@ -293,9 +291,14 @@ INLINE const uint8_t *scan_string(scanner *s, const uint8_t *p, int *escaped)
         if (*p == '\\') {
             *escaped = 1;
             switch (p[1]) {
-            case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
-                p += 2;
-                continue;
+            case '"':
+            case '\\':
+            case '/':
+            case 'b':
+            case 'f':
+            case 'n':
+            case 'r':
+            case 't': p += 2; continue;
             case 'u':
                 /* Any four hex digits: RFC 8259's grammar admits lone
                  * surrogate escapes, and so do the rules. */
@@ -485,8 +488,17 @@ value:
             goto bad;
         p = mark;
         goto after;
-    case '-': case '0': case '1': case '2': case '3': case '4':
-    case '5': case '6': case '7': case '8': case '9':
+    case '-':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
         mark = scan_number(sc, p, &integer);
         if (!mark)
             goto bad;
@@ -708,20 +720,20 @@ typedef struct bytemasks {
  * classifier defines MASK64(EXPR) (EXPR evaluated on each vector x, the
  * movemasks gathered into 64 bits), EQ(c), BELOW(c) (signed: bytes >= 0x80
  * count as below) and DIGIT, then expands this. */
-#define CLASSIFY_INTO(m)                                                              \
-    do {                                                                              \
-        (m)->quote = MASK64(EQ('"'));                                                 \
-        (m)->bslash = MASK64(EQ('\\'));                                               \
-        (m)->nl = MASK64(EQ('\n'));                                                   \
-        (m)->ctl = MASK64(BELOW(0x20));                                               \
-        (m)->digit = MASK64(DIGIT);                                                   \
-        (m)->zero = MASK64(EQ('0'));                                                  \
-        (m)->colon = MASK64(EQ(':'));                                                 \
-        (m)->comma = MASK64(EQ(','));                                                 \
-        (m)->lbrace = MASK64(EQ('{'));                                                \
-        (m)->rbrace = MASK64(EQ('}'));                                                \
-        (m)->dot = MASK64(EQ('.'));                                                   \
-        (m)->s = MASK64(EQ('s'));                                                     \
+#define CLASSIFY_INTO(m)                                                                           \
+    do {                                                                                           \
+        (m)->quote = MASK64(EQ('"'));                                                              \
+        (m)->bslash = MASK64(EQ('\\'));                                                            \
+        (m)->nl = MASK64(EQ('\n'));                                                                \
+        (m)->ctl = MASK64(BELOW(0x20));                                                            \
+        (m)->digit = MASK64(DIGIT);                                                                \
+        (m)->zero = MASK64(EQ('0'));                                                               \
+        (m)->colon = MASK64(EQ(':'));                                                              \
+        (m)->comma = MASK64(EQ(','));                                                              \
+        (m)->lbrace = MASK64(EQ('{'));                                                             \
+        (m)->rbrace = MASK64(EQ('}'));                                                             \
+        (m)->dot = MASK64(EQ('.'));                                                                \
+        (m)->s = MASK64(EQ('s'));                                                                  \
     } while (0)
 
 INLINE void classify_sse2(const uint8_t *p, bytemasks *m)
@@ -729,20 +741,20 @@ INLINE void classify_sse2(const uint8_t *p, bytemasks *m)
     __m128i v[4];
     for (int i = 0; i < 4; i++)
         v[i] = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-#define MASK64(EXPR)                                                                  \
-    ({                                                                                \
-        uint64_t r_ = 0;                                                              \
-        for (int i_ = 0; i_ < 4; i_++) {                                              \
-            __m128i x = v[i_];                                                        \
-            r_ |= (uint64_t)(unsigned)_mm_movemask_epi8(EXPR) << (16 * i_);           \
-        }                                                                             \
-        r_;                                                                           \
+#define MASK64(EXPR)                                                                               \
+    ({                                                                                             \
+        uint64_t r_ = 0;                                                                           \
+        for (int i_ = 0; i_ < 4; i_++) {                                                           \
+            __m128i x = v[i_];                                                                     \
+            r_ |= (uint64_t)(unsigned)_mm_movemask_epi8(EXPR) << (16 * i_);                        \
+        }                                                                                          \
+        r_;                                                                                        \
     })
 #define EQ(c) _mm_cmpeq_epi8(x, _mm_set1_epi8(c))
 #define BELOW(c) _mm_cmplt_epi8(x, _mm_set1_epi8(c))
 /* x - '0' is a digit when it is at most 9, unsigned. */
-#define DIGIT                                                                         \
-    _mm_cmpeq_epi8(_mm_min_epu8(_mm_sub_epi8(x, _mm_set1_epi8('0')), _mm_set1_epi8(9)), \
+#define DIGIT                                                                                      \
+    _mm_cmpeq_epi8(_mm_min_epu8(_mm_sub_epi8(x, _mm_set1_epi8('0')), _mm_set1_epi8(9)),            \
                    _mm_sub_epi8(x, _mm_set1_epi8('0')))
     CLASSIFY_INTO(m);
 #undef DIGIT
@@ -756,20 +768,20 @@ __attribute__((target("avx2"))) INLINE void classify_avx2(const uint8_t *p, byte
     __m256i v[2];
     for (int i = 0; i < 2; i++)
         v[i] = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));
-#define MASK64(EXPR)                                                                  \
-    ({                                                                                \
-        uint64_t r_ = 0;                                                              \
-        for (int i_ = 0; i_ < 2; i_++) {                                              \
-            __m256i x = v[i_];                                                        \
-            r_ |= (uint64_t)(uint32_t)_mm256_movemask_epi8(EXPR) << (32 * i_);        \
-        }                                                                             \
-        r_;                                                                           \
+#define MASK64(EXPR)                                                                               \
+    ({                                                                                             \
+        uint64_t r_ = 0;                                                                           \
+        for (int i_ = 0; i_ < 2; i_++) {                                                           \
+            __m256i x = v[i_];                                                                     \
+            r_ |= (uint64_t)(uint32_t)_mm256_movemask_epi8(EXPR) << (32 * i_);                     \
+        }                                                                                          \
+        r_;                                                                                        \
     })
 #define EQ(c) _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c))
 #define BELOW(c) _mm256_cmpgt_epi8(_mm256_set1_epi8(c), x)
-#define DIGIT                                                                         \
-    _mm256_cmpeq_epi8(                                                                \
-        _mm256_min_epu8(_mm256_sub_epi8(x, _mm256_set1_epi8('0')), _mm256_set1_epi8(9)), \
+#define DIGIT                                                                                      \
+    _mm256_cmpeq_epi8(                                                                             \
+        _mm256_min_epu8(_mm256_sub_epi8(x, _mm256_set1_epi8('0')), _mm256_set1_epi8(9)),           \
         _mm256_sub_epi8(x, _mm256_set1_epi8('0')))
     CLASSIFY_INTO(m);
 #undef DIGIT
@@ -841,14 +853,14 @@ INLINE uint64_t index_block(const bytemasks *m, index_state *s, uint64_t *cand)
     s->instr = (uint64_t)((int64_t)instr >> 63);
 
     uint64_t out = ~instr & ~q; /* outside strings, quotes excluded */
-    uint64_t rbo = m->rbrace & out, co = m->colon & out, cm = m->comma & out,
-             dg = m->digit & out, dt = m->dot & out, numb = dg | dt;
+    uint64_t rbo = m->rbrace & out, co = m->colon & out, cm = m->comma & out, dg = m->digit & out,
+             dt = m->dot & out, numb = dg | dt;
 
     /* Each rule says what may follow one kind of byte; by induction from
      * the '{' at the line start that pins the line down: no rule needs to
      * say which bytes may stand outside strings, what ':' or ',' follow or
      * what ends the line. */
-    v |= (m->ctl & ~nl) | m->bslash; /* no '\\', nothing < 0x20 or > 0x7e but '\n' */
+    v |= (m->ctl & ~nl) | m->bslash;     /* no '\\', nothing < 0x20 or > 0x7e but '\n' */
     v |= prev1(nl, &s->nl) & ~m->lbrace; /* a line starts with '{' */
     v |= prev1(rbo, &s->rbrace) & ~nl;   /* and ends at its '}' */
     /* After '{' and ',' a key, whose closing quote is where the carry of
@@ -1031,9 +1043,8 @@ static rb_status index_sse2(const uint8_t *p, const uint8_t *end, tally *t, rb_e
     return index_region(p, end, t, err, classify_sse2);
 }
 
-__attribute__((target("avx2"))) static rb_status index_avx2(const uint8_t *p,
-                                                            const uint8_t *end, tally *t,
-                                                            rb_error *err)
+__attribute__((target("avx2"))) static rb_status index_avx2(const uint8_t *p, const uint8_t *end,
+                                                            tally *t, rb_error *err)
 {
     return index_region(p, end, t, err, classify_avx2);
 }
@@ -1144,8 +1155,7 @@ static rb_status finish(tally *t, rb_status st, rb_error *err)
     return st;
 }
 
-rb_status rb_jsonl_count_buffer(const uint8_t *buf, size_t len, rb_jsonl_result *res,
-                                rb_error *err)
+rb_status rb_jsonl_count_buffer(const uint8_t *buf, size_t len, rb_jsonl_result *res, rb_error *err)
 {
     if (!res)
         return rb_fail(err, RB_ERR_ARG, "res", "must not be NULL", -1);

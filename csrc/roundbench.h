@@ -29,11 +29,11 @@ extern "C" {
 /** Status codes. RB_OK is zero; every failure is non-zero. */
 typedef enum rb_status {
     RB_OK = 0,
-    RB_ERR_ARG = 1,      /**< an argument is out of its domain (maps to ValueError) */
-    RB_ERR_OVERFLOW = 2, /**< a result or size would overflow (OverflowError) */
-    RB_ERR_NOMEM = 3,    /**< an allocation failed (MemoryError) */
-    RB_ERR_IO = 4,       /**< a system call failed; see rb_error.sys_errno (OSError) */
-    RB_ERR_TYPE = 5,     /**< an argument has the wrong type or layout (TypeError) */
+    RB_ERR_ARG = 1,        /**< an argument is out of its domain (maps to ValueError) */
+    RB_ERR_OVERFLOW = 2,   /**< a result or size would overflow (OverflowError) */
+    RB_ERR_NOMEM = 3,      /**< an allocation failed (MemoryError) */
+    RB_ERR_IO = 4,         /**< a system call failed; see rb_error.sys_errno (OSError) */
+    RB_ERR_TYPE = 5,       /**< an argument has the wrong type or layout (TypeError) */
     RB_ERR_INTERRUPTED = 6 /**< the caller asked the work to stop */
 } rb_status;
 
@@ -200,8 +200,8 @@ size_t rb_blas_load_error(char *buf, size_t size);
  *  the BLAS or the loader and live as long as the process (never freed by
  *  the caller). */
 typedef struct rb_blas_info {
-    const char *library; /**< the shared object's path (dladdr), or "unknown" */
-    const char *config;  /**< openblas_get_config(): version and build options */
+    const char *library;  /**< the shared object's path (dladdr), or "unknown" */
+    const char *config;   /**< openblas_get_config(): version and build options */
     const char *corename; /**< the kernel chosen at run time (openblas_get_corename) */
     int threads;          /**< the thread count dgemm will use now */
 } rb_blas_info;
@@ -244,10 +244,10 @@ typedef struct rb_http_request {
     size_t method_len;
     const char *path; /**< the request target as sent (origin-form) */
     size_t path_len;
-    int minor_version;  /**< HTTP/1.<minor_version>: 0 or 1 */
-    int keep_alive;     /**< 1 unless "Connection: close" or HTTP/1.0 without keep-alive */
+    int minor_version;      /**< HTTP/1.<minor_version>: 0 or 1 */
+    int keep_alive;         /**< 1 unless "Connection: close" or HTTP/1.0 without keep-alive */
     int64_t content_length; /**< 0 when absent */
-    size_t head_len;    /**< bytes of the head, including the empty line */
+    size_t head_len;        /**< bytes of the head, including the empty line */
 } rb_http_request;
 
 /** Results of rb_http_parse: a complete head, more bytes needed, or the
@@ -255,8 +255,8 @@ typedef struct rb_http_request {
 enum {
     RB_HTTP_PARTIAL = 0,
     RB_HTTP_COMPLETE = 1,
-    RB_HTTP_BAD = 400,      /**< malformed request line or header */
-    RB_HTTP_TOO_LARGE = 431, /**< head longer than the limit, or too many headers */
+    RB_HTTP_BAD = 400,        /**< malformed request line or header */
+    RB_HTTP_TOO_LARGE = 431,  /**< head longer than the limit, or too many headers */
     RB_HTTP_UNSUPPORTED = 501 /**< Transfer-Encoding (request bodies are Content-Length only) */
 };
 
@@ -294,12 +294,12 @@ int rb_http_hello_handler(void *ctx, const rb_http_request *req, rb_http_respons
 
 /** Server settings; zero fields take the defaults given. */
 typedef struct rb_http_config {
-    const char *host;       /**< a loopback IPv4 address (127.0.0.0/8); NULL: 127.0.0.1 */
-    int port;               /**< 0..65535; 0 lets the kernel choose (see rb_http_server_port) */
-    int threads;            /**< worker threads, 1..256; 0: 1 */
-    int header_timeout_ms;  /**< a request head must arrive within this; 0: 10000 */
-    int idle_timeout_ms;    /**< an idle keep-alive connection is closed after this; 0: 60000 */
-    size_t max_head;        /**< longest request head; 0: 8192 (max 65536) */
+    const char *host;        /**< a loopback IPv4 address (127.0.0.0/8); NULL: 127.0.0.1 */
+    int port;                /**< 0..65535; 0 lets the kernel choose (see rb_http_server_port) */
+    int threads;             /**< worker threads, 1..256; 0: 1 */
+    int header_timeout_ms;   /**< a request head must arrive within this; 0: 10000 */
+    int idle_timeout_ms;     /**< an idle keep-alive connection is closed after this; 0: 60000 */
+    size_t max_head;         /**< longest request head; 0: 8192 (max 65536) */
     rb_http_handler handler; /**< NULL: rb_http_hello_handler */
     void *handler_ctx;
 } rb_http_config;
@@ -405,9 +405,10 @@ int64_t rb_chain_parallel(const rb_chain *chain);
 /** Why a line is invalid. */
 typedef enum rb_jsonl_reason {
     RB_JSONL_VALID = 0,
-    RB_JSONL_INVALID_JSON = 1, /**< not RFC 8259 JSON (or not UTF-8, or nested > RB_JSONL_MAX_DEPTH) */
-    RB_JSONL_NOT_OBJECT = 2,   /**< JSON, but not an object */
-    RB_JSONL_NO_STATUS = 3     /**< an object without an int64 top-level "status" (last one wins) */
+    RB_JSONL_INVALID_JSON =
+        1, /**< not RFC 8259 JSON (or not UTF-8, or nested > RB_JSONL_MAX_DEPTH) */
+    RB_JSONL_NOT_OBJECT = 2, /**< JSON, but not an object */
+    RB_JSONL_NO_STATUS = 3   /**< an object without an int64 top-level "status" (last one wins) */
 } rb_jsonl_reason;
 
 /** How many invalid lines are reported with their line number and reason. */
@@ -434,12 +435,12 @@ typedef struct rb_jsonl_invalid {
  *  newline is no line. */
 typedef struct rb_jsonl_result {
     int64_t lines, blank, valid, invalid;
-    int64_t bytes;             /**< bytes consumed so far */
-    size_t nstatuses;          /**< entries in `statuses`, sorted by status */
-    rb_jsonl_count *statuses;  /**< owned by the result */
-    size_t nreported;          /**< entries in `reported` (<= RB_JSONL_MAX_REPORTED) */
+    int64_t bytes;            /**< bytes consumed so far */
+    size_t nstatuses;         /**< entries in `statuses`, sorted by status */
+    rb_jsonl_count *statuses; /**< owned by the result */
+    size_t nreported;         /**< entries in `reported` (<= RB_JSONL_MAX_REPORTED) */
     rb_jsonl_invalid reported[RB_JSONL_MAX_REPORTED];
-    size_t cap_;               /**< private: capacity of `statuses` */
+    size_t cap_; /**< private: capacity of `statuses` */
 } rb_jsonl_result;
 
 /** Zeroes `res` (not NULL). */
@@ -583,8 +584,8 @@ typedef struct rb_thread_limit {
  *  the maps in use, and MemAvailable. *out gets the tightest limit.
  *  @return RB_OK, RB_ERR_ARG (out NULL, negative sizes) or RB_ERR_IO when
  *  /proc cannot be read. */
-rb_status rb_thread_limit_now(int64_t touched_bytes, int64_t maps_per_thread,
-                              rb_thread_limit *out, rb_error *err);
+rb_status rb_thread_limit_now(int64_t touched_bytes, int64_t maps_per_thread, rb_thread_limit *out,
+                              rb_error *err);
 
 /** The sleep round with one POSIX thread per task: n threads with
  *  `stack_bytes` stacks (0: RB_SLEEP_THREAD_STACK; rounded up to the
@@ -596,8 +597,8 @@ rb_status rb_thread_limit_now(int64_t touched_bytes, int64_t maps_per_thread,
  *  pthread_create fails part-way: the threads already created are released
  *  and joined first, so nothing is left running. Check rb_thread_limit_now
  *  first to refuse an impossible n before trying. Thread-safe. */
-rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes,
-                           rb_sleep_stats *stats, rb_error *err);
+rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes, rb_sleep_stats *stats,
+                           rb_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Round cores (issue 5): the loop round's work on T threads. csrc/cores.c.  */

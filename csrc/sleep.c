@@ -87,7 +87,10 @@ void rb_evloop_free(rb_evloop *loop)
     free(loop);
 }
 
-int64_t rb_evloop_now(const rb_evloop *loop) { return loop->now; }
+int64_t rb_evloop_now(const rb_evloop *loop)
+{
+    return loop->now;
+}
 
 void rb_evloop_fail(rb_evloop *loop, rb_status code, const char *arg, const char *msg)
 {
@@ -121,7 +124,8 @@ rb_status rb_evloop_post(rb_evloop *loop, rb_evloop_fn fn, void *ctx, rb_error *
             return rb_fail(err, RB_ERR_NOMEM, NULL, "cannot grow the ready queue", -1);
         /* Unwrap: the entries before head move to the new second half. */
         if (loop->head + loop->nready > old)
-            memcpy(loop->ring + old, loop->ring, (loop->head + loop->nready - old) * sizeof *loop->ring);
+            memcpy(loop->ring + old, loop->ring,
+                   (loop->head + loop->nready - old) * sizeof *loop->ring);
     }
     size_t i = (loop->head + loop->nready) % loop->capready;
     loop->ring[i] = (ev_ready){fn, ctx};
@@ -243,8 +247,7 @@ static void task_start(rb_evloop *loop, void *ctx)
         rb_evloop_fail(loop, RB_ERR_NOMEM, NULL, "cannot arm a timer");
 }
 
-static rb_status check_sleep_args(int64_t n, int64_t wait_ns, rb_sleep_stats *stats,
-                                  rb_error *err)
+static rb_status check_sleep_args(int64_t n, int64_t wait_ns, rb_sleep_stats *stats, rb_error *err)
 {
     if (!stats)
         return rb_fail(err, RB_ERR_ARG, "stats", "stats must not be NULL", -1);
@@ -374,8 +377,8 @@ static void tighter(rb_thread_limit *out, const char *name, int64_t value, int64
         *out = (rb_thread_limit){name, value, allows};
 }
 
-rb_status rb_thread_limit_now(int64_t touched_bytes, int64_t maps_per_thread,
-                              rb_thread_limit *out, rb_error *err)
+rb_status rb_thread_limit_now(int64_t touched_bytes, int64_t maps_per_thread, rb_thread_limit *out,
+                              rb_error *err)
 {
     if (!out)
         return rb_fail(err, RB_ERR_ARG, "out", "out must not be NULL", -1);
@@ -404,7 +407,8 @@ rb_status rb_thread_limit_now(int64_t touched_bytes, int64_t maps_per_thread,
     /* RLIMIT_NPROC counts the user's threads, which are at most all of them;
      * the kernel does not apply it to root. */
     if (getrlimit(RLIMIT_NPROC, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && geteuid() != 0)
-        tighter(&lim, "ulimit -u (RLIMIT_NPROC)", (int64_t)rl.rlim_cur, (int64_t)rl.rlim_cur - used);
+        tighter(&lim, "ulimit -u (RLIMIT_NPROC)", (int64_t)rl.rlim_cur,
+                (int64_t)rl.rlim_cur - used);
     if (maps_per_thread > 0)
         tighter(&lim, "vm.max_map_count", map_max, (map_max - maps) / maps_per_thread);
     /* Keep a quarter of the available memory for everything else. */
@@ -468,8 +472,8 @@ static void wait_count(_Atomic uint32_t *word, uint32_t want)
         futex_wait(word, v);
 }
 
-rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes,
-                           rb_sleep_stats *stats, rb_error *err)
+rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes, rb_sleep_stats *stats,
+                           rb_error *err)
 {
     rb_status st = check_sleep_args(n, wait_ns, stats, err);
     if (st != RB_OK)
@@ -515,8 +519,8 @@ rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes,
         if (rc == 0)
             rc = pthread_create(&tids[created], &attr, sleep_thread, &s);
         if (rc != 0) {
-            st = rb_fail(err, RB_ERR_IO, "n",
-                         "pthread_create failed: a thread limit was reached", created);
+            st = rb_fail(err, RB_ERR_IO, "n", "pthread_create failed: a thread limit was reached",
+                         created);
             if (err)
                 err->sys_errno = rc;
             /* Release the threads already made (they end at once) and join

@@ -20,7 +20,8 @@ rb_status rb_temps(const int64_t *a, int64_t n, int64_t *out, rb_error *err)
          * overflow (undefined behaviour in C) and is never negative: C's %
          * then agrees with numpy's and Python's. */
         if ((uint64_t)x + (uint64_t)RB_TEMPS_MAX_ABS > 2 * (uint64_t)RB_TEMPS_MAX_ABS)
-            return rb_fail(err, RB_ERR_OVERFLOW, "a", "a[i]*a[i] would overflow int64 (|a[i]| <= 3037000499)", i);
+            return rb_fail(err, RB_ERR_OVERFLOW, "a",
+                           "a[i]*a[i] would overflow int64 (|a[i]| <= 3037000499)", i);
         sum += (uint64_t)(x * x) % 7;
     }
     *out = (int64_t)sum;

@@ -32,22 +32,52 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
 
 def suite_once(out: Path) -> dict:
     """One `roundbench run` of both variants; returns impl -> ns/call."""
-    subprocess.run([sys.executable, "-m", "roundbench", "run", "ffi", "--impl", "go-c", "--impl", "py-c-o",
-                    "--runs", "1", "--out", str(out), "--no-report", "--quiet"], check=True, env=ENV, cwd=ROOT,
-                   stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roundbench",
+            "run",
+            "ffi",
+            "--impl",
+            "go-c",
+            "--impl",
+            "py-c-o",
+            "--runs",
+            "1",
+            "--out",
+            str(out),
+            "--no-report",
+            "--quiet",
+        ],
+        check=True,
+        env=ENV,
+        cwd=ROOT,
+        stderr=subprocess.DEVNULL,
+    )
     rs = benchfmt.read_dir(out)
     return {r.params["impl"]: r.metrics["ns/call"] for r in rs.runs}
 
 
 def go_bench_once(test_binary: str) -> float:
-    out = subprocess.run([test_binary, "-test.run", "^$", "-test.bench", "^BenchmarkCgoCall$", "-test.count", "1"],
-                         check=True, capture_output=True, text=True, cwd=ROOT / "go").stdout
+    out = subprocess.run(
+        [test_binary, "-test.run", "^$", "-test.bench", "^BenchmarkCgoCall$", "-test.count", "1"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "go",
+    ).stdout
     return float(re.search(r"^BenchmarkCgoCall\S*\s+\d+\s+([\d.]+) ns/op", out, re.M).group(1))
 
 
 def timeit_once(stmt: str) -> float:
-    out = subprocess.run([sys.executable, "-m", "timeit", "-s", "from roundbench import ffi_o as f; x = 41", stmt],
-                         check=True, capture_output=True, text=True, env=ENV).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "timeit", "-s", "from roundbench import ffi_o as f; x = 41", stmt],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=ENV,
+    ).stdout
     m = re.search(r"best of \d+: ([\d.]+) (nsec|usec|msec) per loop", out)
     return float(m.group(1)) * {"nsec": 1, "usec": 1e3, "msec": 1e6}[m.group(2)]
 
@@ -65,13 +95,22 @@ def main() -> int:
             go.append(go_bench_once(test_binary))
             call.append(timeit_once("f(x)"))
             empty.append(timeit_once("pass"))
-            print(f"round {i + 1}/{ROUNDS}: suite go-c {suite['go-c'][-1]:.1f}, go test {go[-1]:.1f}, "
-                  f"suite py-c-o {suite['py-c-o'][-1]:.1f}, timeit {call[-1]:.1f} - {empty[-1]:.1f} ns", file=sys.stderr)
+            print(
+                f"round {i + 1}/{ROUNDS}: suite go-c {suite['go-c'][-1]:.1f}, go test {go[-1]:.1f}, "
+                f"suite py-c-o {suite['py-c-o'][-1]:.1f}, timeit {call[-1]:.1f} - {empty[-1]:.1f} ns",
+                file=sys.stderr,
+            )
     ok = True
     tdiff = [c - e for c, e in zip(call, empty)]
-    rows = [("go-c", med(suite["go-c"]), med(go), "go test -bench BenchmarkCgoCall"),
-            ("py-c-o", med(suite["py-c-o"]), med(tdiff),
-             f"python -m timeit 'f(x)' {med(call):.1f} ns minus 'pass' {med(empty):.1f} ns")]
+    rows = [
+        ("go-c", med(suite["go-c"]), med(go), "go test -bench BenchmarkCgoCall"),
+        (
+            "py-c-o",
+            med(suite["py-c-o"]),
+            med(tdiff),
+            f"python -m timeit 'f(x)' {med(call):.1f} ns minus 'pass' {med(empty):.1f} ns",
+        ),
+    ]
     print(f"medians of {ROUNDS} interleaved rounds:")
     for name, ours, theirs, how in rows:
         diff = (ours - theirs) / theirs * 100

@@ -9,6 +9,8 @@ PYTHON=${PYTHON:-python3}
 
 # Debian packages: the C toolchain and the libraries the rounds link.
 APT_PACKAGES=(gcc make pkg-config)
+# make lint: the C formatter
+APT_PACKAGES+=(clang-format)
 # round http: the load generator
 APT_PACKAGES+=(wrk)
 missing=()

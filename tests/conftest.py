@@ -39,7 +39,12 @@ def run_roundbench(*args, timeout=600, **kw) -> subprocess.CompletedProcess:
     """Runs `python -m roundbench ARGS` from the checkout."""
     return subprocess.run(
         [sys.executable, "-m", "roundbench", *args],
-        capture_output=True, text=True, timeout=timeout, env=kw.pop("env", child_env()), cwd=ROOT, **kw,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=kw.pop("env", child_env()),
+        cwd=ROOT,
+        **kw,
     )
 
 

@@ -53,7 +53,9 @@ def test_hop_work_is_in_the_result():
     ch.close()
 
 
-@pytest.mark.parametrize("v", load_vectors("chain-error"), ids=lambda v: f"n={v['n']}-k={v['hop-work']}-p={v['parallel']}")
+@pytest.mark.parametrize(
+    "v", load_vectors("chain-error"), ids=lambda v: f"n={v['n']}-k={v['hop-work']}-p={v['parallel']}"
+)
 def test_bad_arguments_from_vectors(v):
     exc = OverflowError if v["error"] == "overflow" else ValueError
     with pytest.raises(exc, match="chain_new\\(\\) argument"):
@@ -94,7 +96,11 @@ def _counts():
 
     deadline = time.monotonic() + 5
     while True:
-        fds, tasks, pythreads = len(os.listdir("/proc/self/fd")), len(os.listdir("/proc/self/task")), threading.active_count()
+        fds, tasks, pythreads = (
+            len(os.listdir("/proc/self/fd")),
+            len(os.listdir("/proc/self/task")),
+            threading.active_count(),
+        )
         if tasks <= pythreads or time.monotonic() > deadline:
             return fds, tasks, pythreads
         time.sleep(0.01)
@@ -138,8 +144,21 @@ def test_memory_guard_refuses_an_impossible_configuration(impl, built):
 
 @pytest.mark.parametrize("n, k, p", [(1, 0, 1), (2, 3, 2), (7, 0, 3)])
 def test_all_variants_agree_through_the_runner(tmp_path, built, n, k, p):
-    out = run_roundbench("run", "chain", "--n", str(n), "--hop-work", str(k), "--parallel", str(p),
-                         "--runs", "1", "--out", str(tmp_path), "--no-report")
+    out = run_roundbench(
+        "run",
+        "chain",
+        "--n",
+        str(n),
+        "--hop-work",
+        str(k),
+        "--parallel",
+        str(p),
+        "--runs",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--no-report",
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     rs = benchfmt.read_dir(tmp_path)
     assert not rs.failures

@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,8 +20,6 @@ from conftest import BUILD, child_env, load_vectors, run_roundbench
 from conftest import open_fds as _fds, os_threads as _threads
 
 CORES = load_vectors("cores")
-
-
 
 
 def _core_threads(n, workers):
@@ -62,8 +59,9 @@ def test_freethreaded_script_runs_standalone():
     """The script py-freethreaded hands to a free-threaded interpreter needs
     only the standard library; run it here with this interpreter."""
     script = Path(pure.__file__)
-    r = subprocess.run([sys.executable, "-S", str(script), "1001", "2"], capture_output=True, text=True,
-                       timeout=60, cwd="/")
+    r = subprocess.run(
+        [sys.executable, "-S", str(script), "1001", "2"], capture_output=True, text=True, timeout=60, cwd="/"
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["sum"] == expected(1001)
@@ -86,10 +84,12 @@ def test_every_variant_child(built, impl, n, workers):
     out = _child(impl, f"n={n}", f"workers={workers}")
     assert out.returncode == 0, out.stderr
     assert f"result: sum={expected(n)}" in out.stdout
-    line = [l for l in out.stdout.splitlines() if l.startswith("Benchmark")][0]
+    line = [ln for ln in out.stdout.splitlines() if ln.startswith("Benchmark")][0]
     r = benchfmt.parse_bench_line(line)
     assert r.name == f"BenchmarkCores/impl={impl}/n={n}/workers={workers}"
-    assert r.metrics["speedup"] > 0 and r.metrics["efficiency"] == pytest.approx(r.metrics["speedup"] / workers, rel=1e-3)
+    assert r.metrics["speedup"] > 0 and r.metrics["efficiency"] == pytest.approx(
+        r.metrics["speedup"] / workers, rel=1e-3
+    )
     if workers == 1:
         assert r.metrics["speedup"] == 1
 
@@ -105,9 +105,14 @@ def test_freethreaded_absent_or_runs(built):
 
 
 @pytest.mark.parametrize("impl", ["c-threads", "go", "py-c"])
-@pytest.mark.parametrize("arg, msg", [("workers=0", "workers=0 is out of range"),
-                                      ("workers=4097", "workers=4097 is out of range"),
-                                      ("n=-1", "n=-1 is out of range")])
+@pytest.mark.parametrize(
+    "arg, msg",
+    [
+        ("workers=0", "workers=0 is out of range"),
+        ("workers=4097", "workers=4097 is out of range"),
+        ("n=-1", "n=-1 is out of range"),
+    ],
+)
 def test_child_rejects_bad_arguments(built, impl, arg, msg):
     out = _child(impl, arg)
     assert out.returncode == 2 and msg in out.stderr

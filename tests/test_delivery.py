@@ -20,17 +20,23 @@ GO = shutil.which("go")
 
 def _readelf_needed(path):
     out = subprocess.run(["readelf", "-dW", str(path)], capture_output=True, text=True, check=True).stdout
-    return [l.split("[", 1)[1].rstrip("]") for l in out.splitlines() if "(NEEDED)" in l]
+    return [ln.split("[", 1)[1].rstrip("]") for ln in out.splitlines() if "(NEEDED)" in ln]
 
 
 # Libraries each binary must need at least (what a round adds to the core's
 # link line may add more; readelf, where present, checks the exact list).
 @pytest.mark.parametrize(
     "name, linkage, needed",
-    [("hello-c", "dynamic", ["libc.so.6"]), ("hello-c-static", "static", []), ("hello-go", "static", []),
-     ("hello-go-cgo", "dynamic", ["libc.so.6"]), ("hello-go-c", "dynamic", ["libc.so.6"]),
-     ("rb-c-static", "static", []), ("rb-c-so", "dynamic", ["libroundbench.so", "libc.so.6"]),
-     ("libroundbench.so", "shared library", None)],
+    [
+        ("hello-c", "dynamic", ["libc.so.6"]),
+        ("hello-c-static", "static", []),
+        ("hello-go", "static", []),
+        ("hello-go-cgo", "dynamic", ["libc.so.6"]),
+        ("hello-go-c", "dynamic", ["libc.so.6"]),
+        ("rb-c-static", "static", []),
+        ("rb-c-so", "dynamic", ["libroundbench.so", "libc.so.6"]),
+        ("libroundbench.so", "shared library", None),
+    ],
 )
 def test_project_binaries(built, name, linkage, needed):
     info = binfmt.read(BUILD / name)
@@ -52,13 +58,20 @@ def test_extension_module():
     assert info.linkage == "shared library" and info.interp is None and "libc.so.6" in info.needed
 
 
-@pytest.mark.parametrize("flags, linkage", [([], "dynamic"), (["-static"], "static"), (["-static-pie"], "static-pie"),
-                                            (["-no-pie"], "dynamic"), (["-shared", "-fPIC"], "shared library")])
+@pytest.mark.parametrize(
+    "flags, linkage",
+    [
+        ([], "dynamic"),
+        (["-static"], "static"),
+        (["-static-pie"], "static-pie"),
+        (["-no-pie"], "dynamic"),
+        (["-shared", "-fPIC"], "shared library"),
+    ],
+)
 def test_binaries_built_here(tmp_path, flags, linkage):
     src = tmp_path / "t.c"
     src.write_text(
-        "#include <math.h>\n#include <stdio.h>\n"
-        "int main(int c, char **v) { printf(\"%f\\n\", sqrt(c)); return 0; }\n"
+        "#include <math.h>\n#include <stdio.h>\n" 'int main(int c, char **v) { printf("%f\\n", sqrt(c)); return 0; }\n'
     )
     out = tmp_path / "t"
     r = subprocess.run(["gcc", *flags, str(src), "-o", str(out), "-lm"], capture_output=True, text=True)
@@ -129,8 +142,11 @@ def test_facts_reach_the_report(tmp_path):
         benchfmt.fact_line(
             name, 'cross:hello-go:linux/arm64:cgo=0 {"ok": true, "format": "ELF", "arch": "arm64", "size": 2000000}'
         ),
-        benchfmt.fact_line(name, 'program:hello-go {"size": 2400000, "stripped": 1600000, "format": "ELF", '
-                                 '"arch": "x86-64", "linkage": "static", "interp": null, "needed": []}'),
+        benchfmt.fact_line(
+            name,
+            'program:hello-go {"size": 2400000, "stripped": 1600000, "format": "ELF", '
+            '"arch": "x86-64", "linkage": "static", "interp": null, "needed": []}',
+        ),
         f"{name} 1 5000000000 ns/op 1 cross-ok\n",
     ]
     (tmp_path / "results.txt").write_text("".join(lines))

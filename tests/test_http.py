@@ -54,7 +54,7 @@ def test_core_server_in_process(handler):
         srv.stop()
         assert srv.wait(5) is True
     with pytest.raises(ValueError, match="closed"):
-        srv.port
+        _ = srv.port
 
 
 def test_pipelined_in_order_through_python():
@@ -126,7 +126,9 @@ def test_slow_client_times_out_without_holding_the_worker():
 
 
 def serve_process(argv: list, env=None):
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or child_env(), cwd=ROOT)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or child_env(), cwd=ROOT
+    )
     line = proc.stdout.readline()
     m = re.match(r"listening port=(\d+)", line)
     assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
@@ -193,8 +195,12 @@ def test_flask_app():
 def test_fixed_rate_generator(built):
     with roundbench.HttpServer(None) as srv:
         srv.start()
-        out = subprocess.run([str(BUILD / "rb-load"), f"port={srv.port}", "conns=4", "rate=200", "secs=1",
-                              "warmup=0", "le=1000000000"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run(
+            [str(BUILD / "rb-load"), f"port={srv.port}", "conns=4", "rate=200", "secs=1", "warmup=0", "le=1000000000"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         served = srv.stats()["requests"]
     assert out.returncode == 0, out.stderr
     fields = dict(kv.split("=") for kv in out.stdout.split("\n")[0].split()[1:])
@@ -203,7 +209,9 @@ def test_fixed_rate_generator(built):
     assert int(fields["p50_ns"]) <= int(fields["p99_ns"]) <= int(fields["max_ns"])
     assert served >= 200
     assert re.search(r"^rb-load-le 1000000000 100\.0000$", out.stdout, re.M)
-    bad = subprocess.run([str(BUILD / "rb-load"), "port=1", "conns=0", "rate=1", "secs=1"], capture_output=True, text=True)
+    bad = subprocess.run(
+        [str(BUILD / "rb-load"), "port=1", "conns=0", "rate=1", "secs=1"], capture_output=True, text=True
+    )
     assert bad.returncode == 2
 
 
@@ -214,8 +222,12 @@ def test_fixed_rate_counts_a_stalled_server(built):
         ls.bind(("127.0.0.1", 0))
         ls.listen(64)  # accepts (in the kernel) but never answers
         port = ls.getsockname()[1]
-        out = subprocess.run([str(BUILD / "rb-load"), f"port={port}", "conns=2", "rate=20", "secs=1", "warmup=0"],
-                             capture_output=True, text=True, timeout=30)
+        out = subprocess.run(
+            [str(BUILD / "rb-load"), f"port={port}", "conns=2", "rate=20", "secs=1", "warmup=0"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     fields = dict(kv.split("=") for kv in out.stdout.split("\n")[0].split()[1:])
     assert fields["requests"] == "0" and int(fields["late"]) == 20
     assert int(fields["p50_ns"]) >= 1_000_000_000  # at least the 2 s grace, from intended times
@@ -223,8 +235,23 @@ def test_fixed_rate_counts_a_stalled_server(built):
 
 def test_round_quick_run_every_variant(tmp_path, built):
     """One quick run of each variant, both load modes, through the runner."""
-    args = ["run", "http", "--runs", "1", "--out", str(tmp_path), "--timeout", "120", "--no-report",
-            "--param", "conns=20", "--param", "secs=1", "--param", "warmup=0"]
+    args = [
+        "run",
+        "http",
+        "--runs",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--timeout",
+        "120",
+        "--no-report",
+        "--param",
+        "conns=20",
+        "--param",
+        "secs=1",
+        "--param",
+        "warmup=0",
+    ]
     out = run_roundbench(*args, "--param", "rate=0", timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     rs = benchfmt.read_dir(tmp_path)
@@ -242,9 +269,26 @@ def test_round_quick_run_every_variant(tmp_path, built):
 
 
 def test_round_fixed_rate_mode(tmp_path, built):
-    out = run_roundbench("run", "http", "--impl", "c", "--runs", "1", "--out", str(tmp_path), "--no-report",
-                         "--param", "conns=10", "--param", "secs=1", "--param", "warmup=0", "--param", "rate=300",
-                         timeout=300)
+    out = run_roundbench(
+        "run",
+        "http",
+        "--impl",
+        "c",
+        "--runs",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--no-report",
+        "--param",
+        "conns=10",
+        "--param",
+        "secs=1",
+        "--param",
+        "warmup=0",
+        "--param",
+        "rate=300",
+        timeout=300,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     (run,) = benchfmt.read_dir(tmp_path).runs
     assert run.params["rate"] == "300" and run.metrics["errors"] == 0

@@ -166,18 +166,25 @@ def test_generated_log_every_kind_every_variant(built, tmp_path):
             env.pop("ROUNDBENCH_JSONL_KERNEL", None)
             assert out.returncode == 0, (v.name, kernel, out.stderr)
             assert f"result: {want}\n" in out.stdout, (v.name, kernel)
-        assert re.search(rf"^BenchmarkJsonl/impl={v.name}/lines=3000 1 \d+ ns/op [\d.e+]+ MB/s \d+ invalid-lines$", out.stdout, re.M), out.stdout
+        assert re.search(
+            rf"^BenchmarkJsonl/impl={v.name}/lines=3000 1 \d+ ns/op [\d.e+]+ MB/s \d+ invalid-lines$", out.stdout, re.M
+        ), out.stdout
 
 
 def test_a_wrong_expectation_fails_the_run(built, tmp_path):
     """A variant checks its result against the generator's: exit 3 when wrong."""
     path = tmp_path / "log.jsonl"
     genlog.generate(path, lines=50, seed=3)
-    (tmp_path / "log.jsonl.expect").write_text("lines=1 blank=0 valid=1 invalid=0 statuses=200:1 reported=0:cbf29ce484222325\n")
+    (tmp_path / "log.jsonl.expect").write_text(
+        "lines=1 blank=0 valid=1 invalid=0 statuses=200:1 reported=0:cbf29ce484222325\n"
+    )
     env = child_env()
     env[rnd.FILE_ENV] = str(path)
-    for cmd in ([str(BUILD / "rb-c"), "jsonl", "c"], [str(BUILD / "rb-go"), "jsonl", "go"],
-                [sys.executable, "-m", "roundbench.child", "jsonl", "py"]):
+    for cmd in (
+        [str(BUILD / "rb-c"), "jsonl", "c"],
+        [str(BUILD / "rb-go"), "jsonl", "go"],
+        [sys.executable, "-m", "roundbench.child", "jsonl", "py"],
+    ):
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
         assert out.returncode == 3, (cmd, out.stderr)
         assert "wrong result" in out.stderr
@@ -212,14 +219,37 @@ def test_final_line_without_newline(tmp_path):
 
 
 def test_gen_log_command(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "roundbench", "gen-log", str(tmp_path / "g.jsonl"), "--lines", "100",
-                          "--seed", "2", "--bad-rate", "0.5", "--kinds", "truncated,blank"],
-                         capture_output=True, text=True, env=child_env(), timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roundbench",
+            "gen-log",
+            str(tmp_path / "g.jsonl"),
+            "--lines",
+            "100",
+            "--seed",
+            "2",
+            "--bad-rate",
+            "0.5",
+            "--kinds",
+            "truncated,blank",
+        ],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "g.jsonl").read_bytes().count(b"\n") == 100
     assert out.stdout.strip() == (tmp_path / "g.jsonl.expect").read_text().strip()
-    bad = subprocess.run([sys.executable, "-m", "roundbench", "gen-log", str(tmp_path / "h"), "--kinds", "nope"],
-                         capture_output=True, text=True, env=child_env(), timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "roundbench", "gen-log", str(tmp_path / "h"), "--kinds", "nope"],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=60,
+    )
     assert bad.returncode == 2 and "unknown kind 'nope'" in bad.stderr
 
 
@@ -235,7 +265,7 @@ def test_empty_and_one_byte_files(tmp_path):
 
 def test_missing_file_is_oserror(tmp_path):
     missing = tmp_path / "nope.jsonl"
-    for impl, f in COUNTERS.items():
+    for f in COUNTERS.values():
         with pytest.raises(FileNotFoundError):
             f(missing)
     with pytest.raises(OSError, match="after 0 bytes"):
@@ -367,7 +397,9 @@ def test_differential_mutations(built, tmp_path):
     env = child_env()
     env[rnd.FILE_ENV] = str(path)
     for impl in ("go", "go-c"):
-        out = subprocess.run([str(BUILD / "rb-go"), "jsonl", impl], capture_output=True, text=True, env=env, timeout=120)
+        out = subprocess.run(
+            [str(BUILD / "rb-go"), "jsonl", impl], capture_output=True, text=True, env=env, timeout=120
+        )
         assert out.returncode == 0, (impl, out.stderr)
 
 

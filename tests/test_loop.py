@@ -43,8 +43,15 @@ def test_bad_n_from_vectors(v):
 
 @pytest.mark.parametrize(
     "bad, exc",
-    [(1.5, TypeError), ("10", TypeError), (None, TypeError), (-1, ValueError),
-     (roundbench.LOOP_MAX_N + 1, OverflowError), (2**64, OverflowError), (-(2**70), OverflowError)],
+    [
+        (1.5, TypeError),
+        ("10", TypeError),
+        (None, TypeError),
+        (-1, ValueError),
+        (roundbench.LOOP_MAX_N + 1, OverflowError),
+        (2**64, OverflowError),
+        (-(2**70), OverflowError),
+    ],
 )
 def test_bad_n_raises_naming_the_argument(bad, exc):
     with pytest.raises(exc, match="argument 'n'"):
@@ -109,8 +116,9 @@ def test_every_variant_child(built, impl, n):
 
 
 @pytest.mark.parametrize("prog", ["rb-c", "rb-go", "py"])
-@pytest.mark.parametrize("arg, msg", [("n=-1", "n=-1 is out of range"), ("n=abc", "not an integer"),
-                                      ("n=3037000501", "out of range")])
+@pytest.mark.parametrize(
+    "arg, msg", [("n=-1", "n=-1 is out of range"), ("n=abc", "not an integer"), ("n=3037000501", "out of range")]
+)
 def test_child_rejects_bad_n(built, prog, arg, msg):
     impl = {"rb-c": "c", "rb-go": "go", "py": "py"}[prog]
     cmd = ([sys.executable, "-m", "roundbench.child"] if prog == "py" else [str(BUILD / prog)]) + ["loop", impl, arg]

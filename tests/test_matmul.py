@@ -247,8 +247,11 @@ def test_provenance_probes_every_blas_variant(built):
 
 
 def test_report_section_flags_a_mismatch_in_bold():
-    cfg = {"blas-c-blas": "threads=1: x; OpenBLAS 0.3.21; kernel Prescott; 1 thread(s)",
-           "fairness": "BLAS mismatch: c-blas runs OpenBLAS 0.3.21 kernel Prescott, py-numpy runs OpenBLAS 0.3.31 kernel Haswell"}
+    cfg = {
+        "blas-c-blas": "threads=1: x; OpenBLAS 0.3.21; kernel Prescott; 1 thread(s)",
+        "fairness": "BLAS mismatch: c-blas runs OpenBLAS 0.3.21 kernel Prescott, "
+        "py-numpy runs OpenBLAS 0.3.31 kernel Haswell",
+    }
     text = rnd.report_section({"n": 300, "threads": 1}, {}, config=cfg)
     assert "**BLAS mismatch: c-blas" in text and "- c-blas: threads=1:" in text
 
@@ -280,8 +283,23 @@ def test_threads_all_lands_in_the_name_and_keeps_py_at_300(tmp_path, built):
 
     from conftest import run_roundbench
 
-    out = run_roundbench("run", "matmul", "--impl", "c-blas", "--impl", "py", "--threads", "all", "--runs", "1",
-                         "--param", "n=32", "--out", str(tmp_path), "--no-report")
+    out = run_roundbench(
+        "run",
+        "matmul",
+        "--impl",
+        "c-blas",
+        "--impl",
+        "py",
+        "--threads",
+        "all",
+        "--runs",
+        "1",
+        "--param",
+        "n=32",
+        "--out",
+        str(tmp_path),
+        "--no-report",
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     rs = benchfmt.read_dir(tmp_path)
     threads = str(rnd.all_threads())

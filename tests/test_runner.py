@@ -44,7 +44,19 @@ def test_failures_are_recorded_and_the_suite_goes_on(tmp_path, built):
 
 
 def test_interleaving_order(tmp_path, built):
-    run_roundbench("run", "faulty", "--impl", "py-good", "--impl", "py-good2", "--runs", "3", "--out", str(tmp_path), env=plugin_env())
+    run_roundbench(
+        "run",
+        "faulty",
+        "--impl",
+        "py-good",
+        "--impl",
+        "py-good2",
+        "--runs",
+        "3",
+        "--out",
+        str(tmp_path),
+        env=plugin_env(),
+    )
     rs = benchfmt.read_dir(tmp_path)
     assert [r.params["impl"] for r in rs.runs] == ["py-good", "py-good2"] * 3
 
@@ -52,7 +64,11 @@ def test_interleaving_order(tmp_path, built):
 def test_ctrl_c_leaves_a_valid_partial_file(tmp_path, built):
     proc = subprocess.Popen(
         [sys.executable, "-m", "roundbench", "run", "loop", "--quick", "--runs", "50", "--out", str(tmp_path)],
-        env=child_env(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=child_env(),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     results = tmp_path / "results.txt"
     deadline = time.monotonic() + 60
@@ -98,16 +114,38 @@ def test_quick_suite_every_variant_passes_and_benchstat_reads_it(tmp_path, built
         assert r.metrics["peak-B"] < 200 * 2**20
     c_peak = [r.metrics["peak-B"] for r in rs.runs if r.params["impl"] == "c"]
     assert c_peak[0] < 8 * 2**20, "the C child's peak RSS must be its own, not the runner's"
-    for key in ("cpu", "kernel", "c-build", "go-version", "go-build", "gomaxprocs", "gogc", "python",
-                "python-ext-build", "numpy", "blas", "loadavg", "fairness"):
+    for key in (
+        "cpu",
+        "kernel",
+        "c-build",
+        "go-version",
+        "go-build",
+        "gomaxprocs",
+        "gogc",
+        "python",
+        "python-ext-build",
+        "numpy",
+        "blas",
+        "loadavg",
+        "fairness",
+    ):
         assert key in rs.configs[0], key
     bs = subprocess.run([_benchstat(), "-col", "/impl", str(tmp_path / "results.txt")], capture_output=True, text=True)
     assert bs.returncode == 0, bs.stderr
     assert "py-c" in bs.stdout and "sec/iter" in bs.stdout and "Ffi" in bs.stdout  # benchstat scales ns to sec
     assert "error" not in bs.stderr.lower()
     report = (tmp_path / "report.md").read_text()
-    for needle in ("## loop", "## ffi", "median [95% CI]", "× best", "Binding overhead", "## Provenance",
-                   "## Fairness", "## Score", "**flag**"):
+    for needle in (
+        "## loop",
+        "## ffi",
+        "median [95% CI]",
+        "× best",
+        "Binding overhead",
+        "## Provenance",
+        "## Fairness",
+        "## Score",
+        "**flag**",
+    ):
         assert needle in report, needle
 
 
@@ -133,7 +171,10 @@ def test_list_and_help():
 
 
 def test_import_stays_cheap():
-    code = "import sys, roundbench; print(sorted(m for m in ('numpy', 'cffi', 'ctypes', 'subprocess') if m in sys.modules))"
+    code = (
+        "import sys, roundbench; "
+        "print(sorted(m for m in ('numpy', 'cffi', 'ctypes', 'subprocess') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 

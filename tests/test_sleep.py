@@ -2,11 +2,9 @@
 input, the thread-limit handling (a clear refusal, never a hang), and no
 threads or file descriptors left behind."""
 
-import os
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
@@ -20,8 +18,6 @@ from conftest import open_fds as _fds, os_threads as _threads
 
 WAIT_NS = 5_000_000  # the tests check what happened, not how fast
 SLEEP = load_vectors("sleep")
-
-
 
 
 VARIANTS = {
@@ -65,8 +61,13 @@ def test_core_bad_arguments():
 
 def test_thread_limit_reads_the_machine():
     name, value, allows = roundbench.thread_limit(rnd.PY_THREAD_TOUCHED, rnd.PY_THREAD_MAPS)
-    assert name in ("kernel.pid_max", "kernel.threads-max", "ulimit -u (RLIMIT_NPROC)", "vm.max_map_count",
-                    "MemAvailable")
+    assert name in (
+        "kernel.pid_max",
+        "kernel.threads-max",
+        "ulimit -u (RLIMIT_NPROC)",
+        "vm.max_map_count",
+        "MemAvailable",
+    )
     assert value > 0 and allows >= 0
     assert roundbench.thread_limit(rnd.PY_THREAD_TOUCHED, 0)[2] >= allows
 
@@ -127,7 +128,7 @@ def test_every_variant_child(built, impl, n):
     out = _child(impl, f"n={n}", "wait_ms=5")
     assert out.returncode == 0, out.stderr
     assert f"result: tasks={n} peak={n} completed={n}" in out.stdout
-    line = [l for l in out.stdout.splitlines() if l.startswith("Benchmark")][0]
+    line = [ln for ln in out.stdout.splitlines() if ln.startswith("Benchmark")][0]
     r = benchfmt.parse_bench_line(line)
     assert r.name == f"BenchmarkSleep/impl={impl}/n={n}/wait_ms=5"
     assert r.metrics["live-tasks"] == n

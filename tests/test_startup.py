@@ -15,8 +15,9 @@ LAUNCHER = BUILD / "rb-c-static"
 
 
 def _launch(*args, env=None, launcher=LAUNCHER):
-    return subprocess.run([str(launcher), "startup", *args], capture_output=True, text=True, timeout=120,
-                          env=env or child_env())
+    return subprocess.run(
+        [str(launcher), "startup", *args], capture_output=True, text=True, timeout=120, env=env or child_env()
+    )
 
 
 def test_every_variant_has_a_row(tmp_path, built):

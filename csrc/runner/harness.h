@@ -13,10 +13,10 @@
 /* Exit statuses shared by the C, Go and Python child runners. */
 enum {
     RBC_EXIT_OK = 0,
-    RBC_EXIT_USAGE = 2,    /* bad arguments: a message names which */
-    RBC_EXIT_WRONG = 3,    /* the work ran but its result is wrong */
-    RBC_EXIT_CANNOT = 4,   /* this variant cannot run here; stderr says why */
-    RBC_EXIT_FAILED = 5    /* the core returned an error */
+    RBC_EXIT_USAGE = 2,  /* bad arguments: a message names which */
+    RBC_EXIT_WRONG = 3,  /* the work ran but its result is wrong */
+    RBC_EXIT_CANNOT = 4, /* this variant cannot run here; stderr says why */
+    RBC_EXIT_FAILED = 5  /* the core returned an error */
 };
 
 #define RBC_MAX_PARAMS 8

@@ -33,7 +33,8 @@ int rbc_run_chain(const rbc_args *a)
     else if (strcmp(a->impl, "c-ucontext") == 0)
         how = RB_CHAIN_UCONTEXT;
     else {
-        fprintf(stderr, "chain: the C runner has no variant '%s' (it has: c, c-ucontext)\n", a->impl);
+        fprintf(stderr, "chain: the C runner has no variant '%s' (it has: c, c-ucontext)\n",
+                a->impl);
         return RBC_EXIT_USAGE;
     }
     int64_t n = rbc_int_arg(a, "n", 100000, 1, RB_CHAIN_MAX_N);
@@ -102,8 +103,8 @@ int rbc_run_chain(const rbc_args *a)
     double cpu = sys + (double)(cpu_ns(&ru1.ru_utime) - cpu_ns(&ru0.ru_utime));
     double bpt = peak > base ? (double)(peak - base) / hops : 0.0;
     rbc_metric mt[] = {
-        {setup, "setup-ns"},   {pass, "pass-ns"}, {teardown, "teardown-ns"},
-        {pass / hops, "ns/hop"}, {bpt, "B/task"},  {sys / hops, "sys-ns/hop"},
+        {setup, "setup-ns"},        {pass, "pass-ns"}, {teardown, "teardown-ns"},
+        {pass / hops, "ns/hop"},    {bpt, "B/task"},   {sys / hops, "sys-ns/hop"},
         {cpu / hops, "cpu-ns/hop"},
     };
     rbc_result("value=%lld chains=%lld", (long long)want, (long long)p);

@@ -28,8 +28,9 @@ static char *result_text(const rb_jsonl_result *r)
     char *s = malloc(cap);
     if (!s)
         return NULL;
-    size_t len = (size_t)snprintf(s, cap, "lines=%" PRId64 " blank=%" PRId64 " valid=%" PRId64
-                                          " invalid=%" PRId64 " statuses=",
+    size_t len = (size_t)snprintf(s, cap,
+                                  "lines=%" PRId64 " blank=%" PRId64 " valid=%" PRId64
+                                  " invalid=%" PRId64 " statuses=",
                                   r->lines, r->blank, r->valid, r->invalid);
     for (size_t i = 0; i < r->nstatuses; i++)
         len += (size_t)snprintf(s + len, cap - len, "%s%" PRId64 ":%" PRId64, i ? "," : "",

@@ -117,4 +117,3 @@ int rbc_run_matmul(const rbc_args *a)
     rbc_emit(a, reps, ns, metric, 1);
     return RBC_EXIT_OK;
 }
-

@@ -61,8 +61,7 @@ int rbc_run_sleep(const rbc_args *a)
                 fprintf(stderr,
                         "cannot run here: n=%lld is not possible here: %s = %lld allows about "
                         "%lld more threads (fit=1 runs at the largest n that fits)\n",
-                        (long long)n, lim.name, (long long)lim.value,
-                        (long long)lim.max_threads);
+                        (long long)n, lim.name, (long long)lim.value, (long long)lim.max_threads);
                 return RBC_EXIT_CANNOT;
             }
             /* Leave 5% for whatever else starts meanwhile. */
@@ -70,15 +69,15 @@ int rbc_run_sleep(const rbc_args *a)
             fprintf(stderr, "sleep: %s = %lld: running at n=%lld instead of %lld\n", lim.name,
                     (long long)lim.value, (long long)n, (long long)want);
             if (n < 1) {
-                fprintf(stderr, "cannot run here: %s leaves no room for a thread\n",
-                        lim.name);
+                fprintf(stderr, "cannot run here: %s leaves no room for a thread\n", lim.name);
                 return RBC_EXIT_CANNOT;
             }
         }
     }
     rb_status st = run(n, wait_ms * 1000000, &s, &err);
     if (st == RB_ERR_IO && threads) {
-        fprintf(stderr, "cannot run here: n=%lld is not possible here: %s after %lld threads (%s)\n",
+        fprintf(stderr,
+                "cannot run here: n=%lld is not possible here: %s after %lld threads (%s)\n",
                 (long long)n, err.msg, (long long)err.pos, strerror(err.sys_errno));
         return RBC_EXIT_CANNOT;
     }

@@ -27,9 +27,10 @@ static void chain_vector(const rbt_vector *v, void *ctx)
             st = rb_chain_pass(c, out, &err);
             CHECK(st == RB_OK, "rb_chain_pass(n=%lld) status %d", n, st);
             for (int64_t i = 0; i < p; i++)
-                CHECK(out[i] == want, "chain n=%lld hop-work=%lld how=%d parallel=%lld: chain %lld "
-                      "= %lld; want %lld", n, k, h, (long long)p, (long long)i,
-                      (long long)out[i], want);
+                CHECK(out[i] == want,
+                      "chain n=%lld hop-work=%lld how=%d parallel=%lld: chain %lld "
+                      "= %lld; want %lld",
+                      n, k, h, (long long)p, (long long)i, (long long)out[i], want);
             /* A chain passes once. */
             CHECK(rb_chain_pass(c, out, &err) == RB_ERR_ARG && strcmp(err.arg, "chain") == 0,
                   "a second pass must be RB_ERR_ARG naming chain");
@@ -47,8 +48,8 @@ static void error_vector(const rbt_vector *v, void *ctx)
     rb_error err;
     rb_status st = rb_chain_new(n, k, p, RB_CHAIN_ASM, &c, &err);
     CHECK(st == want, "rb_chain_new(%lld, %lld, %lld) status %d; want %d", n, k, p, st, want);
-    CHECK(err.arg && err.msg && *err.msg, "rb_chain_new(%lld, %lld, %lld) names no argument", n,
-          k, p);
+    CHECK(err.arg && err.msg && *err.msg, "rb_chain_new(%lld, %lld, %lld) names no argument", n, k,
+          p);
     CHECK(c == (rb_chain *)&c, "rb_chain_new wrote its output on failure");
     CHECK(rb_chain_new(n, k, p, RB_CHAIN_ASM, &c, NULL) == want, "err=NULL status");
 }
@@ -61,7 +62,8 @@ int main(int argc, char **argv)
 
     rb_error err;
     rb_chain *c = NULL;
-    CHECK(rb_chain_new(1, 0, 1, RB_CHAIN_ASM, NULL, &err) == RB_ERR_ARG && strcmp(err.arg, "out") == 0,
+    CHECK(rb_chain_new(1, 0, 1, RB_CHAIN_ASM, NULL, &err) == RB_ERR_ARG &&
+              strcmp(err.arg, "out") == 0,
           "NULL out must be RB_ERR_ARG naming out");
     CHECK(rb_chain_new(1, 0, 1, (rb_chain_switch)7, &c, &err) == RB_ERR_ARG &&
               strcmp(err.arg, "how") == 0,

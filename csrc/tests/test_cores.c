@@ -33,8 +33,7 @@ static void error_vector(const rbt_vector *v, void *ctx)
     rb_status want = strcmp(rbt_get(v, "error"), "overflow") == 0 ? RB_ERR_OVERFLOW : RB_ERR_ARG;
     int64_t got = 777;
     rb_error err;
-    CHECK(rb_loop_parallel(n, t, &got, &err) == want, "rb_loop_parallel(%lld, %lld) status", n,
-          t);
+    CHECK(rb_loop_parallel(n, t, &got, &err) == want, "rb_loop_parallel(%lld, %lld) status", n, t);
     CHECK(err.arg && strcmp(err.arg, rbt_get(v, "arg")) == 0,
           "rb_loop_parallel(%lld, %lld) names %s; want %s", n, t, err.arg ? err.arg : "(null)",
           rbt_get(v, "arg"));
@@ -54,11 +53,12 @@ int main(int argc, char **argv)
         for (int64_t w = 0; w < t; w++) {
             int64_t lo, hi;
             rb_cores_share(1001, t, w, &lo, &hi);
-            CHECK(lo == next && hi >= lo && hi - lo <= 1001 / t + 1, "share %lld of %lld", (long long)w,
-                  (long long)t);
+            CHECK(lo == next && hi >= lo && hi - lo <= 1001 / t + 1, "share %lld of %lld",
+                  (long long)w, (long long)t);
             next = hi;
         }
-        CHECK(next == 1001, "the shares of %lld workers end at %lld", (long long)t, (long long)next);
+        CHECK(next == 1001, "the shares of %lld workers end at %lld", (long long)t,
+              (long long)next);
     }
     return rbt_done("test_cores");
 }

@@ -51,16 +51,15 @@ static void parse_vector(const rbt_vector *v, void *ctx)
         for (size_t k = 0; k < r.head_len; k++) {
             rb_http_request p;
             int pr = rb_http_parse(req, k, 8192, &p);
-            CHECK(pr == RB_HTTP_PARTIAL, "prefix %zu of %s: %d; want partial", k,
-                  rbt_get(v, "hex"), pr);
+            CHECK(pr == RB_HTTP_PARTIAL, "prefix %zu of %s: %d; want partial", k, rbt_get(v, "hex"),
+                  pr);
         }
         /* Bytes after the head (the next pipelined request) change nothing. */
         char more[600];
         memcpy(more, req, n);
         memcpy(more + n, "GET /", 5);
         rb_http_request m;
-        CHECK(rb_http_parse(more, n + 5, 8192, &m) == RB_HTTP_COMPLETE &&
-                  m.head_len == r.head_len,
+        CHECK(rb_http_parse(more, n + 5, 8192, &m) == RB_HTTP_COMPLETE && m.head_len == r.head_len,
               "trailing bytes changed the parse of %s", rbt_get(v, "hex"));
     }
 }
@@ -68,7 +67,8 @@ static void parse_vector(const rbt_vector *v, void *ctx)
 static void parser_details(void)
 {
     rb_http_request r;
-    const char *get = "GET /a/b?c=d HTTP/1.0\r\nConnection: Keep-Alive\r\nContent-Length: 12\r\n\r\n";
+    const char *get =
+        "GET /a/b?c=d HTTP/1.0\r\nConnection: Keep-Alive\r\nContent-Length: 12\r\n\r\n";
     CHECK(rb_http_parse(get, strlen(get), 8192, &r) == RB_HTTP_COMPLETE, "1.0 keep-alive");
     CHECK(r.minor_version == 0 && r.keep_alive == 1 && r.content_length == 12, "fields");
     CHECK(r.path_len == 8 && memcmp(r.path, "/a/b?c=d", 8) == 0, "path");
@@ -243,8 +243,8 @@ static void server_vector(const rbt_vector *v, void *ctx)
     size_t got = recv_some(fd, resp, sizeof resp - 1, sizeof resp, 2000);
     resp[got] = '\0';
     long long want = rbt_int(v, "status");
-    CHECK(status_of(resp, got) == want, "server answered %s with %d; want %lld",
-          rbt_get(v, "hex"), status_of(resp, got), want);
+    CHECK(status_of(resp, got) == want, "server answered %s with %d; want %lld", rbt_get(v, "hex"),
+          status_of(resp, got), want);
     const char *body = strstr(resp, "\r\n\r\n");
     if (strcmp(rbt_get(v, "body"), "hello") == 0)
         CHECK(body && strcmp(body + 4, RB_HTTP_HELLO) == 0, "body of %s", rbt_get(v, "hex"));
@@ -388,8 +388,7 @@ static void handler_tests(void)
           "open and start");
     char resp[2048];
     int fd = dial(rb_http_server_port(s));
-    send_all(fd, "GET /echo HTTP/1.1\r\nHost: h\r\n\r\nGET /error HTTP/1.1\r\nHost: h\r\n\r\n",
-             64);
+    send_all(fd, "GET /echo HTTP/1.1\r\nHost: h\r\n\r\nGET /error HTTP/1.1\r\nHost: h\r\n\r\n", 64);
     size_t got = recv_some(fd, resp, sizeof resp - 1, sizeof resp, 2000);
     resp[got] = '\0';
     CHECK(status_of(resp, got) == 201 && strstr(resp, "\r\n\r\n/echo"), "handler body: %s", resp);

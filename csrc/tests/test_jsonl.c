@@ -78,8 +78,10 @@ static int count(const bytes *b, rb_jsonl_result *res)
  * counts always add up. Deterministic (a fixed xorshift seed). */
 static void fuzz(void)
 {
-    static const char alphabet[] = "{}[]:,\"\\ \t\r\n0123456789.-+eEtrufalsnu\x01\x7f\x80\xbf\xc3\xe2\xed\xf0\xf4\xff";
-    static const char *pieces[] = {"{\"status\":", "200", "\"status\"", "\"a\":\"", "\\u00e9", "[[", "]]", "}\n"};
+    static const char alphabet[] =
+        "{}[]:,\"\\ \t\r\n0123456789.-+eEtrufalsnu\x01\x7f\x80\xbf\xc3\xe2\xed\xf0\xf4\xff";
+    static const char *pieces[] = {"{\"status\":", "200", "\"status\"", "\"a\":\"",
+                                   "\\u00e9",      "[[",  "]]",         "}\n"};
     uint64_t x = 0x9E3779B97F4A7C15u;
     bytes doc = {0};
     for (int i = 0; i < 20000; i++) {
@@ -115,13 +117,11 @@ static void check_line(const char *expect, const char *payload, const bytes *doc
     if (!count(doc, &res))
         return;
     if (doc->len == 0) { /* an empty payload alone: an empty file */
-        CHECK(res.lines == 0, "%s %s: %lld lines; want 0", framing, payload,
-              (long long)res.lines);
+        CHECK(res.lines == 0, "%s %s: %lld lines; want 0", framing, payload, (long long)res.lines);
         rb_jsonl_result_free(&res);
         return;
     }
-    CHECK(res.lines == 1, "[%s] %.60s: %lld lines; want 1", framing, payload,
-          (long long)res.lines);
+    CHECK(res.lines == 1, "[%s] %.60s: %lld lines; want 1", framing, payload, (long long)res.lines);
     CHECK(res.bytes == (int64_t)doc->len, "[%s] %.60s: bytes %lld", framing, payload,
           (long long)res.bytes);
     if (strcmp(expect, "blank") == 0) {
@@ -133,8 +133,7 @@ static void check_line(const char *expect, const char *payload, const bytes *doc
         CHECK(res.valid == 1 && res.nstatuses == 1 && res.statuses[0].status == want &&
                   res.statuses[0].count == 1,
               "[%s] %.60s: valid %lld, status %lld; want status %lld", framing, payload,
-              (long long)res.valid, res.nstatuses ? (long long)res.statuses[0].status : -1LL,
-              want);
+              (long long)res.valid, res.nstatuses ? (long long)res.statuses[0].status : -1LL, want);
     } else {
         const char *got = res.nreported ? rb_jsonl_reason_name(res.reported[0].reason) : "valid";
         CHECK(res.invalid == 1 && res.nreported == 1 && res.reported[0].line == 1 &&
@@ -295,16 +294,38 @@ static uint64_t next_random(void)
  * mutated: whichever way the index goes, its verdict must be the scanner's. */
 static void near_valid_line(bytes *b)
 {
-    static const char *keys[] = {"status", "status", "status", "status", "status", "ts", "s",
-                                 "st", "statu", "statuss",
-                                 "Status", "", "path", "sta\\u0074us", "status ", "ms"};
-    static const char *values[] = {"200", "404", "0", "7", "0.25", "1.5", "\"x\"", "\"\"",
-                                   "\"200\"", "2000", "20", "200.0", "\"a b\"", "\"}\""};
-    static const char *edges[] = {
-        "00", "01", "-1", "-0", "1.", ".5", "1.2.3", "1..2", "1e3", "1E+2",
-        "12345678901234567890", "9223372036854775807", "9223372036854775808",
-        "-9223372036854775808", "true", "null", "false", "{}", "[1]", "{\"status\":1}",
-        "\"\\\"\"", "\"caf\xc3\xa9\"", "\"\\u00e9\"", "\"status\":", "\":\"", "\",\"", "0.0.0"};
+    static const char *keys[] = {"status", "status",       "status",  "status",  "status", "ts",
+                                 "s",      "st",           "statu",   "statuss", "Status", "",
+                                 "path",   "sta\\u0074us", "status ", "ms"};
+    static const char *values[] = {"200",  "404",     "0",    "7",  "0.25",  "1.5",     "\"x\"",
+                                   "\"\"", "\"200\"", "2000", "20", "200.0", "\"a b\"", "\"}\""};
+    static const char *edges[] = {"00",
+                                  "01",
+                                  "-1",
+                                  "-0",
+                                  "1.",
+                                  ".5",
+                                  "1.2.3",
+                                  "1..2",
+                                  "1e3",
+                                  "1E+2",
+                                  "12345678901234567890",
+                                  "9223372036854775807",
+                                  "9223372036854775808",
+                                  "-9223372036854775808",
+                                  "true",
+                                  "null",
+                                  "false",
+                                  "{}",
+                                  "[1]",
+                                  "{\"status\":1}",
+                                  "\"\\\"\"",
+                                  "\"caf\xc3\xa9\"",
+                                  "\"\\u00e9\"",
+                                  "\"status\":",
+                                  "\":\"",
+                                  "\",\"",
+                                  "0.0.0"};
     static const char seps[] = ":,{}[]\" \t\r\n\\0123456789.-se\x80\xc3\x01";
     size_t start = b->len;
     put(b, "{", 1);
@@ -419,13 +440,15 @@ static void mixed_shapes(void)
              * the index, the first line must be judged from its start). */
             int bad = i % 97 == 5 || (part % 2 && i % 10);
             int n = i % 97 == 5 ? snprintf(line, sizeof line, "{\"status\":%d,\"x\":[1,}\n", i)
-                    : bad ? snprintf(line, sizeof line, ",\"status\":%d}\n", 200 + i % 5)
+                    : bad       ? snprintf(line, sizeof line, ",\"status\":%d}\n", 200 + i % 5)
                     : part % 2
-                        ? snprintf(line, sizeof line, "{\"ts\":%d,\"path\":\"/%.*s\",\"status\":%d}\n",
-                                   i, i % 60, "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij",
+                        ? snprintf(line, sizeof line,
+                                   "{\"ts\":%d,\"path\":\"/%.*s\",\"status\":%d}\n", i, i % 60,
+                                   "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij",
                                    200 + i % 5)
-                        : snprintf(line, sizeof line, "{\"ts\":%d,\"req\":{\"v\":[%d]},\"status\":%d}\n",
-                                   i, i % 7, 200 + i % 5);
+                        : snprintf(line, sizeof line,
+                                   "{\"ts\":%d,\"req\":{\"v\":[%d]},\"status\":%d}\n", i, i % 7,
+                                   200 + i % 5);
             put(&doc, line, (size_t)n);
             want_lines++;
             if (bad)
@@ -464,8 +487,7 @@ static void kernel_choice(void)
     CHECK(rb_jsonl_kernel(&err) == NULL && err.code == RB_ERR_ARG &&
               strcmp(err.arg, "ROUNDBENCH_JSONL_KERNEL") == 0,
           "a bad environment kernel names the variable");
-    CHECK(rb_jsonl_count_buffer((const uint8_t *)"{}\n", 3, &r, &err) == RB_ERR_ARG &&
-              r.lines == 0,
+    CHECK(rb_jsonl_count_buffer((const uint8_t *)"{}\n", 3, &r, &err) == RB_ERR_ARG && r.lines == 0,
           "a bad environment kernel fails the count before it starts");
     CHECK(rb_jsonl_count_file("/dev/null", &r, &err) == RB_ERR_ARG, "and the file count");
     unsetenv("ROUNDBENCH_JSONL_KERNEL");
@@ -528,7 +550,6 @@ int main(int argc, char **argv)
             rb_jsonl_result_free(&res);
         }
         free(all.p);
-
     }
     rb_jsonl_set_kernel(NULL, NULL);
 

@@ -21,8 +21,7 @@ static void range_vector(const rbt_vector *v, void *ctx)
     long long lo = rbt_int(v, "lo"), hi = rbt_int(v, "hi"), want = rbt_int(v, "sum");
     int64_t got = -1;
     CHECK(rb_loop_range(lo, hi, &got, NULL) == RB_OK, "rb_loop_range(%lld, %lld) failed", lo, hi);
-    CHECK(got == want, "rb_loop_range(%lld, %lld) = %lld; want %lld", lo, hi, (long long)got,
-          want);
+    CHECK(got == want, "rb_loop_range(%lld, %lld) = %lld; want %lld", lo, hi, (long long)got, want);
 }
 
 static void error_vector(const rbt_vector *v, void *ctx)

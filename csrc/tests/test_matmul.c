@@ -42,8 +42,8 @@ static void seeded_vector(const rbt_vector *v, void *ctx)
     if (n > 0) {
         size_t at = count / 2;
         c2[at] += 1.0;
-        CHECK(rb_matmul_verify(n, a, b, c2, NULL, &err) == RB_ERR_ARG && strcmp(err.arg, "c") == 0 &&
-                  err.pos == (int64_t)(at / (size_t)n),
+        CHECK(rb_matmul_verify(n, a, b, c2, NULL, &err) == RB_ERR_ARG &&
+                  strcmp(err.arg, "c") == 0 && err.pos == (int64_t)(at / (size_t)n),
               "n=%lld: a wrong entry passed the check (pos %lld)", n, (long long)err.pos);
         c2[at] = NAN;
         CHECK(rb_matmul_verify(n, a, b, c2, NULL, &err) == RB_ERR_ARG, "n=%lld: NaN passed", n);
@@ -78,7 +78,8 @@ static void error_vector(const rbt_vector *v, void *ctx)
     rb_status want = strcmp(rbt_get(v, "error"), "overflow") == 0 ? RB_ERR_OVERFLOW : RB_ERR_ARG;
     double x[4] = {0}, y[4] = {0}, z[4] = {0};
     rb_error err;
-    CHECK(rb_matmul_naive(n, x, y, z, &err) == want && strcmp(err.arg, "n") == 0, "naive n=%lld", n);
+    CHECK(rb_matmul_naive(n, x, y, z, &err) == want && strcmp(err.arg, "n") == 0, "naive n=%lld",
+          n);
     CHECK(rb_matmul_blas(n, x, y, z, &err) == want && strcmp(err.arg, "n") == 0, "blas n=%lld", n);
     CHECK(rb_matmul_fill(n, 1, x, y, &err) == want, "fill n=%lld", n);
     CHECK(rb_matmul_verify(n, x, y, z, NULL, &err) == want, "verify n=%lld", n);
@@ -105,19 +106,22 @@ static void lazy_loading(void)
     rb_blas_info info;
     char why[512], tiny[4];
     double m[12] = {1, 2, 3, 4, 5, 6, 7, 8};
-    CHECK(rb_blas_set_library("", &err) == RB_ERR_ARG && strcmp(err.arg, "path") == 0, "empty path");
+    CHECK(rb_blas_set_library("", &err) == RB_ERR_ARG && strcmp(err.arg, "path") == 0,
+          "empty path");
     /* The explicit call wins over the environment... */
     CHECK(setenv("ROUNDBENCH_BLAS_LIB", RB_BLAS_DEFAULT_LIB, 1) == 0, "setenv");
     CHECK(rb_blas_set_library("/nonexistent/libnoblas.so", &err) == RB_OK, "set_library");
     CHECK(rb_matmul_blas(2, m, m + 4, m + 8, &err) == RB_ERR_IO && strstr(err.msg, "cannot load"),
           "a missing file must be RB_ERR_IO (%d)", err.code);
-    CHECK(rb_blas_load_error(why, sizeof why) > 0 && strstr(why, "libnoblas"), "load error: %s", why);
+    CHECK(rb_blas_load_error(why, sizeof why) > 0 && strstr(why, "libnoblas"), "load error: %s",
+          why);
     CHECK(rb_blas_load_error(tiny, sizeof tiny) > 3 && strlen(tiny) == 3, "truncation: %s", tiny);
     /* ...and the environment over the default. */
     CHECK(rb_blas_set_library(NULL, &err) == RB_OK, "set_library(NULL)");
     CHECK(setenv("ROUNDBENCH_BLAS_LIB", "/nonexistent/libenvblas.so", 1) == 0, "setenv");
     CHECK(rb_blas_get_info(&info, &err) == RB_ERR_IO, "get_info with a missing file");
-    CHECK(rb_blas_load_error(why, sizeof why) > 0 && strstr(why, "libenvblas"), "load error: %s", why);
+    CHECK(rb_blas_load_error(why, sizeof why) > 0 && strstr(why, "libenvblas"), "load error: %s",
+          why);
     /* A real library without the BLAS's symbols. */
     CHECK(setenv("ROUNDBENCH_BLAS_LIB", "libm.so.6", 1) == 0, "setenv");
     CHECK(rb_blas_set_threads(1, &err) == RB_ERR_IO && strstr(err.msg, "symbol"),
@@ -164,9 +168,12 @@ int main(int argc, char **argv)
     CHECK(rb_matmul_naive(2, m, m, m + 4, &err) == RB_OK && m[4] == 7 && m[7] == 22,
           "a == b must work (got %g %g)", m[4], m[7]);
     /* NULL pointers, named. */
-    CHECK(rb_matmul_blas(2, NULL, m, m + 4, &err) == RB_ERR_ARG && strcmp(err.arg, "a") == 0, "a NULL");
-    CHECK(rb_matmul_blas(2, m, NULL, m + 4, &err) == RB_ERR_ARG && strcmp(err.arg, "b") == 0, "b NULL");
-    CHECK(rb_matmul_naive(2, m, m, NULL, &err) == RB_ERR_ARG && strcmp(err.arg, "c") == 0, "c NULL");
+    CHECK(rb_matmul_blas(2, NULL, m, m + 4, &err) == RB_ERR_ARG && strcmp(err.arg, "a") == 0,
+          "a NULL");
+    CHECK(rb_matmul_blas(2, m, NULL, m + 4, &err) == RB_ERR_ARG && strcmp(err.arg, "b") == 0,
+          "b NULL");
+    CHECK(rb_matmul_naive(2, m, m, NULL, &err) == RB_ERR_ARG && strcmp(err.arg, "c") == 0,
+          "c NULL");
     CHECK(rb_matmul_blas(0, NULL, NULL, NULL, &err) == RB_OK, "n = 0 with NULLs is fine");
     /* The BLAS is there and says what it is. */
     rb_blas_info info;

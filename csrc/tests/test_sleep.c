@@ -134,8 +134,7 @@ static void test_evloop(void)
     int want[7] = {200, 100, 1, 3, 4, 2, 0};
     for (int i = 0; i < 7 && i < t.count; i++) {
         if (i == 2 || i == 3) /* the equal deadlines, in either order */
-            CHECK(t.order[i] == 1 || t.order[i] == 3, "order[%d] = %d; want 1 or 3", i,
-                  t.order[i]);
+            CHECK(t.order[i] == 1 || t.order[i] == 3, "order[%d] = %d; want 1 or 3", i, t.order[i]);
         else
             CHECK(t.order[i] == want[i], "order[%d] = %d; want %d", i, t.order[i], want[i]);
     }
@@ -173,10 +172,8 @@ int main(int argc, char **argv)
     rb_error err;
     CHECK(rb_sleep(3, -1, &s, &err) == RB_ERR_ARG && strcmp(err.arg, "wait_ns") == 0,
           "negative wait");
-    CHECK(rb_sleep(3, 0, NULL, &err) == RB_ERR_ARG && strcmp(err.arg, "stats") == 0,
-          "NULL stats");
-    CHECK(rb_sleep_threads(3, 0, -5, &s, &err) == RB_ERR_ARG &&
-              strcmp(err.arg, "stack_bytes") == 0,
+    CHECK(rb_sleep(3, 0, NULL, &err) == RB_ERR_ARG && strcmp(err.arg, "stats") == 0, "NULL stats");
+    CHECK(rb_sleep_threads(3, 0, -5, &s, &err) == RB_ERR_ARG && strcmp(err.arg, "stack_bytes") == 0,
           "negative stack");
     CHECK(rb_sleep(2, 0, &s, NULL) == RB_OK && s.completed == 2, "zero wait, NULL err");
 
@@ -185,8 +182,7 @@ int main(int argc, char **argv)
     CHECK(lim.name != NULL && lim.value > 0 && lim.max_threads >= 0,
           "a limit with a name, a setting and a count");
     rb_thread_limit lim3;
-    CHECK(rb_thread_limit_now(8192, 3, &lim3, &err) == RB_OK &&
-              lim3.max_threads <= lim.max_threads,
+    CHECK(rb_thread_limit_now(8192, 3, &lim3, &err) == RB_OK && lim3.max_threads <= lim.max_threads,
           "more maps per thread never allow more threads");
     CHECK(rb_thread_limit_now(-1, 0, &lim, &err) == RB_ERR_ARG, "negative touched bytes");
     CHECK(rb_thread_limit_now(0, 0, NULL, &err) == RB_ERR_ARG, "NULL out");

@@ -24,8 +24,8 @@ static void arange_vector(const rbt_vector *v, void *ctx)
     for (long long i = 0; i < n; i++)
         a[i] = i;
     int64_t got = -1;
-    CHECK(rb_temps(a, n, &got, NULL) == RB_OK && got == want, "rb_temps(arange(%lld)) = %lld; want %lld",
-          n, (long long)got, want);
+    CHECK(rb_temps(a, n, &got, NULL) == RB_OK && got == want,
+          "rb_temps(arange(%lld)) = %lld; want %lld", n, (long long)got, want);
     free(a);
 }
 

@@ -11,15 +11,15 @@
 
 static int rbt_failures, rbt_checks;
 
-#define CHECK(cond, ...)                                                                   \
-    do {                                                                                   \
-        rbt_checks++;                                                                      \
-        if (!(cond)) {                                                                     \
-            rbt_failures++;                                                                \
-            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                          \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fprintf(stderr, "\n");                                                         \
-        }                                                                                  \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        rbt_checks++;                                                                              \
+        if (!(cond)) {                                                                             \
+            rbt_failures++;                                                                        \
+            fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                                  \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+        }                                                                                          \
     } while (0)
 
 /* Ends a test program: prints the plain closing line and returns its status. */

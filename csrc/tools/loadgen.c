@@ -180,7 +180,8 @@ static size_t parse_response(lconn *c, int *status, int *closes)
             continue;
         if (strncasecmp(p + 1, "content-length:", 15) == 0)
             body = (size_t)strtoul(p + 16, NULL, 10);
-        else if (strncasecmp(p + 1, "connection:", 11) == 0 && strncasecmp(p + 12, " close", 6) == 0)
+        else if (strncasecmp(p + 1, "connection:", 11) == 0 &&
+                 strncasecmp(p + 12, " close", 6) == 0)
             *closes = 1;
     }
     if (c->len < head + body)
@@ -201,12 +202,18 @@ int main(int argc, char **argv)
         }
         long v = strtol(eq + 1, NULL, 10);
         size_t k = (size_t)(eq - argv[i]);
-        if (k == 4 && !strncmp(argv[i], "port", 4)) port = v;
-        else if (k == 5 && !strncmp(argv[i], "conns", 5)) conns = v;
-        else if (k == 4 && !strncmp(argv[i], "rate", 4)) rate = v;
-        else if (k == 4 && !strncmp(argv[i], "secs", 4)) secs = v;
-        else if (k == 6 && !strncmp(argv[i], "warmup", 6)) warmup = v;
-        else if (k == 2 && !strncmp(argv[i], "le", 2) && nbounds < 16) bounds[nbounds++] = (uint64_t)v;
+        if (k == 4 && !strncmp(argv[i], "port", 4))
+            port = v;
+        else if (k == 5 && !strncmp(argv[i], "conns", 5))
+            conns = v;
+        else if (k == 4 && !strncmp(argv[i], "rate", 4))
+            rate = v;
+        else if (k == 4 && !strncmp(argv[i], "secs", 4))
+            secs = v;
+        else if (k == 6 && !strncmp(argv[i], "warmup", 6))
+            warmup = v;
+        else if (k == 2 && !strncmp(argv[i], "le", 2) && nbounds < 16)
+            bounds[nbounds++] = (uint64_t)v;
         else {
             fprintf(stderr, "rb-load: unknown argument '%s'\n", argv[i]);
             return 2;

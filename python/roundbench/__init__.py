@@ -45,6 +45,7 @@ from ._core import (
     matmul_verify,
     temps,
 )
+
 # ---- end issue 3 ----
 # --- round chain (issue 5) ---
 from ._core import chain_expected, chain_free, chain_new, chain_pass  # noqa: E402

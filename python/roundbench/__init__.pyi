@@ -1,5 +1,5 @@
-from typing import Callable, Optional, TypedDict
-from typing import Callable, Optional, Tuple
+import os
+from typing import Callable, Optional, Tuple, TypedDict, Union
 
 from typing_extensions import Buffer
 
@@ -35,6 +35,7 @@ def matmul_fill(a: Buffer, b: Buffer, seed: int, /) -> None: ...
 def blas_info() -> BlasInfo: ...
 def blas_set_threads(n: int, /) -> None: ...
 def temps(a: Buffer, /) -> int: ...
+
 # ---- end issue 3 ----
 # round http
 HTTP_HELLO: str
@@ -59,6 +60,7 @@ class HttpServer:
     def close(self) -> None: ...
     def __enter__(self) -> "HttpServer": ...
     def __exit__(self, *exc: object) -> bool: ...
+
 # --- round chain (issue 5) ---
 class _Chain: ...  # an opaque capsule around the core's rb_chain
 
@@ -69,8 +71,6 @@ def chain_expected(n: int, hop_work: int, /) -> int: ...
 
 # --- end round chain ---
 # round jsonl
-import os
-from typing import Union
 
 JSONL_MAX_DEPTH: int
 JSONL_MAX_REPORTED: int
@@ -78,6 +78,7 @@ JSONL_MAX_REPORTED: int
 def jsonl_count_file(path: Union[str, bytes, os.PathLike], /) -> dict: ...
 def jsonl_count_buffer(buf: Buffer, /) -> dict: ...
 def jsonl_kernel(name: Optional[str] = None, /) -> str: ...
+
 # issue 5: round sleep
 SLEEP_MAX_N: int
 

@@ -42,9 +42,7 @@ static PyObject *raise_core_error(PyObject *module, const char *func, const rb_e
     case RB_ERR_OVERFLOW: type = PyExc_OverflowError; break;
     case RB_ERR_NOMEM: return PyErr_NoMemory();
     case RB_ERR_TYPE: type = PyExc_TypeError; break;
-    case RB_ERR_IO:
-        errno = e->sys_errno;
-        return PyErr_SetFromErrno(PyExc_OSError);
+    case RB_ERR_IO: errno = e->sys_errno; return PyErr_SetFromErrno(PyExc_OSError);
     default: type = get_state(module)->core_error; break;
     }
     if (e->arg)
@@ -70,8 +68,7 @@ static int int64_arg(PyObject *obj, const char *func, const char *name, int64_t 
     long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
     Py_DECREF(index);
     if (overflow) {
-        PyErr_Format(PyExc_OverflowError, "%s() argument '%s' does not fit in 64 bits", func,
-                     name);
+        PyErr_Format(PyExc_OverflowError, "%s() argument '%s' does not fit in 64 bits", func, name);
         return -1;
     }
     if (v == -1 && PyErr_Occurred())
@@ -111,11 +108,8 @@ static PyObject *loop_range_impl(PyObject *module, const char *func, int64_t lo,
     for (int64_t start = lo; start < hi; start += LOOP_CHUNK) {
         int64_t end = hi - start > LOOP_CHUNK ? start + LOOP_CHUNK : hi;
         rb_status st;
-        Py_BEGIN_ALLOW_THREADS
-        st = rb_loop_range(start, end, &part, &err);
-        Py_END_ALLOW_THREADS
-        if (st != RB_OK)
-            return raise_core_error(module, func, &err);
+        Py_BEGIN_ALLOW_THREADS st = rb_loop_range(start, end, &part, &err);
+        Py_END_ALLOW_THREADS if (st != RB_OK) return raise_core_error(module, func, &err);
         total += part;
         if (PyErr_CheckSignals() < 0)
             return NULL;
@@ -284,24 +278,25 @@ static PyObject *ffi_callback_loop(PyObject *module, PyObject *const *args, Py_s
  * float64, 'q' for int64), naming the argument in the TypeError (not a
  * buffer, wrong item type) or ValueError (not C-contiguous, read-only when
  * `writable`) it raises. On success the caller releases *view. */
-static int typed_buffer(PyObject *obj, const char *func, const char *name, char kind,
-                        int writable, Py_buffer *view)
+static int typed_buffer(PyObject *obj, const char *func, const char *name, char kind, int writable,
+                        Py_buffer *view)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be a buffer of %s, not %.100s",
-                     func, name, kind == 'd' ? "float64" : "int64", Py_TYPE(obj)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be a buffer of %s, not %.100s", func,
+                     name, kind == 'd' ? "float64" : "int64", Py_TYPE(obj)->tp_name);
         return -1;
     }
     const char *fmt = view->format ? view->format : "B";
     if (*fmt == '@' || *fmt == '=' || *fmt == '<')
         fmt++;
-    int ok_type = view->itemsize == 8 &&
-                  (kind == 'd' ? strcmp(fmt, "d") == 0
-                               : (strcmp(fmt, "q") == 0 || strcmp(fmt, "l") == 0));
+    int ok_type =
+        view->itemsize == 8 &&
+        (kind == 'd' ? strcmp(fmt, "d") == 0 : (strcmp(fmt, "q") == 0 || strcmp(fmt, "l") == 0));
     if (!ok_type) {
         PyErr_Format(PyExc_TypeError, "%s() argument '%s' must hold %s, not format '%s'", func,
-                     name, kind == 'd' ? "float64 ('d')" : "int64 ('q')", view->format ? view->format : "B");
+                     name, kind == 'd' ? "float64 ('d')" : "int64 ('q')",
+                     view->format ? view->format : "B");
         goto fail;
     }
     if (!PyBuffer_IsContiguous(view, 'C')) {
@@ -402,9 +397,8 @@ static PyObject *matmul_impl(PyObject *module, const char *func, PyObject *const
             goto done;
         }
         if (got > 0 && n[got] != n[0]) {
-            PyErr_Format(PyExc_ValueError,
-                         "%s() argument '%s' is %lld x %lld but a is %lld x %lld", func,
-                         names[got], (long long)n[got], (long long)n[got], (long long)n[0],
+            PyErr_Format(PyExc_ValueError, "%s() argument '%s' is %lld x %lld but a is %lld x %lld",
+                         func, names[got], (long long)n[got], (long long)n[got], (long long)n[0],
                          (long long)n[0]);
             got++;
             goto done;
@@ -418,14 +412,12 @@ static PyObject *matmul_impl(PyObject *module, const char *func, PyObject *const
     if (fn == rb_matmul_blas && n[0] > 0 && ensure_blas(module) < 0)
         goto done;
     if (fn == NULL) {
-        Py_BEGIN_ALLOW_THREADS
-        st = rb_matmul_verify(n[0], a, b, c, &checksum, &err);
+        Py_BEGIN_ALLOW_THREADS st = rb_matmul_verify(n[0], a, b, c, &checksum, &err);
         Py_END_ALLOW_THREADS
     } else if (n[0] < MATMUL_GIL_THRESHOLD) {
         st = fn(n[0], a, b, c, &err);
     } else {
-        Py_BEGIN_ALLOW_THREADS
-        st = fn(n[0], a, b, c, &err);
+        Py_BEGIN_ALLOW_THREADS st = fn(n[0], a, b, c, &err);
         Py_END_ALLOW_THREADS
     }
     if (st != RB_OK)
@@ -497,7 +489,8 @@ static PyObject *matmul_fill(PyObject *module, PyObject *const *args, Py_ssize_t
     if (na >= 0 && (nb = matrix_side(&vb, "matmul_fill", "b")) >= 0) {
         rb_error err;
         if (nb != na)
-            PyErr_Format(PyExc_ValueError, "matmul_fill() argument 'b' is %lld x %lld but a is %lld x %lld",
+            PyErr_Format(PyExc_ValueError,
+                         "matmul_fill() argument 'b' is %lld x %lld but a is %lld x %lld",
                          (long long)nb, (long long)nb, (long long)na, (long long)na);
         else if (rb_matmul_fill(na, (uint64_t)seed, va.buf, vb.buf, &err) != RB_OK)
             raise_core_error(module, "matmul_fill", &err);
@@ -588,13 +581,12 @@ static PyObject *blas_set_library(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(temps_doc,
-             "temps(a, /)\n--\n\n"
-             "Sum of a[i]*a[i] % 7 over a C-contiguous int64 buffer (a numpy array,\n"
-             "array('q'), ...) in one fused pass, without copying it. The GIL is\n"
-             "released for large arrays and Ctrl-C is checked between chunks.\n"
-             "TypeError for a non-buffer or another dtype, ValueError for a\n"
-             "non-contiguous one, OverflowError when some |a[i]| > 3037000499.");
+PyDoc_STRVAR(temps_doc, "temps(a, /)\n--\n\n"
+                        "Sum of a[i]*a[i] % 7 over a C-contiguous int64 buffer (a numpy array,\n"
+                        "array('q'), ...) in one fused pass, without copying it. The GIL is\n"
+                        "released for large arrays and Ctrl-C is checked between chunks.\n"
+                        "TypeError for a non-buffer or another dtype, ValueError for a\n"
+                        "non-contiguous one, OverflowError when some |a[i]| > 3037000499.");
 
 static PyObject *temps(PyObject *module, PyObject *arg)
 {
@@ -610,10 +602,9 @@ static PyObject *temps(PyObject *module, PyObject *arg)
     } else {
         for (int64_t start = 0; start < n; start += TEMPS_CHUNK) {
             int64_t len = n - start > TEMPS_CHUNK ? TEMPS_CHUNK : n - start;
-            Py_BEGIN_ALLOW_THREADS
-            st = rb_temps(a + start, len, &part, &err);
-            Py_END_ALLOW_THREADS
-            if (st != RB_OK) {
+            Py_BEGIN_ALLOW_THREADS st = rb_temps(a + start, len, &part, &err);
+            Py_END_ALLOW_THREADS if (st != RB_OK)
+            {
                 err.pos += start;
                 break;
             }
@@ -642,8 +633,7 @@ static PyObject *temps(PyObject *module, PyObject *arg)
  * handler(method, path) and releases it: the crossing on the hot path. */
 
 typedef struct {
-    PyObject_HEAD
-    rb_http_server *s;
+    PyObject_HEAD rb_http_server *s;
     PyObject *handler; /* NULL: the core's own C handler */
     int started;
 } HttpServerObject;
@@ -709,13 +699,13 @@ static PyObject *http_server_new(PyTypeObject *type, PyObject *args, PyObject *k
                             "HttpServer() argument 'handler' must be callable or None, not %.100s",
                             Py_TYPE(handler)->tp_name);
     if (threads < 1)
-        return PyErr_Format(PyExc_ValueError, "HttpServer() argument 'threads' must be >= 1, not %d",
-                            threads);
+        return PyErr_Format(PyExc_ValueError,
+                            "HttpServer() argument 'threads' must be >= 1, not %d", threads);
     HttpServerObject *self = (HttpServerObject *)type->tp_alloc(type, 0);
     if (!self)
         return NULL;
-    rb_http_config cfg = {.host = host, .port = port, .threads = threads,
-                          .header_timeout_ms = timeout};
+    rb_http_config cfg = {
+        .host = host, .port = port, .threads = threads, .header_timeout_ms = timeout};
     if (handler != Py_None) {
         self->handler = Py_NewRef(handler);
         cfg.handler = py_http_handler;
@@ -723,10 +713,9 @@ static PyObject *http_server_new(PyTypeObject *type, PyObject *args, PyObject *k
     }
     rb_error err;
     rb_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = rb_http_server_open(&cfg, &self->s, &err);
-    Py_END_ALLOW_THREADS
-    if (st != RB_OK) {
+    Py_BEGIN_ALLOW_THREADS st = rb_http_server_open(&cfg, &self->s, &err);
+    Py_END_ALLOW_THREADS if (st != RB_OK)
+    {
         Py_DECREF(self);
         return raise_core_error(PyType_GetModuleByDef(type, &core_module), "HttpServer", &err);
     }
@@ -740,8 +729,7 @@ static void http_server_close_impl(HttpServerObject *self)
     rb_http_server *s = self->s;
     self->s = NULL;
     if (s) {
-        Py_BEGIN_ALLOW_THREADS
-        rb_http_server_close(s);
+        Py_BEGIN_ALLOW_THREADS rb_http_server_close(s);
         Py_END_ALLOW_THREADS
     }
 }
@@ -806,17 +794,12 @@ static PyObject *http_server_wait_impl(HttpServerObject *self, double timeout)
     for (;;) {
         int slice = timeout < 0 || left > 0.1 ? 100 : (int)(left * 1000);
         int done;
-        Py_BEGIN_ALLOW_THREADS
-        done = rb_http_server_wait(self->s, slice);
-        Py_END_ALLOW_THREADS
-        if (done)
-            Py_RETURN_TRUE;
+        Py_BEGIN_ALLOW_THREADS done = rb_http_server_wait(self->s, slice);
+        Py_END_ALLOW_THREADS if (done) Py_RETURN_TRUE;
         if (PyErr_CheckSignals() < 0) {
             rb_http_server_stop(self->s);
-            Py_BEGIN_ALLOW_THREADS
-            rb_http_server_wait(self->s, -1);
-            Py_END_ALLOW_THREADS
-            return NULL;
+            Py_BEGIN_ALLOW_THREADS rb_http_server_wait(self->s, -1);
+            Py_END_ALLOW_THREADS return NULL;
         }
         if (timeout >= 0 && (left -= 0.1) <= 0)
             Py_RETURN_FALSE;
@@ -860,8 +843,8 @@ static PyObject *http_server_stats(HttpServerObject *self, PyObject *unused)
     rb_http_stats st;
     rb_http_server_stats(self->s, &st);
     return Py_BuildValue("{sLsLsLsLsL}", "requests", (long long)st.requests, "bad_requests",
-                         (long long)st.bad_requests, "timeouts", (long long)st.timeouts,
-                         "accepted", (long long)st.accepted, "open", (long long)st.open);
+                         (long long)st.bad_requests, "timeouts", (long long)st.timeouts, "accepted",
+                         (long long)st.accepted, "open", (long long)st.open);
 }
 
 static PyObject *http_server_close(HttpServerObject *self, PyObject *unused)
@@ -902,7 +885,8 @@ static PyMethodDef http_server_methods[] = {
     {"stop", (PyCFunction)http_server_stop, METH_NOARGS,
      "stop()\n--\n\nAsks the workers to close every connection and exit."},
     {"wait", (PyCFunction)(void (*)(void))http_server_wait, METH_FASTCALL,
-     "wait(timeout=None, /)\n--\n\nWaits for the workers to exit after stop(); True once they have."},
+     "wait(timeout=None, /)\n--\n\nWaits for the workers to exit after stop(); True once they "
+     "have."},
     {"stats", (PyCFunction)http_server_stats, METH_NOARGS,
      "stats()\n--\n\nThe counters: requests, bad_requests, timeouts, accepted, open."},
     {"close", (PyCFunction)http_server_close, METH_NOARGS,
@@ -963,8 +947,9 @@ static void chain_capsule_free(PyObject *capsule)
 static chain_box *chain_arg(PyObject *obj, const char *func)
 {
     if (!PyCapsule_IsValid(obj, CHAIN_CAPSULE)) {
-        PyErr_Format(PyExc_TypeError, "%s() argument 'chain' must be a chain from chain_new(), not %.100s",
-                     func, Py_TYPE(obj)->tp_name);
+        PyErr_Format(PyExc_TypeError,
+                     "%s() argument 'chain' must be a chain from chain_new(), not %.100s", func,
+                     Py_TYPE(obj)->tp_name);
         return NULL;
     }
     chain_box *box = PyCapsule_GetPointer(obj, CHAIN_CAPSULE);
@@ -1001,15 +986,16 @@ static PyObject *chain_new(PyObject *module, PyObject *const *args, Py_ssize_t n
         return PyErr_NoMemory();
     rb_error err;
     rb_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = rb_chain_new(n, k, p, uc ? RB_CHAIN_UCONTEXT : RB_CHAIN_ASM, &box->chain, &err);
-    Py_END_ALLOW_THREADS
-    if (st != RB_OK) {
+    Py_BEGIN_ALLOW_THREADS st =
+        rb_chain_new(n, k, p, uc ? RB_CHAIN_UCONTEXT : RB_CHAIN_ASM, &box->chain, &err);
+    Py_END_ALLOW_THREADS if (st != RB_OK)
+    {
         PyMem_Free(box);
         if (st == RB_ERR_NOMEM)
-            return PyErr_Format(PyExc_MemoryError,
-                                "chain_new() argument 'n': %lld tasks x %lld chains do not fit in memory",
-                                (long long)n, (long long)p);
+            return PyErr_Format(
+                PyExc_MemoryError,
+                "chain_new() argument 'n': %lld tasks x %lld chains do not fit in memory",
+                (long long)n, (long long)p);
         return raise_core_error(module, "chain_new", &err);
     }
     PyObject *capsule = PyCapsule_New(box, CHAIN_CAPSULE, chain_capsule_free);
@@ -1040,10 +1026,8 @@ static PyObject *chain_pass(PyObject *module, PyObject *arg)
     rb_error err;
     rb_status st;
     box->busy = 1;
-    Py_BEGIN_ALLOW_THREADS
-    st = rb_chain_pass(box->chain, out, &err);
-    Py_END_ALLOW_THREADS
-    box->busy = 0;
+    Py_BEGIN_ALLOW_THREADS st = rb_chain_pass(box->chain, out, &err);
+    Py_END_ALLOW_THREADS box->busy = 0;
     if (st != RB_OK) {
         PyMem_Free(out);
         return raise_core_error(module, "chain_pass", &err);
@@ -1061,8 +1045,9 @@ static PyObject *chain_pass(PyObject *module, PyObject *arg)
     return list;
 }
 
-PyDoc_STRVAR(chain_free_doc, "chain_free(chain, /)\n--\n\n"
-                             "Teardown: frees the chain's tasks now (idempotent). Releases the GIL.");
+PyDoc_STRVAR(chain_free_doc,
+             "chain_free(chain, /)\n--\n\n"
+             "Teardown: frees the chain's tasks now (idempotent). Releases the GIL.");
 
 static PyObject *chain_free(PyObject *module, PyObject *arg)
 {
@@ -1072,10 +1057,8 @@ static PyObject *chain_free(PyObject *module, PyObject *arg)
         return NULL;
     rb_chain *c = box->chain;
     box->chain = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    rb_chain_free(c);
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS rb_chain_free(c);
+    Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(chain_expected_doc,
@@ -1096,8 +1079,9 @@ static PyObject *chain_expected(PyObject *module, PyObject *const *args, Py_ssiz
         return PyErr_Format(PyExc_ValueError, "chain_expected() argument '%s' must be >= 0",
                             n < 0 ? "n" : "hop_work");
     if (n > 0 && k > (INT64_MAX / n - 1) / 6)
-        return PyErr_Format(PyExc_OverflowError,
-                            "chain_expected() argument 'hop_work': the result would overflow int64");
+        return PyErr_Format(
+            PyExc_OverflowError,
+            "chain_expected() argument 'hop_work': the result would overflow int64");
     return PyLong_FromLongLong(rb_chain_expected(n, k));
 }
 /* ---- end round chain ---------------------------------------------------- */
@@ -1158,10 +1142,9 @@ static PyObject *jsonl_count_file(PyObject *module, PyObject *arg)
     rb_error err;
     rb_status st;
     rb_jsonl_result_init(&res);
-    Py_BEGIN_ALLOW_THREADS
-    st = rb_jsonl_count_file(path, &res, &err);
-    Py_END_ALLOW_THREADS
-    if (st == RB_ERR_IO) {
+    Py_BEGIN_ALLOW_THREADS st = rb_jsonl_count_file(path, &res, &err);
+    Py_END_ALLOW_THREADS if (st == RB_ERR_IO)
+    {
         PyObject *msg = PyUnicode_FromFormat("%s after %lld bytes: %s", err.msg,
                                              (long long)res.bytes, strerror(err.sys_errno));
         if (msg) {
@@ -1172,9 +1155,13 @@ static PyObject *jsonl_count_file(PyObject *module, PyObject *arg)
             }
             Py_DECREF(msg);
         }
-    } else if (st != RB_OK) {
+    }
+    else if (st != RB_OK)
+    {
         raise_core_error(module, "jsonl_count_file", &err);
-    } else {
+    }
+    else
+    {
         out = jsonl_result_dict(&res);
     }
     rb_jsonl_result_free(&res);
@@ -1202,8 +1189,8 @@ static PyObject *jsonl_count_buffer(PyObject *module, PyObject *arg)
     rb_status st;
     rb_jsonl_result_init(&res);
     if (view.len > (1 << 16)) {
-        Py_BEGIN_ALLOW_THREADS
-        st = rb_jsonl_count_buffer((const uint8_t *)view.buf, (size_t)view.len, &res, &err);
+        Py_BEGIN_ALLOW_THREADS st =
+            rb_jsonl_count_buffer((const uint8_t *)view.buf, (size_t)view.len, &res, &err);
         Py_END_ALLOW_THREADS
     } else {
         st = rb_jsonl_count_buffer((const uint8_t *)view.buf, (size_t)view.len, &res, &err);
@@ -1247,12 +1234,11 @@ static PyObject *jsonl_kernel(PyObject *module, PyObject *const *args, Py_ssize_
 
 /* ---- round sleep (issue 5) ---------------------------------------------- */
 
-PyDoc_STRVAR(sleep_doc,
-             "sleep(n, wait_ns, /)\n--\n\n"
-             "The sleep round on the core's event loop: n tasks, all live at once,\n"
-             "each waiting wait_ns from a common start. Returns a dict: n, setup_ns,\n"
-             "run_ns, overhead_ns, peak_live, completed, early. The GIL is released\n"
-             "for the whole run (about wait_ns); Ctrl-C is seen when it returns.");
+PyDoc_STRVAR(sleep_doc, "sleep(n, wait_ns, /)\n--\n\n"
+                        "The sleep round on the core's event loop: n tasks, all live at once,\n"
+                        "each waiting wait_ns from a common start. Returns a dict: n, setup_ns,\n"
+                        "run_ns, overhead_ns, peak_live, completed, early. The GIL is released\n"
+                        "for the whole run (about wait_ns); Ctrl-C is seen when it returns.");
 
 static PyObject *sleep_(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -1265,15 +1251,12 @@ static PyObject *sleep_(PyObject *module, PyObject *const *args, Py_ssize_t narg
     rb_sleep_stats s;
     rb_error err;
     rb_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = rb_sleep(n, wait_ns, &s, &err);
-    Py_END_ALLOW_THREADS
-    if (st != RB_OK)
-        return raise_core_error(module, "sleep", &err);
-    return Py_BuildValue("{sLsLsLsLsLsLsL}", "n", (long long)s.n, "setup_ns",
-                         (long long)s.setup_ns, "run_ns", (long long)s.run_ns, "overhead_ns",
-                         (long long)s.overhead_ns, "peak_live", (long long)s.peak_live,
-                         "completed", (long long)s.completed, "early", (long long)s.early);
+    Py_BEGIN_ALLOW_THREADS st = rb_sleep(n, wait_ns, &s, &err);
+    Py_END_ALLOW_THREADS if (st != RB_OK) return raise_core_error(module, "sleep", &err);
+    return Py_BuildValue("{sLsLsLsLsLsLsL}", "n", (long long)s.n, "setup_ns", (long long)s.setup_ns,
+                         "run_ns", (long long)s.run_ns, "overhead_ns", (long long)s.overhead_ns,
+                         "peak_live", (long long)s.peak_live, "completed", (long long)s.completed,
+                         "early", (long long)s.early);
 }
 
 PyDoc_STRVAR(thread_limit_doc,
@@ -1368,7 +1351,8 @@ static int core_exec(PyObject *module)
     /* ---- end issue 3 ---- */
     /* round http */
     st->http_server_type = PyType_FromModuleAndSpec(module, &http_server_spec, NULL);
-    if (!st->http_server_type || PyModule_AddObjectRef(module, "HttpServer", st->http_server_type) < 0)
+    if (!st->http_server_type ||
+        PyModule_AddObjectRef(module, "HttpServer", st->http_server_type) < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "HTTP_HELLO", RB_HTTP_HELLO) < 0)
         return -1;

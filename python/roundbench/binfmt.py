@@ -24,8 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-ELF_MACHINES = {3: "x86", 8: "mips", 20: "ppc", 21: "ppc64", 22: "s390x", 40: "arm", 62: "x86-64",
-                183: "arm64", 243: "riscv"}
+ELF_MACHINES = {
+    3: "x86",
+    8: "mips",
+    20: "ppc",
+    21: "ppc64",
+    22: "s390x",
+    40: "arm",
+    62: "x86-64",
+    183: "arm64",
+    243: "riscv",
+}
 ELF_TYPES = {1: "relocatable", 2: "executable", 3: "shared object or PIE", 4: "core"}
 PE_MACHINES = {0x14C: "x86", 0x8664: "x86-64", 0x1C4: "arm", 0xAA64: "arm64"}
 MACHO_CPUS = {7: "x86", 0x01000007: "x86-64", 12: "arm", 0x0100000C: "arm64"}
@@ -93,17 +102,22 @@ def read_elf(data: bytes) -> ExecInfo:
     if is64:
         _need(data, 0, 64, "ELF header")
         etype, machine = struct.unpack_from(e + "HH", data, 16)
-        phoff, = struct.unpack_from(e + "Q", data, 32)
+        (phoff,) = struct.unpack_from(e + "Q", data, 32)
         phentsize, phnum = struct.unpack_from(e + "HH", data, 54)
         ph_fmt, ph_min = e + "IIQQQQQQ", 56
     else:
         _need(data, 0, 52, "ELF header")
         etype, machine = struct.unpack_from(e + "HH", data, 16)
-        phoff, = struct.unpack_from(e + "I", data, 28)
+        (phoff,) = struct.unpack_from(e + "I", data, 28)
         phentsize, phnum = struct.unpack_from(e + "HH", data, 42)
         ph_fmt, ph_min = e + "IIIIIIII", 32
-    info = ExecInfo("ELF", ELF_MACHINES.get(machine, f"machine {machine:#x}"), 64 if is64 else 32,
-                    ELF_TYPES.get(etype, f"type {etype}"), shared=etype == ET_DYN)
+    info = ExecInfo(
+        "ELF",
+        ELF_MACHINES.get(machine, f"machine {machine:#x}"),
+        64 if is64 else 32,
+        ELF_TYPES.get(etype, f"type {etype}"),
+        shared=etype == ET_DYN,
+    )
     if phnum == 0:
         return info
     if phnum == 0xFFFF:
@@ -162,12 +176,12 @@ def read_pe(data: bytes) -> ExecInfo:
     _need(data, 0, 0x40, "MS-DOS header")
     if data[:2] != b"MZ":
         raise ValueError("not a PE file")
-    pe, = struct.unpack_from("<I", data, 0x3C)
+    (pe,) = struct.unpack_from("<I", data, 0x3C)
     _need(data, pe, 26, "PE header")
     if data[pe : pe + 4] != b"PE\0\0":
         raise ValueError("MZ file without a PE signature")
-    machine, = struct.unpack_from("<H", data, pe + 4)
-    magic, = struct.unpack_from("<H", data, pe + 24)
+    (machine,) = struct.unpack_from("<H", data, pe + 4)
+    (magic,) = struct.unpack_from("<H", data, pe + 24)
     bits = {0x10B: 32, 0x20B: 64}.get(magic, 0)
     return ExecInfo("PE", PE_MACHINES.get(machine, f"machine {machine:#x}"), bits, "executable")
 

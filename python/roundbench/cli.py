@@ -107,7 +107,10 @@ def cmd_run(args) -> int:
         known = {v.name for r in selected for v in r.variants}
         unknown = impls - known
         if unknown:
-            raise SystemExit(f"roundbench: unknown variant(s) {', '.join(sorted(unknown))} for these rounds (have: {', '.join(sorted(known))})")
+            raise SystemExit(
+                f"roundbench: unknown variant(s) {', '.join(sorted(unknown))} for these rounds "
+                f"(have: {', '.join(sorted(known))})"
+            )
     if args.runs < 1:
         raise SystemExit("roundbench: --runs must be at least 1")
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
@@ -174,15 +177,20 @@ def _add_gen_log(sub) -> None:
     from . import genlog
 
     g = sub.add_parser(
-        "gen-log", help="write the jsonl round's deterministic JSON Lines access log",
-        description="Writes a deterministic JSON Lines access log (the jsonl round's input) to OUT and the result every "
-        "variant must find in it to OUT.expect, and prints that result.",
+        "gen-log",
+        help="write the jsonl round's deterministic JSON Lines access log",
+        description="Writes a deterministic JSON Lines access log (the jsonl round's input) to OUT and "
+        "the result every variant must find in it to OUT.expect, and prints that result.",
         epilog=f"bad-line kinds (--kinds, comma-separated; default all): {', '.join(genlog.KINDS)}",
     )
     g.add_argument("out", metavar="OUT", help="the file to write")
-    g.add_argument("--lines", type=int, default=genlog.DEFAULT_LINES, metavar="N", help="lines (default 1000000, about 76 MB)")
+    g.add_argument(
+        "--lines", type=int, default=genlog.DEFAULT_LINES, metavar="N", help="lines (default 1000000, about 76 MB)"
+    )
     g.add_argument("--seed", type=int, default=genlog.DEFAULT_SEED, metavar="S", help="random seed (default 1)")
-    g.add_argument("--bad-rate", type=float, default=0.0002, metavar="R", help="fraction of bad or awkward lines (default 0.0002)")
+    g.add_argument(
+        "--bad-rate", type=float, default=0.0002, metavar="R", help="fraction of bad or awkward lines (default 0.0002)"
+    )
     g.add_argument("--kinds", metavar="K,K", help="which kinds of bad lines (default: all)")
     g.set_defaults(func=cmd_gen_log)
 
@@ -191,33 +199,67 @@ def _add_gen_log(sub) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="roundbench", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="roundbench", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    r = sub.add_parser("run", help="run rounds and write results and a report", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    r = sub.add_parser(
+        "run",
+        help="run rounds and write results and a report",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     r.add_argument("rounds", nargs="*", metavar="ROUND", help="rounds to run (default: all; see `roundbench list`)")
     r.add_argument("--impl", action="append", metavar="NAME", help="run only this variant (repeatable)")
-    r.add_argument("--runs", type=int, default=6, metavar="K", help="runs per variant and size, interleaved across variants (default 6)")
+    r.add_argument(
+        "--runs",
+        type=int,
+        default=6,
+        metavar="K",
+        help="runs per variant and size, interleaved across variants (default 6)",
+    )
     r.add_argument("--quick", action="store_true", help="every round at its small sizes (for tests and CI)")
     r.add_argument("--out", metavar="DIR", help="where results.txt and report.md go (default results/<date-time>)")
     r.add_argument("--n", type=int, metavar="N", help="set the size parameter n of every round that has one")
     r.add_argument("--param", action="append", metavar="KEY=VALUE", help="set any size parameter (repeatable)")
     # ---- issue 3 ----
-    r.add_argument("--threads", metavar="T", help="BLAS and library threads for rounds that take them (matmul): "
-                   "1 (the default: every variant pinned to one thread) or 'all' (every usable core); "
-                   "the count is in each result's name as /threads=T")
+    r.add_argument(
+        "--threads",
+        metavar="T",
+        help="BLAS and library threads for rounds that take them (matmul): "
+        "1 (the default: every variant pinned to one thread) or 'all' (every usable core); "
+        "the count is in each result's name as /threads=T",
+    )
     # ---- end issue 3 ----
-    r.add_argument("--timeout", type=float, default=900, metavar="S", help="kill a run after S seconds and record it as failed (default 900)")
+    r.add_argument(
+        "--timeout",
+        type=float,
+        default=900,
+        metavar="S",
+        help="kill a run after S seconds and record it as failed (default 900)",
+    )
     r.add_argument("--no-report", action="store_true", help="write results only")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     # --- round chain (issue 5) ---
-    r.add_argument("--hop-work", type=int, metavar="K", help="chain: each task first runs a K-iteration arithmetic loop (the hop-work parameter; default 0)")
-    r.add_argument("--parallel", type=int, metavar="P", help="chain: P chains at once in one process (the parallel parameter; default 1)")
+    r.add_argument(
+        "--hop-work",
+        type=int,
+        metavar="K",
+        help="chain: each task first runs a K-iteration arithmetic loop (the hop-work parameter; default 0)",
+    )
+    r.add_argument(
+        "--parallel",
+        type=int,
+        metavar="P",
+        help="chain: P chains at once in one process (the parallel parameter; default 1)",
+    )
     # --- end round chain ---
     r.set_defaults(func=cmd_run)
 
-    l = sub.add_parser("list", help="list rounds and variants, and why any cannot run here")
-    l.set_defaults(func=cmd_list)
+    ls = sub.add_parser("list", help="list rounds and variants, and why any cannot run here")
+    ls.set_defaults(func=cmd_list)
 
     rep = sub.add_parser("report", help="write a Markdown report from result files")
     rep.add_argument("dir", metavar="DIR", help="a results directory (every *.txt in it) or one result file")

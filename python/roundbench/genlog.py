@@ -50,8 +50,20 @@ DEFAULT_SEED = 1
 
 _METHODS = (("GET", 0.80), ("POST", 0.12), ("PUT", 0.03), ("DELETE", 0.02), ("HEAD", 0.02), ("PATCH", 0.01))
 _STATUSES = (
-    (200, 0.70), (201, 0.03), (204, 0.03), (301, 0.01), (302, 0.03), (304, 0.06), (400, 0.02),
-    (401, 0.02), (403, 0.01), (404, 0.05), (429, 0.01), (500, 0.015), (502, 0.005), (503, 0.005),
+    (200, 0.70),
+    (201, 0.03),
+    (204, 0.03),
+    (301, 0.01),
+    (302, 0.03),
+    (304, 0.06),
+    (400, 0.02),
+    (401, 0.02),
+    (403, 0.01),
+    (404, 0.05),
+    (429, 0.01),
+    (500, 0.015),
+    (502, 0.005),
+    (503, 0.005),
     (504, 0.005),
 )
 _PATHS = ("/", "/login", "/api/users/{}", "/items/{}", "/js/{}.js", "/img/{}.png", "/search?q={}", "/health")
@@ -129,7 +141,9 @@ class _Gen:
         """(line bytes without newline, status or None)."""
         r, s = self.r, self.status()
         if kind == "not-json":
-            return [b"GET /index.html HTTP/1.1 200", b'{"status":200,}', b"{'status': 200}", b'{"status":200'][self.int(4)], None
+            return [b"GET /index.html HTTP/1.1 200", b'{"status":200,}', b"{'status': 200}", b'{"status":200'][
+                self.int(4)
+            ], None
         if kind == "truncated":
             line = self.record(s)
             return line[: 1 + self.int(len(line) - 1)], None
@@ -180,8 +194,13 @@ def result_text(lines: int, blank: int, valid: int, invalid: int, statuses: dict
     return f"lines={lines} blank={blank} valid={valid} invalid={invalid} statuses={st} reported={n}:{h:016x}"
 
 
-def generate(path, lines: int = DEFAULT_LINES, seed: int = DEFAULT_SEED, bad_rate: float = 0.0002,
-             kinds: Optional[Iterable[str]] = None) -> str:
+def generate(
+    path,
+    lines: int = DEFAULT_LINES,
+    seed: int = DEFAULT_SEED,
+    bad_rate: float = 0.0002,
+    kinds: Optional[Iterable[str]] = None,
+) -> str:
     """Writes the log to `path` and its expected result to path + ".expect";
     returns the expected result text."""
     kinds = list(KINDS) if kinds is None else list(kinds)

@@ -98,7 +98,9 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
     if root is not None and shutil.which("git"):
         rev = _run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"])
         dirty = _run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"])
-        items["roundbench-commit"] = rev + (" (with uncommitted changes)" if dirty and not dirty.startswith("unavailable") else "")
+        items["roundbench-commit"] = rev + (
+            " (with uncommitted changes)" if dirty and not dirty.startswith("unavailable") else ""
+        )
 
     # C
     rbc = bdir / "rb-c"
@@ -107,7 +109,11 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
     # Go
     go = go_build_settings(bdir / "rb-go")
     items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
-    flags = [f"{k}={go[k]}" for k in ("-compiler", "-race", "-gcflags", "-ldflags", "CGO_ENABLED", "CGO_CFLAGS", "GOAMD64") if k in go]
+    flags = [
+        f"{k}={go[k]}"
+        for k in ("-compiler", "-race", "-gcflags", "-ldflags", "CGO_ENABLED", "CGO_CFLAGS", "GOAMD64")
+        if k in go
+    ]
     items["go-build"] = " ".join(flags) if flags else "rb-go not built"
     if go.get("-race") == "true":
         warnings.append("the Go runner was built with -race")
@@ -120,7 +126,9 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
             warnings.append(f"{var}={os.environ[var]} is set for the Go variants")
     # Python
     debug = bool(sysconfig.get_config_var("Py_DEBUG"))
-    items["python"] = f"{platform.python_implementation()} {platform.python_version()} ({'debug' if debug else 'release'} build)"
+    items["python"] = (
+        f"{platform.python_implementation()} {platform.python_version()} ({'debug' if debug else 'release'} build)"
+    )
     if debug:
         warnings.append("Python is a debug build")
     if sys.flags.dev_mode:
@@ -137,7 +145,11 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
         items["numpy"] = importlib.metadata.version("numpy")
     except importlib.metadata.PackageNotFoundError:
         items["numpy"] = "not installed"
-    items["blas"] = "not used by the rounds in this file" if not any(r.name in ("matmul",) for r in selected_rounds) else "see the blas-* lines"
+    items["blas"] = (
+        "not used by the rounds in this file"
+        if not any(r.name in ("matmul",) for r in selected_rounds)
+        else "see the blas-* lines"
+    )
     items["perf-instructions"] = perf_instructions()
     tracer = tracer_pid()
     if tracer:
@@ -155,7 +167,9 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"
     else:
         items["peak-rss"] = "from wait4 on children forked from the Python runner"
-        warnings.append("build/rb-spawn is not built: every peak-B includes the Python runner's own RSS at spawn (make build)")
+        warnings.append(
+            "build/rb-spawn is not built: every peak-B includes the Python runner's own RSS at spawn (make build)"
+        )
     items["runs"] = str(runs)
     items["quick"] = "yes" if quick else "no"
     for r in selected_rounds:
@@ -166,4 +180,3 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
             warnings.extend(got_warnings)
     items["fairness"] = "; ".join(warnings) if warnings else "no unfair condition found"
     return items, warnings
-

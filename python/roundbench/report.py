@@ -19,12 +19,23 @@ from . import benchfmt, rounds, stats
 COLUMNS = [
     ("variant", "the implementation (c: the C core; py-c, go-c: Python or Go calling it; py, go: the language alone)"),
     ("mean ± σ", "mean of the runs and their sample standard deviation, in the round's metric"),
-    ("median [95% CI]", "median of the runs and its distribution-free 95% confidence interval (order statistics; needs 6 runs or more)"),
+    (
+        "median [95% CI]",
+        "median of the runs and its distribution-free 95% confidence interval (order statistics; needs 6 runs or more)",
+    ),
     ("min", "the best run"),
-    ("× best", "median divided by the best variant's median (1.00 is the best; for higher-is-better metrics, best divided by median)"),
+    (
+        "× best",
+        "median divided by the best variant's median "
+        "(1.00 is the best; for higher-is-better metrics, best divided by median)",
+    ),
     ("× c", "the same against the C core's own variant, the ceiling"),
     ("peak RSS", "median peak resident memory of the child process, from wait4"),
-    ("user / sys CPU", "median user and system CPU seconds of the whole child process (start-up, set-up and checks included), from wait4"),
+    (
+        "user / sys CPU",
+        "median user and system CPU seconds of the whole child process "
+        "(start-up, set-up and checks included), from wait4",
+    ),
     ("runs", "runs that succeeded / runs attempted"),
     ("flag", "unstable: σ above 10% of the mean or a run 50% away from it; FAILED: see the failures below"),
 ]
@@ -165,11 +176,15 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
     grouped = group(rs)
     nfail = len(rs.failures)
     w("# roundbench report\n")
-    w(f"Source: `{source}`: {len(rs.runs)} successful runs, {nfail} failed runs, "
-      f"{len(rs.skips)} variant/size pairs that could not run here.\n")
-    w("Every number below comes from the result files named above (Go benchmark format; "
-      "`benchstat -col /impl FILE` reads them too). Times are wall-clock times of the timed work only, "
-      "measured inside each child process; memory and CPU are the child's own, from wait4.\n")
+    w(
+        f"Source: `{source}`: {len(rs.runs)} successful runs, {nfail} failed runs, "
+        f"{len(rs.skips)} variant/size pairs that could not run here.\n"
+    )
+    w(
+        "Every number below comes from the result files named above (Go benchmark format; "
+        "`benchstat -col /impl FILE` reads them too). Times are wall-clock times of the timed work only, "
+        "measured inside each child process; memory and CPU are the child's own, from wait4.\n"
+    )
     w("## How to read the tables\n")
     for col, meaning in COLUMNS:
         w(f"- **{col}**: {meaning}.")
@@ -194,8 +209,11 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
             ref = cells.get(ref_name)
             ref_m = ref.median_of(unit) if ref else None
             extra = list(info.columns) if info else []
-            w(f"| variant | what | mean ± σ ({unit}) | median [95% CI] | min | × best | × {ref_name} | "
-              + "".join(f"{h} | " for _, h in extra) + "peak RSS | user / sys CPU | runs | flag |")
+            w(
+                f"| variant | what | mean ± σ ({unit}) | median [95% CI] | min | × best | × {ref_name} | "
+                + "".join(f"{h} | " for _, h in extra)
+                + "peak RSS | user / sys CPU | runs | flag |"
+            )
             w("|---|---|---|---|---|---|---|" + "---|" * len(extra) + "---|---|---|---|")
             for c in ordered:
                 what = ""
@@ -209,7 +227,11 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 if s is None:
                     why = c.skip or (c.failures[-1].reason if c.failures else "no runs")
                     label = "not run" if c.skip else "FAILED"
-                    w(f"| {c.impl} | {what} | {label}: {why} | | | | | " + "| " * len(extra) + f"| | 0/{attempted} | {label} |")
+                    w(
+                        f"| {c.impl} | {what} | {label}: {why} | | | | | "
+                        + "| " * len(extra)
+                        + f"| | 0/{attempted} | {label} |"
+                    )
                     continue
                 ci = f"[{fmt(s.ci_low)}, {fmt(s.ci_high)}]" if s.ci_low is not None else "[n<6]"
                 flags = []
@@ -221,8 +243,8 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 w(
                     f"| {c.impl} | {what} | {fmt(s.mean)} ± {fmt(s.sd, 2)} | {fmt(s.median)} {ci} | {fmt(s.min)} | "
                     f"{fmt(_ratio(s.median, best_m, better), 3)} | {fmt(_ratio(s.median, ref_m, better), 3)} | "
-                    + "".join(f"{fmt_unit(c.median_of(u), u)} | " for u, _ in extra) +
-                    f"{fmt_bytes(c.median_of('peak-B'))} | {fmt(user, 3)} s / {fmt(sys_, 3)} s | "
+                    + "".join(f"{fmt_unit(c.median_of(u), u)} | " for u, _ in extra)
+                    + f"{fmt_bytes(c.median_of('peak-B'))} | {fmt(user, 3)} s / {fmt(sys_, 3)} s | "
                     f"{len(c.runs)}/{attempted} | {' '.join(flags)} |"
                 )
             w("")
@@ -256,8 +278,10 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 score[winner] += 1
                 points.append((rnd_name, _size_label(size), winner))
                 verdict = "a tie (within 2%)" if winner == "tie" else f"point to {'Go' if winner == 'go' else 'Python'}"
-                w(f"Python against Go: best Python variant {py_c.impl} ({fmt(py_m)} {unit}) against best Go variant "
-                  f"{go_c.impl} ({fmt(go_m)} {unit}): {verdict}.\n")
+                w(
+                    f"Python against Go: best Python variant {py_c.impl} ({fmt(py_m)} {unit}) against best Go variant "
+                    f"{go_c.impl} ({fmt(go_m)} {unit}): {verdict}.\n"
+                )
             fails = [(c.impl, f) for c in ordered for f in c.failures]
             if fails:
                 w("Failed runs:\n")
@@ -271,8 +295,10 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
             if not perf.startswith("yes"):
                 w(f"Instructions per call (instr/call) are not reported: {perf}.\n")
     w("## Score\n")
-    w("One point per round and size to the language whose best variant wins by the round's metric "
-      "(any variant of that language counts, binding included: that is what a user of the language can get).\n")
+    w(
+        "One point per round and size to the language whose best variant wins by the round's metric "
+        "(any variant of that language counts, binding included: that is what a user of the language can get).\n"
+    )
     if points:
         w("| round | size | point |")
         w("|---|---|---|")
@@ -299,8 +325,10 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 w(f"- **{item}**")
                 warned = True
     if not warned:
-        w("No unfair condition was found: release builds on every side, portable flags everywhere, "
-          "no tracer attached, no GOGC/GOMAXPROCS override, the machine idle enough at start.")
+        w(
+            "No unfair condition was found: release builds on every side, portable flags everywhere, "
+            "no tracer attached, no GOGC/GOMAXPROCS override, the machine idle enough at start."
+        )
     w("")
     return "\n".join(out)
 

@@ -106,8 +106,15 @@ def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) 
     else:
         argv = cmd
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=env, start_new_session=True, pass_fds=(wfd,) if launcher else ())
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+            pass_fds=(wfd,) if launcher else (),
+        )
     except OSError as e:
         for fd in (rfd, wfd):
             if fd is not None:
@@ -144,7 +151,9 @@ def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) 
     wall = time.monotonic() - t0
     tail = err.strip().splitlines()[-STDERR_TAIL:]
     if timed_out:
-        return Outcome(name, False, reason=f"timed out after {timeout:.0f} s and was killed", stderr_tail=tail, wall_s=wall)
+        return Outcome(
+            name, False, reason=f"timed out after {timeout:.0f} s and was killed", stderr_tail=tail, wall_s=wall
+        )
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         try:
@@ -161,8 +170,8 @@ def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) 
         if tail:
             reason += f": {tail[-1]}"
         return Outcome(name, False, reason=reason, stderr_tail=tail, wall_s=wall)
-    bench = [l for l in out.splitlines() if l.startswith("Benchmark")]
-    results = [l[len("result:") :].strip() for l in out.splitlines() if l.startswith("result:")]
+    bench = [ln for ln in out.splitlines() if ln.startswith("Benchmark")]
+    results = [ln[len("result:") :].strip() for ln in out.splitlines() if ln.startswith("result:")]
     if len(bench) != 1:
         return Outcome(name, False, reason=f"printed {len(bench)} result lines, want 1", stderr_tail=tail, wall_s=wall)
     try:
@@ -178,7 +187,7 @@ def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) 
         "sys-ns/op": usage.stime_ns / iters,
     }
     line = bench[0].rstrip() + "".join(f" {harness._fmt(v)} {u}" for u, v in extra.items())
-    facts = [l[len("fact:") :].strip() for l in out.splitlines() if l.startswith("fact:")]
+    facts = [ln[len("fact:") :].strip() for ln in out.splitlines() if ln.startswith("fact:")]
     return Outcome(name, True, line=line, result=results[-1] if results else None, wall_s=wall, facts=facts)
 
 
@@ -283,20 +292,29 @@ class Runner:
                             if reference is None:
                                 reference = (v.name, o.result)
                             elif o.result != reference[1]:
-                                o = Outcome(name, False, reason=f"disagrees: result {o.result}, but {reference[0]} gave {reference[1]}", wall_s=o.wall_s)
+                                o = Outcome(
+                                    name,
+                                    False,
+                                    reason=f"disagrees: result {o.result}, but {reference[0]} gave {reference[1]}",
+                                    wall_s=o.wall_s,
+                                )
                         done += 1
                         if o.ok:
                             self.ok += 1
                             self._write(fh, "".join(benchfmt.fact_line(name, f) for f in o.facts) + o.line + "\n")
                         else:
                             self.failed += 1
-                            detail = "".join(f"    {l}\n" for l in o.stderr_tail)
+                            detail = "".join(f"    {ln}\n" for ln in o.stderr_tail)
                             self._write(fh, f"--- FAIL: {name} (run {k}): {o.reason}\n{detail}")
                         elapsed = time.monotonic() - start
                         eta = elapsed / done * (total - done)
                         size = " ".join(f"{a}={b}" for a, b in p.params.items())
                         status = f"{o.wall_s:.2f} s" if o.ok else f"FAILED: {o.reason[:100]}"
-                        self._say(f"[{done}/{total} {_fmt_secs(elapsed)} elapsed, ~{_fmt_secs(eta)} left] {p.round.name} {size} {v.name} run {k}/{self._runs(p)}: {status}".replace("  ", " "))
+                        where = f"{p.round.name} {size} {v.name}".replace("  ", " ")
+                        self._say(
+                            f"[{done}/{total} {_fmt_secs(elapsed)} elapsed, ~{_fmt_secs(eta)} left] "
+                            f"{where} run {k}/{self._runs(p)}: {status}"
+                        )
         return self.failed
 
     def _runs(self, p: Plan) -> int:

@@ -12,7 +12,10 @@ ROUND = Round(
     name="faulty",
     title="faulty: variants that fail in every way",
     explain="Test round.",
-    variants=[Variant(n, "py", n) for n in ("py-good", "py-exit", "py-crash", "py-wrong", "py-disagree", "py-hang", "py-silent", "py-good2")],
+    variants=[
+        Variant(n, "py", n)
+        for n in ("py-good", "py-exit", "py-crash", "py-wrong", "py-disagree", "py-hang", "py-silent", "py-good2")
+    ],
     sizes=[{"n": 3}],
     quick=[{"n": 3}],
     metric="ns/iter",
@@ -56,5 +59,13 @@ def silent(args):
     pass
 
 
-PY_VARIANTS = {"py-good": good, "py-exit": exit_, "py-crash": crash, "py-wrong": wrong, "py-disagree": disagree,
-               "py-hang": hang, "py-silent": silent, "py-good2": good}
+PY_VARIANTS = {
+    "py-good": good,
+    "py-exit": exit_,
+    "py-crash": crash,
+    "py-wrong": wrong,
+    "py-disagree": disagree,
+    "py-hang": hang,
+    "py-silent": silent,
+    "py-good2": good,
+}

@@ -215,7 +215,9 @@ class ThreadChain:
         need = n * parallel
         room, limit = thread_room()
         if need > room:
-            raise NotPossibleHere(f"threads: {need} threads (n={n} x parallel={parallel}) but {limit} leaves room for {max(room, 0)}")
+            raise NotPossibleHere(
+                f"threads: {need} threads (n={n} x parallel={parallel}) but {limit} leaves room for {max(room, 0)}"
+            )
         self.queues = [[queue.SimpleQueue() for _ in range(n + 1)] for _ in range(parallel)]
         self.threads = []
         try:

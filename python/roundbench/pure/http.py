@@ -72,7 +72,10 @@ def serve_py_c(port: int, threads: int, header_timeout_ms: int = 0) -> None:
         print(f"listening port={srv.port}", flush=True)
         srv.serve_forever()
         st = srv.stats()
-    print(f"stopped requests={st['requests']} bad={st['bad_requests']} timeouts={st['timeouts']} open={st['open']}", flush=True)
+    print(
+        f"stopped requests={st['requests']} bad={st['bad_requests']} timeouts={st['timeouts']} open={st['open']}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

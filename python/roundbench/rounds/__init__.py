@@ -31,8 +31,18 @@ from typing import Callable, Optional
 # The suite's rounds, in the order they run and are reported (DESIGN.md's
 # order; loc last, since it measures the others' source files).
 ROUND_MODULES = [
-    "loop", "matmul", "temps", "ffi", "startup", "delivery",
-    "sleep", "chain", "cores", "jsonl", "http", "loc",
+    "loop",
+    "matmul",
+    "temps",
+    "ffi",
+    "startup",
+    "delivery",
+    "sleep",
+    "chain",
+    "cores",
+    "jsonl",
+    "http",
+    "loc",
 ]
 
 LANGS = ("c", "go", "py")

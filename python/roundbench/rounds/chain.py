@@ -48,19 +48,41 @@ ROUND = Round(
         "(one OS thread per task); every variant runs at that size too, for a like-for-like row."
     ),
     variants=[
-        Variant("c", "c", "the core: stackful coroutines on one shared stack (frames copied out on suspend), its own switch"),
-        Variant("c-ucontext", "c", "the core's coroutines switched by makecontext/swapcontext (a system call per switch)"),
+        Variant(
+            "c", "c", "the core: stackful coroutines on one shared stack (frames copied out on suspend), its own switch"
+        ),
+        Variant(
+            "c-ucontext", "c", "the core's coroutines switched by makecontext/swapcontext (a system call per switch)"
+        ),
         Variant("go", "go", "goroutines and unbuffered channels"),
         Variant("go-c", "go", "Go driving the core's chain through cgo (setup, pass, teardown: one call each)"),
         Variant("py-asyncio", "py", "asyncio tasks joined by futures"),
-        Variant("py-greenlet", "py", "greenlets; the caller switches the value into each task in turn (greenlets have no scheduler)", requires=needs_module("greenlet", "pip install greenlet")),
-        Variant("py-threads", "py", "OS threads joined by queue.SimpleQueue (N = 1,000 by default)", default_if=lambda p: int(p["n"]) <= THREADS_N),
+        Variant(
+            "py-greenlet",
+            "py",
+            "greenlets; the caller switches the value into each task in turn (greenlets have no scheduler)",
+            requires=needs_module("greenlet", "pip install greenlet"),
+        ),
+        Variant(
+            "py-threads",
+            "py",
+            "OS threads joined by queue.SimpleQueue (N = 1,000 by default)",
+            default_if=lambda p: int(p["n"]) <= THREADS_N,
+        ),
         Variant("py-c", "py", "Python driving the core's chain through the extension (GIL released)"),
     ],
     sizes=[{"n": DEFAULT_N, "hop-work": 0, "parallel": 1}, {"n": THREADS_N, "hop-work": 0, "parallel": 1}],
     quick=[{"n": THREADS_N, "hop-work": 0, "parallel": 1}],
     metric="ns/hop",
-    units={"ns/hop": "lower", "setup-ns": "lower", "pass-ns": "lower", "teardown-ns": "lower", "B/task": "lower", "sys-ns/hop": "lower", "cpu-ns/hop": "lower"},
+    units={
+        "ns/hop": "lower",
+        "setup-ns": "lower",
+        "pass-ns": "lower",
+        "teardown-ns": "lower",
+        "B/task": "lower",
+        "sys-ns/hop": "lower",
+        "cpu-ns/hop": "lower",
+    },
     metric_explain="ns/hop: wall time of the pass divided by N x parallel (setup and teardown are their own columns)",
     columns=[
         ("setup-ns", "setup ns"),
@@ -79,8 +101,9 @@ def report_section(size: dict, cells: dict) -> str:
     lines = [
         "",
         "B/task: (peak RSS after the pass - RSS before the first chain was built) / (N x parallel), "
-        "measured inside the child; pass sys ns/hop and pass CPU ns/hop: system and user + system CPU of the pass alone "
-        "(getrusage around it) per hop; where ns/hop is well above the CPU figure the pass was descheduled (a shared machine). "
+        "measured inside the child; pass sys ns/hop and pass CPU ns/hop: system and user + system CPU "
+        "of the pass alone (getrusage around it) per hop; where ns/hop is well above the CPU figure "
+        "the pass was descheduled (a shared machine). "
         "A hop is two switches (into the task and back to its scheduler for c and c-ucontext).",
     ]
     uc, c = cells.get("c-ucontext"), cells.get("c")
@@ -89,8 +112,10 @@ def report_section(size: dict, cells: dict) -> str:
         uh, ch = uc.median_of("ns/hop"), c.median_of("ns/hop")
         if None not in (us, cs, uh, ch):
             if us > 0:
-                kernel = (f"system CPU {us:.0f} vs {cs:.0f} ns per hop: swapcontext saves and restores the signal mask "
-                          f"with rt_sigprocmask on every switch, about {us / 2:.0f} ns of kernel time per switch here")
+                kernel = (
+                    f"system CPU {us:.0f} vs {cs:.0f} ns per hop: swapcontext saves and restores the signal mask "
+                    f"with rt_sigprocmask on every switch, about {us / 2:.0f} ns of kernel time per switch here"
+                )
             else:
                 kernel = "the pass is too short at this N for getrusage to see its system time"
             lines.append(f"swapcontext against the core's own switch: {uh:.0f} vs {ch:.0f} ns/hop; {kernel}.")

@@ -45,8 +45,12 @@ def freethreaded_python() -> Optional[str]:
         if not path:
             continue
         try:
-            r = subprocess.run([path, "-c", "import sysconfig; print(sysconfig.get_config_var('Py_GIL_DISABLED'))"],
-                               capture_output=True, text=True, timeout=30)
+            r = subprocess.run(
+                [path, "-c", "import sysconfig; print(sysconfig.get_config_var('Py_GIL_DISABLED'))"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
         except (OSError, subprocess.TimeoutExpired):
             continue
         if r.stdout.strip() == "1":
@@ -56,8 +60,10 @@ def freethreaded_python() -> Optional[str]:
 
 def _needs_freethreaded() -> Optional[str]:
     if freethreaded_python() is None:
-        return ("absent: no free-threaded Python here (python3.13t/python3.14t on PATH, or "
-                "ROUNDBENCH_FREETHREADED_PYTHON)")
+        return (
+            "absent: no free-threaded Python here (python3.13t/python3.14t on PATH, or "
+            "ROUNDBENCH_FREETHREADED_PYTHON)"
+        )
     return None
 
 
@@ -80,8 +86,9 @@ ROUND = Round(
         Variant("py-threads", "py", "threading.Thread in pure Python: the GIL runs one at a time"),
         Variant("py-processes", "py", "a multiprocessing.Pool of T processes in pure Python (pool start timed)"),
         Variant("py-c", "py", "Python threads calling the core's loop_range, which releases the GIL"),
-        Variant("py-freethreaded", "py", "pure-Python threads on a free-threaded interpreter",
-                requires=_needs_freethreaded),
+        Variant(
+            "py-freethreaded", "py", "pure-Python threads on a free-threaded interpreter", requires=_needs_freethreaded
+        ),
     ],
     sizes=[{"n": 200_000_000, "workers": 1}, {"n": 200_000_000, "workers": cores()}],
     quick=[{"n": 2_000_000, "workers": 1}, {"n": 2_000_000, "workers": cores()}],

@@ -62,8 +62,12 @@ ROUND = Round(
     variants=[
         Variant("c", "py", "the C hello programs; the C core's build", requires=_source()),
         Variant("go", "py", "the Go hello programs; their cross-compilation", requires=_source()),
-        Variant("go-c", "py", "the Go program that calls the core; its cross-compilation; the Go package's build",
-                requires=_source()),
+        Variant(
+            "go-c",
+            "py",
+            "the Go program that calls the core; its cross-compilation; the Go package's build",
+            requires=_source(),
+        ),
         Variant("py-c", "py", "the Python extension's build; the wheel", requires=_source()),
     ],
     sizes=[{}],
@@ -84,14 +88,14 @@ def _fact(key: str, value: dict) -> None:
 def first_error(text: str) -> str:
     """The first line of a failed build's output that says what failed (go
     prints `# package` headers first)."""
-    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     # Prefer a line that says error: gcc and the assembler print context first.
-    for l in lines:
-        if "error" in l.lower() and not l.startswith("#"):
-            return l[:240]
-    for l in lines:
-        if not l.startswith("#"):
-            return l[:240]
+    for ln in lines:
+        if "error" in ln.lower() and not ln.startswith("#"):
+            return ln[:240]
+    for ln in lines:
+        if not ln.startswith("#"):
+            return ln[:240]
     return lines[0][:240] if lines else "(no output)"
 
 
@@ -108,8 +112,7 @@ def _run(cmd: list, cwd: Path, env: Optional[dict] = None) -> float:
     """Runs a build step of the project itself; returns its wall seconds.
     A step that fails is a failure of the round (the project must build)."""
     t0 = time.perf_counter_ns()
-    p = subprocess.run(cmd, cwd=cwd, env=env or _clean_env(), capture_output=True, text=True,
-                       timeout=BUILD_TIMEOUT_S)
+    p = subprocess.run(cmd, cwd=cwd, env=env or _clean_env(), capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
     t = (time.perf_counter_ns() - t0) / 1e9
     if p.returncode != 0:
         raise RuntimeError(f"`{' '.join(map(str, cmd))}` failed: {first_error(p.stderr + p.stdout)}")
@@ -121,8 +124,9 @@ def copy_source(dst: Path) -> Path:
     root = repo_root()
     if root is None:
         raise harness.CannotRun("needs the source checkout")
-    ignore = shutil.ignore_patterns(".git", "build", "results", "dist", "__pycache__", "*.so", "*.o",
-                                    "*.egg-info", ".pytest_cache", "_cffi_api.c")
+    ignore = shutil.ignore_patterns(
+        ".git", "build", "results", "dist", "__pycache__", "*.so", "*.o", "*.egg-info", ".pytest_cache", "_cffi_api.c"
+    )
     shutil.copytree(root, dst, symlinks=True, ignore=ignore)
     return dst
 
@@ -155,8 +159,15 @@ def program_fact(name: str, want_linkage: str, tmp: Path) -> dict:
     stripped = stripped_size(path, tmp)
     if stripped is not None and stripped > size:
         raise harness.WrongResult(f"{name} stripped size", stripped, f"at most {size}")
-    value = {"size": size, "stripped": stripped, "format": info.format, "arch": info.arch,
-             "linkage": info.linkage, "interp": info.interp, "needed": info.needed}
+    value = {
+        "size": size,
+        "stripped": stripped,
+        "format": info.format,
+        "arch": info.arch,
+        "linkage": info.linkage,
+        "interp": info.interp,
+        "needed": info.needed,
+    }
     _fact(f"program:{name}", value)
     return value
 
@@ -170,8 +181,14 @@ def cross_cell(go: str, pkg: str, goos: str, goarch: str, cgo: int, src: Path, o
     env = _clean_env(GOOS=goos, GOARCH=goarch, CGO_ENABLED=str(cgo))
     t0 = time.perf_counter_ns()
     try:
-        p = subprocess.run([go, "build", "-o", str(out), pkg], cwd=src, env=env, capture_output=True, text=True,
-                           timeout=BUILD_TIMEOUT_S)
+        p = subprocess.run(
+            [go, "build", "-o", str(out), pkg],
+            cwd=src,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"timed out after {BUILD_TIMEOUT_S} s"}
     secs = (time.perf_counter_ns() - t0) / 1e9
@@ -181,9 +198,15 @@ def cross_cell(go: str, pkg: str, goos: str, goarch: str, cgo: int, src: Path, o
     # A build that succeeds must have made what was asked for.
     harness.check(f"{name} format", info.format, CROSS_FORMAT.get(goos, info.format))
     harness.check(f"{name} arch", info.arch, CROSS_ARCH.get(goarch, info.arch))
-    return {"ok": True, "format": info.format, "arch": info.arch, "bits": info.bits,
-            "linkage": info.linkage if info.format == "ELF" else None, "size": out.stat().st_size,
-            "s": round(secs, 2)}
+    return {
+        "ok": True,
+        "format": info.format,
+        "arch": info.arch,
+        "bits": info.bits,
+        "linkage": info.linkage if info.format == "ELF" else None,
+        "size": out.stat().st_size,
+        "s": round(secs, 2),
+    }
 
 
 def _cross_all(program: str, pkg: str, src: Path, tmp: Path) -> int:
@@ -224,8 +247,15 @@ def run_c(args: harness.Args) -> None:
         incr = _run(make, src)
         if lib.stat().st_mtime_ns == before:
             raise harness.WrongResult("libroundbench.a rebuilt after editing csrc/loop.c", False, True)
-        _fact("build:c-core", {"what": "the C core: make build/libroundbench.a build/libroundbench.so (serial)",
-                               "edited": "csrc/loop.c", "clean_s": round(clean, 3), "incremental_s": round(incr, 3)})
+        _fact(
+            "build:c-core",
+            {
+                "what": "the C core: make build/libroundbench.a build/libroundbench.so (serial)",
+                "edited": "csrc/loop.c",
+                "clean_s": round(clean, 3),
+                "incremental_s": round(incr, 3),
+            },
+        )
     _emit(args, t0, {"clean-s": clean, "incremental-s": incr})
 
 
@@ -258,8 +288,15 @@ def run_go_c(args: harness.Args) -> None:
         clean = _run(build, src, env)
         _edit(src / "go" / "loop.go", "// delivery round: an edit")
         incr = _run(build, src, env)
-        _fact("build:go-package", {"what": "the Go package (cgo, the core compiled in): go build ./go, empty GOCACHE",
-                                   "edited": "go/loop.go", "clean_s": round(clean, 3), "incremental_s": round(incr, 3)})
+        _fact(
+            "build:go-package",
+            {
+                "what": "the Go package (cgo, the core compiled in): go build ./go, empty GOCACHE",
+                "edited": "go/loop.go",
+                "clean_s": round(clean, 3),
+                "incremental_s": round(incr, 3),
+            },
+        )
     _emit(args, t0, {"clean-s": clean, "incremental-s": incr, "cross-ok": ok})
 
 
@@ -268,17 +305,45 @@ def run_py_c(args: harness.Args) -> None:
     with tempfile.TemporaryDirectory(prefix="rb-delivery-") as d:
         tmp = Path(d)
         src = copy_source(tmp / "src")
-        build = [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp / "lib"),
-                 "--build-temp", str(tmp / "temp")]
+        build = [
+            sys.executable,
+            "setup.py",
+            "-q",
+            "build_ext",
+            "--build-lib",
+            str(tmp / "lib"),
+            "--build-temp",
+            str(tmp / "temp"),
+        ]
         clean = _run(build, src)
         _edit(src / "csrc" / "loop.c", "/* delivery round: an edit */")
         incr = _run(build, src)
-        _fact("build:py-extension", {"what": "the Python extension: setup.py build_ext (the core compiled in)",
-                                     "edited": "csrc/loop.c", "clean_s": round(clean, 3),
-                                     "incremental_s": round(incr, 3)})
+        _fact(
+            "build:py-extension",
+            {
+                "what": "the Python extension: setup.py build_ext (the core compiled in)",
+                "edited": "csrc/loop.c",
+                "clean_s": round(clean, 3),
+                "incremental_s": round(incr, 3),
+            },
+        )
         wheel_dir = tmp / "wheel"
-        wheel_s = _run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "--no-build-isolation", "-q",
-                        "--disable-pip-version-check", "-w", str(wheel_dir)], src)
+        wheel_s = _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                ".",
+                "--no-deps",
+                "--no-build-isolation",
+                "-q",
+                "--disable-pip-version-check",
+                "-w",
+                str(wheel_dir),
+            ],
+            src,
+        )
         wheels = sorted(wheel_dir.glob("roundbench-*.whl"))
         harness.check("wheels built", len(wheels), 1)
         whl = wheels[0]
@@ -324,20 +389,26 @@ def report_section(size: dict, cells: dict) -> str:
     w = []
     progs = [(k.split(":", 1)[1], v) for k, v in facts.items() if k.startswith("program:")]
     if progs:
-        w.append("Programs of round startup, as built in build/ (linkage from the ELF file: "
-                 "program interpreter and needed libraries):\n")
+        w.append(
+            "Programs of round startup, as built in build/ (linkage from the ELF file: "
+            "program interpreter and needed libraries):\n"
+        )
         w.append("| program | size | stripped | format | linkage | interpreter | needed libraries |")
         w.append("|---|---|---|---|---|---|---|")
         for name, v in progs:
-            w.append(f"| {name} | {_mib(v.get('size'))} | {_mib(v.get('stripped'))} | "
-                     f"{v.get('format')} {v.get('arch')} | "
-                     f"{v.get('linkage')} | {v.get('interp') or '—'} | {', '.join(v.get('needed') or []) or '—'} |")
+            w.append(
+                f"| {name} | {_mib(v.get('size'))} | {_mib(v.get('stripped'))} | "
+                f"{v.get('format')} {v.get('arch')} | "
+                f"{v.get('linkage')} | {v.get('interp') or '—'} | {', '.join(v.get('needed') or []) or '—'} |"
+            )
         w.append("")
     cross = [(k.split(":")[1:], v) for k, v in facts.items() if k.startswith("cross:")]
     if cross:
-        w.append("Go cross-compilation (`GOOS`/`GOARCH`, `CGO_ENABLED`): the output's format and architecture "
-                 "read from its header, or the build's first error line. A cgo build needs a C cross toolchain "
-                 "for the target; without one it fails, and that is the finding.\n")
+        w.append(
+            "Go cross-compilation (`GOOS`/`GOARCH`, `CGO_ENABLED`): the output's format and architecture "
+            "read from its header, or the build's first error line. A cgo build needs a C cross toolchain "
+            "for the target; without one it fails, and that is the finding.\n"
+        )
         w.append("| program | target | cgo off | cgo on |")
         w.append("|---|---|---|---|")
         rows: dict = {}
@@ -356,22 +427,30 @@ def report_section(size: dict, cells: dict) -> str:
         w.append("")
     builds = [v for k, v in facts.items() if k.startswith("build:")]
     if builds:
-        w.append("Build times in a temporary copy of the sources, serial, on this machine (one build each: "
-                 "compare within the table); incremental: after appending a comment to one file.\n")
+        w.append(
+            "Build times in a temporary copy of the sources, serial, on this machine (one build each: "
+            "compare within the table); incremental: after appending a comment to one file.\n"
+        )
         w.append("| what | clean | incremental | file edited |")
         w.append("|---|---|---|---|")
         for v in builds:
-            w.append(f"| {v.get('what')} | {v.get('clean_s', 0):.2f} s | {v.get('incremental_s', 0):.2f} s | "
-                     f"{v.get('edited')} |")
+            w.append(
+                f"| {v.get('what')} | {v.get('clean_s', 0):.2f} s | {v.get('incremental_s', 0):.2f} s | "
+                f"{v.get('edited')} |"
+            )
         w.append("")
     wheel = facts.get("wheel")
     if wheel:
-        w.append(f"Wheel from `pip wheel . --no-deps --no-build-isolation`: `{wheel.get('file')}`, "
-                 f"{_mib(wheel.get('size'))}, built in {wheel.get('build_s', 0):.2f} s. Its extension modules "
-                 "and the shared libraries they need at run time (DT_NEEDED):\n")
+        w.append(
+            f"Wheel from `pip wheel . --no-deps --no-build-isolation`: `{wheel.get('file')}`, "
+            f"{_mib(wheel.get('size'))}, built in {wheel.get('build_s', 0):.2f} s. Its extension modules "
+            "and the shared libraries they need at run time (DT_NEEDED):\n"
+        )
         for mod, v in (wheel.get("modules") or {}).items():
-            w.append(f"- `{mod}`: {v.get('linkage')}, {v.get('arch')}; needs "
-                     f"{', '.join(v.get('needed') or []) or 'nothing beyond the interpreter'}")
+            w.append(
+                f"- `{mod}`: {v.get('linkage')}, {v.get('arch')}; needs "
+                f"{', '.join(v.get('needed') or []) or 'nothing beyond the interpreter'}"
+            )
         w.append("")
     if not w:
         w.append("No delivery facts were recorded.\n")

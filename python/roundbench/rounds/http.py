@@ -67,8 +67,10 @@ def split_cpus() -> tuple:
         return cpus, cpus, f"not pinned: 1 usable CPU, server and load generator share CPU {cpus[0]}"
     half = len(cpus) // 2
     server, load = cpus[:half], cpus[half:]
-    how = (f"server pinned to CPU {','.join(map(str, server))}, load generator to CPU "
-           f"{','.join(map(str, load))} ({len(cpus)} usable CPUs); the driver is not pinned and sleeps")
+    how = (
+        f"server pinned to CPU {','.join(map(str, server))}, load generator to CPU "
+        f"{','.join(map(str, load))} ({len(cpus)} usable CPUs); the driver is not pinned and sleeps"
+    )
     return server, load, how
 
 
@@ -104,15 +106,19 @@ def provenance() -> tuple:
     items = {
         "http-pinning": how,
         "http-server-cores": str(len(server)),
-        "http-load": (f"wrk {_wrk_version()} (Debian package), {len(load)} thread(s), --timeout {WRK_TIMEOUT_S}s, "
-                      "warm-up run then measured run; errors = socket errors (connect, read, write, timeout) + "
-                      "responses with status >= 400"),
-        "http-load-fixed-rate": ("build/rb-load (csrc/tools/loadgen.c, the project's own): a constant request rate, "
-                                 "latency from each request's intended send time; wrk2 is not packaged by Debian"),
+        "http-load": (
+            f"wrk {_wrk_version()} (Debian package), {len(load)} thread(s), --timeout {WRK_TIMEOUT_S}s, "
+            "warm-up run then measured run; errors = socket errors (connect, read, write, timeout) + "
+            "responses with status >= 400"
+        ),
+        "http-load-fixed-rate": (
+            "build/rb-load (csrc/tools/loadgen.c, the project's own): a constant request rate, "
+            "latency from each request's intended send time; wrk2 is not packaged by Debian"
+        ),
         "http-python-servers": _versions("flask", "gunicorn", "fastapi", "uvicorn", "uvloop", "httptools")
         + f"; uvicorn {_uvicorn_impl()}",
         "http-peak-rss": "server-peak-B is the server process's own (gunicorn: the largest of master and workers), "
-                         "from wait4 in rb-spawn; server CPU includes reaped worker processes",
+        "from wait4 in rb-spawn; server CPU includes reaped worker processes",
     }
     warnings = []
     if len(server) == len(load) and set(server) == set(load):
@@ -151,28 +157,69 @@ ROUND = Round(
         "rb-load at a fixed rate with latency from the intended send time (rate>0)."
     ),
     variants=[
-        V("c", "py", "the core's server: epoll, one thread per core, C handler", requires=_all(_BASE, _needs_build("rb-c"))),
+        V(
+            "c",
+            "py",
+            "the core's server: epoll, one thread per core, C handler",
+            requires=_all(_BASE, _needs_build("rb-c")),
+        ),
         V("go", "py", "net/http ServeMux, GOMAXPROCS = server cores", requires=_all(_BASE, _needs_build("rb-go"))),
-        V("go-c", "py", "the core's server answering through a Go function (//export)", requires=_all(_BASE, _needs_build("rb-go"))),
+        V(
+            "go-c",
+            "py",
+            "the core's server answering through a Go function (//export)",
+            requires=_all(_BASE, _needs_build("rb-go")),
+        ),
         V("py-c", "py", "the core's server answering through a Python callable (GIL per request)", requires=_BASE),
-        V("py-fastapi", "py", "FastAPI under uvicorn, one worker per core",
-          requires=_all(_BASE, needs_module("fastapi", "pip install -r requirements-dev.txt"), needs_module("uvicorn", "pip install -r requirements-dev.txt"))),
-        V("py-flask", "py", "Flask under gunicorn, 2 x cores + 1 sync workers",
-          requires=_all(_BASE, needs_module("flask", "pip install -r requirements-dev.txt"), needs_module("gunicorn", "pip install -r requirements-dev.txt"))),
+        V(
+            "py-fastapi",
+            "py",
+            "FastAPI under uvicorn, one worker per core",
+            requires=_all(
+                _BASE,
+                needs_module("fastapi", "pip install -r requirements-dev.txt"),
+                needs_module("uvicorn", "pip install -r requirements-dev.txt"),
+            ),
+        ),
+        V(
+            "py-flask",
+            "py",
+            "Flask under gunicorn, 2 x cores + 1 sync workers",
+            requires=_all(
+                _BASE,
+                needs_module("flask", "pip install -r requirements-dev.txt"),
+                needs_module("gunicorn", "pip install -r requirements-dev.txt"),
+            ),
+        ),
     ],
     sizes=[{"conns": 250, "secs": 5, "warmup": 2, "rate": 0}, {"conns": 250, "secs": 5, "warmup": 1, "rate": 2000}],
     quick=[{"conns": 50, "secs": 1, "warmup": 0, "rate": 0}],
     metric="req/s",
     units={
-        "req/s": "higher", "p50-ns": "lower", "p90-ns": "lower", "p99-ns": "lower", "p999-ns": "lower", "max-ns": "lower",
-        "errors": "lower", "socket-errors": "lower", "non200": "lower", "server-peak-B": "lower",
-        "server-cpu-ns/req": "lower", "server-cores": "higher", "load-cores": "higher",
+        "req/s": "higher",
+        "p50-ns": "lower",
+        "p90-ns": "lower",
+        "p99-ns": "lower",
+        "p999-ns": "lower",
+        "max-ns": "lower",
+        "errors": "lower",
+        "socket-errors": "lower",
+        "non200": "lower",
+        "server-peak-B": "lower",
+        "server-cpu-ns/req": "lower",
+        "server-cores": "higher",
+        "load-cores": "higher",
         **{_hist_unit(ns): "higher" for ns in HIST_NS},
     },
     metric_explain="req/s: responses per second during the measured period (ns/op is its inverse)",
     reference="c",
-    columns=[("p50-ns", "p50 latency (ns)"), ("p99-ns", "p99 latency (ns)"), ("errors", "errors"),
-             ("server-peak-B", "server peak RSS"), ("server-cpu-ns/req", "server CPU ns/req")],
+    columns=[
+        ("p50-ns", "p50 latency (ns)"),
+        ("p99-ns", "p99 latency (ns)"),
+        ("errors", "errors"),
+        ("server-peak-B", "server peak RSS"),
+        ("server-cpu-ns/req", "server CPU ns/req"),
+    ],
 )
 
 
@@ -197,17 +244,52 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
     if impl == "go":
         return [str(bdir / "rb-go"), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
     if impl == "go-c":
-        return [str(bdir / "rb-go"), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {"GOMAXPROCS": str(cores)}
+        return [str(bdir / "rb-go"), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
+            "GOMAXPROCS": str(cores)
+        }
     if impl == "py-c":
         return py + ["-m", "roundbench.pure.http", str(port), str(cores), str(header_timeout_ms)], {}
     if impl == "py-flask":
-        return py + ["-m", "gunicorn", "--workers", str(2 * cores + 1), "--worker-class", "sync",
-                     "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "--backlog", "2048",
-                     "roundbench.pure.http:flask_app"], {}
+        return (
+            py
+            + [
+                "-m",
+                "gunicorn",
+                "--workers",
+                str(2 * cores + 1),
+                "--worker-class",
+                "sync",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--log-level",
+                "warning",
+                "--backlog",
+                "2048",
+                "roundbench.pure.http:flask_app",
+            ],
+            {},
+        )
     if impl == "py-fastapi":
-        return py + ["-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port), "--workers", str(cores),
-                     "--no-access-log", "--log-level", "warning", "--backlog", "2048",
-                     "roundbench.pure.http:fastapi_app"], {}
+        return (
+            py
+            + [
+                "-m",
+                "uvicorn",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                str(cores),
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "--backlog",
+                "2048",
+                "roundbench.pure.http:fastapi_app",
+            ],
+            {},
+        )
     raise harness.UsageError(f"http: no variant {impl!r}")
 
 
@@ -224,9 +306,14 @@ class Server:
         old = os.sched_getaffinity(0)
         os.sched_setaffinity(0, cpus)  # inherited by rb-spawn and the server
         try:
-            self.spawn = subprocess.Popen([str(build_dir() / "rb-spawn"), str(wfd), *argv], env=full_env,
-                                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                          pass_fds=(wfd,))
+            self.spawn = subprocess.Popen(
+                [str(build_dir() / "rb-spawn"), str(wfd), *argv],
+                env=full_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(wfd,),
+            )
         finally:
             os.sched_setaffinity(0, old)
             os.close(wfd)
@@ -264,7 +351,11 @@ class Server:
         except subprocess.TimeoutExpired:
             os.kill(self.pid, signal.SIGKILL)
             out, err = self.spawn.communicate()
-            raise harness.WrongResult("server stopped within", f"> {STOP_TIMEOUT_S} s after {signal.Signals(sig).name} (killed)", "a clean exit")
+            raise harness.WrongResult(
+                "server stopped within",
+                f"> {STOP_TIMEOUT_S} s after {signal.Signals(sig).name} (killed)",
+                "a clean exit",
+            ) from None
         report = os.read(self.rfd, 4096).decode()
         os.close(self.rfd)
         fields = dict(kv.split("=", 1) for kv in report.split())
@@ -369,8 +460,10 @@ def stress(srv: Server, port: int) -> None:
     harness.check("malformed request: connection closed", closed, True)
     data, closed = exchange(port, b"GET / HTTP/1.1\r\nHost: h\r\nX: " + b"a" * 10000 + b"\r\n\r\n")
     harness.check("oversized head: status line", data[:12], b"HTTP/1.1 431")
-    pipelined = (b"GET / HTTP/1.1\r\nHost: h\r\n\r\nGET /missing HTTP/1.1\r\nHost: h\r\n\r\n"
-                 b"GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+    pipelined = (
+        b"GET / HTTP/1.1\r\nHost: h\r\n\r\nGET /missing HTTP/1.1\r\nHost: h\r\n\r\n"
+        b"GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+    )
     data, _ = exchange(port, pipelined)
     harness.check("pipelined statuses", re.findall(rb"HTTP/1\.1 (\d{3})", data), [b"200", b"404", b"200"])
     # The baseline once the connections above are gone: the server closes
@@ -444,14 +537,29 @@ def _pinned_run(argv: list, cpus: list, timeout: float) -> str:
         proc.communicate()
         raise harness.CannotRun(f"{argv[0]} did not finish within {timeout:.0f} s") from None
     if proc.returncode != 0:
-        raise harness.CannotRun(f"{' '.join(argv)} exited {proc.returncode}: {err.decode(errors='replace').strip()[-300:]}")
+        raise harness.CannotRun(
+            f"{' '.join(argv)} exited {proc.returncode}: {err.decode(errors='replace').strip()[-300:]}"
+        )
     return out.decode("utf-8", "replace")
 
 
 def run_wrk(port: int, conns: int, secs: int, cpus: list, script: Path) -> dict:
     threads = max(1, min(len(cpus), conns))
-    out = _pinned_run(["wrk", f"-t{threads}", f"-c{conns}", f"-d{secs}s", f"--timeout", f"{WRK_TIMEOUT_S}s",
-                       "-s", str(script), f"http://127.0.0.1:{port}/"], cpus, secs + 30)
+    out = _pinned_run(
+        [
+            "wrk",
+            f"-t{threads}",
+            f"-c{conns}",
+            f"-d{secs}s",
+            "--timeout",
+            f"{WRK_TIMEOUT_S}s",
+            "-s",
+            str(script),
+            f"http://127.0.0.1:{port}/",
+        ],
+        cpus,
+        secs + 30,
+    )
     res = {"hist": {}}
     for line in out.splitlines():
         if line.startswith("rb-wrk "):
@@ -468,15 +576,28 @@ def run_wrk(port: int, conns: int, secs: int, cpus: list, script: Path) -> dict:
         raise harness.CannotRun(f"could not read wrk's output: {out[-300:]}")
     socket_errors = res["connect"] + res["read"] + res["write"] + res["timeout"]
     return {
-        "requests": res["requests"], "duration_ns": res["duration_us"] * 1000, "p50": res["p50"], "p90": res["p90"],
-        "p99": res["p99"], "p999": res["p99.9"], "max": res["max"], "socket_errors": socket_errors,
-        "non200": res["status"], "hist": res["hist"],
+        "requests": res["requests"],
+        "duration_ns": res["duration_us"] * 1000,
+        "p50": res["p50"],
+        "p90": res["p90"],
+        "p99": res["p99"],
+        "p999": res["p99.9"],
+        "max": res["max"],
+        "socket_errors": socket_errors,
+        "non200": res["status"],
+        "hist": res["hist"],
     }
 
 
 def run_rate(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: list) -> dict:
-    argv = [str(build_dir() / "rb-load"), f"port={port}", f"conns={conns}", f"rate={rate}", f"secs={secs}",
-            f"warmup={warmup}"] + [f"le={ns}" for ns in HIST_NS]
+    argv = [
+        str(build_dir() / "rb-load"),
+        f"port={port}",
+        f"conns={conns}",
+        f"rate={rate}",
+        f"secs={secs}",
+        f"warmup={warmup}",
+    ] + [f"le={ns}" for ns in HIST_NS]
     out = _pinned_run(argv, cpus, secs + warmup + 30)
     res, hist = {}, {}
     for line in out.splitlines():
@@ -488,9 +609,16 @@ def run_rate(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: lis
     if "requests" not in res:
         raise harness.CannotRun(f"could not read rb-load's output: {out[-300:]}")
     return {
-        "requests": res["requests"], "duration_ns": res["duration_ns"], "p50": res["p50_ns"], "p90": res["p90_ns"],
-        "p99": res["p99_ns"], "p999": res["p999_ns"], "max": res["max_ns"],
-        "socket_errors": res["socket_errors"] + res["late"], "non200": res["non200"], "hist": hist,
+        "requests": res["requests"],
+        "duration_ns": res["duration_ns"],
+        "p50": res["p50_ns"],
+        "p90": res["p90_ns"],
+        "p99": res["p99_ns"],
+        "p999": res["p999_ns"],
+        "max": res["max_ns"],
+        "socket_errors": res["socket_errors"] + res["late"],
+        "non200": res["non200"],
+        "hist": hist,
     }
 
 
@@ -573,11 +701,19 @@ def run(args: harness.Args) -> None:
     dur = res["duration_ns"]
     cpu = int(rep["utime_ns"]) + int(rep["stime_ns"])
     metrics = {
-        "req/s": n / (dur / 1e9), "p50-ns": res["p50"], "p90-ns": res["p90"], "p99-ns": res["p99"],
-        "p999-ns": res["p999"], "max-ns": res["max"], "errors": res["socket_errors"] + res["non200"],
-        "socket-errors": res["socket_errors"], "non200": res["non200"],
-        "server-peak-B": int(rep["maxrss_kb"]) * 1024, "server-cpu-ns/req": cpu / n,
-        "server-cores": cores, "load-cores": len(load_cpus),
+        "req/s": n / (dur / 1e9),
+        "p50-ns": res["p50"],
+        "p90-ns": res["p90"],
+        "p99-ns": res["p99"],
+        "p999-ns": res["p999"],
+        "max-ns": res["max"],
+        "errors": res["socket_errors"] + res["non200"],
+        "socket-errors": res["socket_errors"],
+        "non200": res["non200"],
+        "server-peak-B": int(rep["maxrss_kb"]) * 1024,
+        "server-cpu-ns/req": cpu / n,
+        "server-cores": cores,
+        "load-cores": len(load_cpus),
     }
     for ns in HIST_NS:
         metrics[_hist_unit(ns)] = res["hist"].get(ns, 0.0)
@@ -587,24 +723,32 @@ def run(args: harness.Args) -> None:
 
 def report_section(size: dict, cells: dict) -> str:
     """The latency ladder and histogram of each variant (medians over runs)."""
-    rows = ["| variant | p50 | p90 | p99 | p99.9 | max | " + " | ".join(f"≤ {ns / 1e6:g} ms" for ns in HIST_NS)
-            + " | socket errors | non-2xx |",
-            "|---|---|---|---|---|---|" + "---|" * len(HIST_NS) + "---|---|"]
+    rows = [
+        "| variant | p50 | p90 | p99 | p99.9 | max | "
+        + " | ".join(f"≤ {ns / 1e6:g} ms" for ns in HIST_NS)
+        + " | socket errors | non-2xx |",
+        "|---|---|---|---|---|---|" + "---|" * len(HIST_NS) + "---|---|",
+    ]
     for impl, c in cells.items():
-        def ms(u):
+
+        def ms(u, c=c):
             v = c.median_of(u)
             return "" if v is None else f"{v / 1e6:.3g} ms"
 
-        def num(u):
+        def num(u, c=c):
             v = c.median_of(u)
             return "" if v is None else f"{v:.4g}"
 
-        rows.append(f"| {impl} | {ms('p50-ns')} | {ms('p90-ns')} | {ms('p99-ns')} | {ms('p999-ns')} | {ms('max-ns')} | "
-                    + " | ".join(num(_hist_unit(ns)) + "%" for ns in HIST_NS)
-                    + f" | {num('socket-errors')} | {num('non200')} |")
+        rows.append(
+            f"| {impl} | {ms('p50-ns')} | {ms('p90-ns')} | {ms('p99-ns')} | {ms('p999-ns')} | {ms('max-ns')} | "
+            + " | ".join(num(_hist_unit(ns)) + "%" for ns in HIST_NS)
+            + f" | {num('socket-errors')} | {num('non200')} |"
+        )
     _, _, how = split_cpus()
-    return ("Latency (median over runs) and the share of requests answered within each bound. "
-            f"Pinning: {how}.\n\n" + "\n".join(rows) + "\n")
+    return (
+        "Latency (median over runs) and the share of requests answered within each bound. "
+        f"Pinning: {how}.\n\n" + "\n".join(rows) + "\n"
+    )
 
 
 PY_VARIANTS = {v.name: run for v in ROUND.variants}

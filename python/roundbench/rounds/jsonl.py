@@ -47,20 +47,32 @@ ROUND = Round(
     title="jsonl: count HTTP statuses in a JSON Lines log",
     explain=(
         "Every line validated as RFC 8259 JSON (strict UTF-8, no NaN, nesting at most 512) and its "
-        "top-level integer \"status\" counted; bad lines are counted as invalid with their line number "
+        'top-level integer "status" counted; bad lines are counted as invalid with their line number '
         "and reason, never fatal. All variants must agree exactly, and agree with the generator."
     ),
     variants=[
-        _v("c", "c", "the C core, reading the file with read(2): a block index (AVX2 or SSE2, chosen at run "
-           "time) validates flat compact lines whole, a line scanner the rest"),
+        _v(
+            "c",
+            "c",
+            "the C core, reading the file with read(2): a block index (AVX2 or SSE2, chosen at run "
+            "time) validates flat compact lines whole, a line scanner the rest",
+        ),
         _v("go", "go", "encoding/json into a struct, bufio.Reader (no line limit)"),
         _v("go-c", "go", "Go calling the C core through cgo (the core opens the file)"),
         _v("py", "py", "the json module, per line, with the rules (NaN, UTF-8, depth)"),
         _v("py-c", "py", "Python calling the C core through the extension (the core opens the file)"),
-        _v("py-orjson", "py", "orjson.loads per line; refused lines go to the py rules",
-           needs_module("orjson", "pip install orjson")),
-        _v("py-msgspec", "py", "msgspec decoding into a Struct(status: int); refused lines go to the py rules",
-           needs_module("msgspec", "pip install msgspec")),
+        _v(
+            "py-orjson",
+            "py",
+            "orjson.loads per line; refused lines go to the py rules",
+            needs_module("orjson", "pip install orjson"),
+        ),
+        _v(
+            "py-msgspec",
+            "py",
+            "msgspec decoding into a Struct(status: int); refused lines go to the py rules",
+            needs_module("msgspec", "pip install msgspec"),
+        ),
     ],
     sizes=[{"lines": genlog.DEFAULT_LINES}],
     quick=[{"lines": 20_000}],
@@ -85,19 +97,28 @@ def provenance() -> tuple:
         from .. import _core
 
         kernel = _core.jsonl_kernel()
-        how = {"scan": "the line scanner alone",
-               "sse2": "block index with SSE2, the line scanner for the lines it does not take",
-               "avx2": "block index with AVX2, the line scanner for the lines it does not take"}
+        how = {
+            "scan": "the line scanner alone",
+            "sse2": "block index with SSE2, the line scanner for the lines it does not take",
+            "avx2": "block index with AVX2, the line scanner for the lines it does not take",
+        }
         chosen = os.environ.get("ROUNDBENCH_JSONL_KERNEL") or "auto"
-        items["jsonl-kernel"] = f"{kernel} ({how.get(kernel, '?')}; c, py-c and go-c alike; ROUNDBENCH_JSONL_KERNEL={chosen})"
+        items["jsonl-kernel"] = (
+            f"{kernel} ({how.get(kernel, '?')}; c, py-c and go-c alike; ROUNDBENCH_JSONL_KERNEL={chosen})"
+        )
         if kernel != "avx2" and chosen == "auto":
-            warnings.append(f"jsonl: the C core runs its {kernel} kernel: this CPU lacks AVX2, so c, py-c and go-c are slower than they are elsewhere")
+            warnings.append(
+                f"jsonl: the C core runs its {kernel} kernel: this CPU lacks AVX2, "
+                "so c, py-c and go-c are slower than they are elsewhere"
+            )
     except ImportError as e:
         items["jsonl-kernel"] = f"unknown (the extension does not import: {e})"
     except ValueError as e:
         warnings.append(f"jsonl: {e}")
         items["jsonl-kernel"] = "none: every count of c, py-c and go-c fails"
-    items["jsonl-log"] = f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g}, in {build_dir() / 'data'}"
+    items["jsonl-log"] = (
+        f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g}, in {build_dir() / 'data'}"
+    )
     return items, warnings
 
 
@@ -183,7 +204,9 @@ def _log(args: harness.Args) -> str:
     args.int("lines", genlog.DEFAULT_LINES, 0, MAX_LINES)
     path = os.environ.get(FILE_ENV)
     if not path:
-        raise harness.UsageError(f"jsonl: {FILE_ENV} names no log (run it through `roundbench run jsonl`, which generates it)")
+        raise harness.UsageError(
+            f"jsonl: {FILE_ENV} names no log (run it through `roundbench run jsonl`, which generates it)"
+        )
     return path
 
 

@@ -51,7 +51,9 @@ ROUND = Round(
     variants=[
         Variant("c", "py", "csrc/<round>.c, comments removed", default_if=_has_file("c")),
         Variant("go", "py", "go/<round>.go, comments removed", default_if=_has_file("go")),
-        Variant("py", "py", "python/roundbench/pure/<round>.py, comments and docstrings removed", default_if=_has_file("py")),
+        Variant(
+            "py", "py", "python/roundbench/pure/<round>.py, comments and docstrings removed", default_if=_has_file("py")
+        ),
     ],
     sizes=[{"round": r} for r in _counted_rounds()],
     quick=[{"round": r} for r in _counted_rounds()],
@@ -74,15 +76,19 @@ def strip_python(src: str) -> str:
     for node in ast.walk(ast.parse(src)):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 drop_lines.update(range(first.lineno, first.end_lineno + 1))
     lines = src.splitlines()
     for tok in tokenize.generate_tokens(io.StringIO(src).readline):
         if tok.type == tokenize.COMMENT:
             row, col = tok.start
             lines[row - 1] = lines[row - 1][:col]
-    kept = [l.rstrip() for i, l in enumerate(lines, 1) if i not in drop_lines]
-    return "\n".join(l for l in kept if l.strip()) + "\n"
+    kept = [ln.rstrip() for i, ln in enumerate(lines, 1) if i not in drop_lines]
+    return "\n".join(ln for ln in kept if ln.strip()) + "\n"
 
 
 def strip_c_like(src: str, raw_strings: bool = False) -> str:
@@ -113,8 +119,8 @@ def strip_c_like(src: str, raw_strings: bool = False) -> str:
         else:
             out.append(c)
             i += 1
-    kept = [l.rstrip() for l in "".join(out).splitlines()]
-    return "\n".join(l for l in kept if l.strip()) + "\n"
+    kept = [ln.rstrip() for ln in "".join(out).splitlines()]
+    return "\n".join(ln for ln in kept if ln.strip()) + "\n"
 
 
 def measure(lang: str, path: Path) -> tuple:
@@ -140,10 +146,10 @@ def _run(args: harness.Args) -> None:
     elapsed, (lines, gz, text) = harness.time_once(lambda: measure(args.impl, path))
     # Self-check: no more lines than the file's non-blank ones, no comment
     # marker left at a line's start, and the gzip size is of this text.
-    raw = sum(1 for l in path.read_text(encoding="utf-8").splitlines() if l.strip())
+    raw = sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip())
     harness.check("lines <= non-blank lines", 0 < lines <= raw, True)
     marker = "#" if args.impl == "py" else "//"
-    harness.check("comment lines left", [l for l in text.splitlines() if l.lstrip().startswith(marker)], [])
+    harness.check("comment lines left", [ln for ln in text.splitlines() if ln.lstrip().startswith(marker)], [])
     harness.check("gzip round trip", gzip.decompress(gzip.compress(text.encode(), 9, mtime=0)).decode() == text, True)
     harness.result(f"{args.impl} {name} lines={lines} gz={gz}")
     harness.emit(args, 1, elapsed, {"lines": lines, "gz-B": gz})

@@ -77,12 +77,21 @@ ROUND = Round(
         V("go", "go", "naive i-k-j loop, pure Go", env=thread_env),
         V("go-gonum", "go", "gonum's pure-Go Dgemm (blas/gonum)", env=thread_env),
         V("go-c", "go", "Go slices to the core's dgemm through cgo (no copy)", env=thread_env),
-        V("py", "py", "lists of lists, sum(map(mul, row, col)) (n=300 only by default)",
-          env=thread_env, default_if=_only_300),
-        V("py-numpy", "py", "numpy: A @ B", env=thread_env,
-          requires=needs_module("numpy", "pip install numpy")),
-        V("py-c", "py", "numpy arrays to the core's dgemm (buffer protocol, in place, GIL released)",
-          env=thread_env, requires=needs_module("numpy", "pip install numpy")),
+        V(
+            "py",
+            "py",
+            "lists of lists, sum(map(mul, row, col)) (n=300 only by default)",
+            env=thread_env,
+            default_if=_only_300,
+        ),
+        V("py-numpy", "py", "numpy: A @ B", env=thread_env, requires=needs_module("numpy", "pip install numpy")),
+        V(
+            "py-c",
+            "py",
+            "numpy arrays to the core's dgemm (buffer protocol, in place, GIL released)",
+            env=thread_env,
+            requires=needs_module("numpy", "pip install numpy"),
+        ),
     ],
     sizes=[{"n": 300, "threads": 1}, {"n": 1000, "threads": 1}, {"n": 2000, "threads": 1}],
     quick=[{"n": 64, "threads": 1}],
@@ -193,8 +202,8 @@ def run_py(args: harness.Args) -> None:
     n, _ = _params(args)
     fa, fb = array("d", bytes(8 * n * n)), array("d", bytes(8 * n * n))
     _core.matmul_fill(fa, fb, SEED)
-    a = [list(fa[i * n:(i + 1) * n]) for i in range(n)]
-    b = [list(fb[i * n:(i + 1) * n]) for i in range(n)]
+    a = [list(fa[i * n : (i + 1) * n]) for i in range(n)]
+    b = [list(fb[i * n : (i + 1) * n]) for i in range(n)]
     w = min(n, 16)
     aw, bw = [r[:w] for r in a[:w]], [r[:w] for r in b[:w]]
     out = [None]
@@ -298,8 +307,10 @@ def probe(threads: int) -> dict:
 def _describe(info: dict) -> str:
     if "error" in info:
         return f"unavailable ({info['error']})"
-    return (f"{info.get('library', '?')}; OpenBLAS {info.get('version', '?')}; "
-            f"kernel {info.get('corename', '?')}; {info.get('threads', '?')} thread(s)")
+    return (
+        f"{info.get('library', '?')}; OpenBLAS {info.get('version', '?')}; "
+        f"kernel {info.get('corename', '?')}; {info.get('threads', '?')} thread(s)"
+    )
 
 
 def mismatches(per_threads: dict) -> list:
@@ -313,13 +324,16 @@ def mismatches(per_threads: dict) -> list:
             if "error" in info:
                 continue
             if str(info.get("threads")) != str(threads):
-                warnings.append(f"BLAS mismatch: {v} runs {info.get('threads')} BLAS thread(s) where {threads} were asked for")
+                warnings.append(
+                    f"BLAS mismatch: {v} runs {info.get('threads')} BLAS thread(s) where {threads} were asked for"
+                )
             if v != "py-numpy" and "version" in ref:
                 for key in ("version", "corename"):
                     if str(info.get(key)).lower() != str(ref.get(key)).lower():
                         warnings.append(
                             f"BLAS mismatch: {v} runs OpenBLAS {info.get('version')} kernel {info.get('corename')}, "
-                            f"py-numpy runs OpenBLAS {ref.get('version')} kernel {ref.get('corename')}")
+                            f"py-numpy runs OpenBLAS {ref.get('version')} kernel {ref.get('corename')}"
+                        )
                         break
     return warnings
 
@@ -333,8 +347,14 @@ def provenance() -> tuple:
     for v in BLAS_VARIANTS:
         desc = [f"threads={t}: {_describe(per[t].get(v, {'error': 'no answer'}))}" for t in per]
         items[f"blas-{v}"] = " | ".join(desc)
-    items["blas-go-gonum"] = "gonum.org/v1/gonum/blas/gonum (pure Go, no BLAS library); its Dgemm uses GOMAXPROCS goroutines, set to the cell's thread count"
-    items["blas-threads"] = "pinned per cell by OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS, GOMAXPROCS and openblas_set_num_threads; the count is /threads=T in each name"
+    items["blas-go-gonum"] = (
+        "gonum.org/v1/gonum/blas/gonum (pure Go, no BLAS library); "
+        "its Dgemm uses GOMAXPROCS goroutines, set to the cell's thread count"
+    )
+    items["blas-threads"] = (
+        "pinned per cell by OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, MKL_NUM_THREADS, GOMAXPROCS and "
+        "openblas_set_num_threads; the count is /threads=T in each name"
+    )
     return items, mismatches(per)
 
 
@@ -358,11 +378,17 @@ def report_section(size: dict, cells: dict, config: dict | None = None) -> str:
             if m is not None:
                 over.append(f"{b} at {m / ref_m * 100:.1f}% of c-blas")
         if over:
-            lines += ["Binding overhead (median GFLOP/s against the core's dgemm timed in C): " + "; ".join(over) + ".", ""]
+            lines += [
+                "Binding overhead (median GFLOP/s against the core's dgemm timed in C): " + "; ".join(over) + ".",
+                "",
+            ]
     bad = [w for w in (config.get("fairness") or "").split("; ") if w.startswith("BLAS mismatch")]
     lines.append("")
     if bad:
         lines += [f"**{w}**" for w in bad] + [""]
     else:
-        lines.append("Every BLAS variant runs the same OpenBLAS version and kernel as py-numpy, with the thread count asked for.\n")
+        lines.append(
+            "Every BLAS variant runs the same OpenBLAS version and kernel as py-numpy, "
+            "with the thread count asked for.\n"
+        )
     return "\n".join(lines)

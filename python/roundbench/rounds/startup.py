@@ -75,14 +75,25 @@ ROUND = Round(
     sizes=[{"starts": 20}],
     quick=[{"starts": 3}],
     metric="ms",
-    units={"ms": "lower", "spread-ms": "lower", "start-peak-B": "lower", "s/1000-starts": "lower",
-           "cpu-ms": "lower", "launcher-anon-B": "lower"},
+    units={
+        "ms": "lower",
+        "spread-ms": "lower",
+        "start-peak-B": "lower",
+        "s/1000-starts": "lower",
+        "cpu-ms": "lower",
+        "launcher-anon-B": "lower",
+    },
     metric_explain="ms: median time from fork to the end of wait4 over the run's starts",
     cross_check=False,
-    columns=[("spread-ms", "spread of the starts (IQR, ms)"), ("start-peak-B", "peak RSS of one start"),
-             ("cpu-ms", "CPU of one start (ms)"), ("s/1000-starts", "1,000 starts (s)")],
+    columns=[
+        ("spread-ms", "spread of the starts (IQR, ms)"),
+        ("start-peak-B", "peak RSS of one start"),
+        ("cpu-ms", "CPU of one start (ms)"),
+        ("s/1000-starts", "1,000 starts (s)"),
+    ],
     binding_overhead=False,  # py-c and go-c start other programs than c
 )
+
 
 def provenance() -> tuple:
     """The interpreter the Python variants start, and the .pth files its
@@ -144,8 +155,10 @@ def report_section(size: dict, cells: dict) -> str:
         a, b = _ci(cells, "py"), _ci(cells, "py-roundbench")
         if a is not None and b is not None and a[0] <= b[1] and b[0] <= a[1]:
             verdict += " by the medians, but their 95% CIs overlap: the difference is within this run's noise"
-        checks.append(f"`import roundbench` costs {d:+.2f} ms over `python -c pass` "
-                      f"(target at most {IMPORT_BUDGET_MS:g} ms): {verdict}")
+        checks.append(
+            f"`import roundbench` costs {d:+.2f} ms over `python -c pass` "
+            f"(target at most {IMPORT_BUDGET_MS:g} ms): {verdict}"
+        )
     c = med("c")
     if c is not None:
         checks.append(_under("C hello", c, C_HELLO_MS, _ci(cells, "c")))
@@ -164,9 +177,11 @@ def report_section(size: dict, cells: dict) -> str:
         lines.append("What one call into the core adds to a start: " + "; ".join(crossing) + ".\n")
     anon = [m for m in (med(i, "launcher-anon-B") for i in cells) if m is not None]
     if anon:
-        lines.append(f"Peak RSS of one start is the started program's own, plus at most {max(anon) / 1024:.0f} KiB "
-                     "of the launcher's anonymous memory that fork maps into the child before exec. "
-                     "1,000 starts: median × 1,000, the cost of a command-line tool called in a loop.\n")
+        lines.append(
+            f"Peak RSS of one start is the started program's own, plus at most {max(anon) / 1024:.0f} KiB "
+            "of the launcher's anonymous memory that fork maps into the child before exec. "
+            "1,000 starts: median × 1,000, the cost of a command-line tool called in a loop.\n"
+        )
     return "\n".join(lines)
 
 
