@@ -14,24 +14,27 @@ import (
 	"roundbench/go/internal/harness"
 )
 
-// The http round's servers. The round's driver
-// (python/roundbench/rounds/http.py) starts `rb-go http-serve IMPL port=P
-// [threads=N]`, waits for `listening port=P`, loads it with a separate load
-// generator and stops it with SIGTERM; it, not this program, prints the
-// result line. GOMAXPROCS comes from the driver's environment. go-c also
-// takes header_timeout_ms=T (the core's header timeout).
+// go is net/http's server; GOMAXPROCS comes from the driver's environment.
 func init() {
-	rounds["http-serve"] = map[string]variant{
-		"go":   serveGo,
-		"go-c": serveGoC,
-	}
+	harness.RegisterHelper("http-serve", "go", serveGo)
+}
+
+// newHelloMux is the go variant: net/http's ServeMux with the round's one
+// route, written as a Go user would.
+func newHelloMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte(roundbench.HTTPHello))
+	})
+	return mux
 }
 
 func serveGo(a *harness.Args) {
 	port := a.Int("port", 0, 0, 65535)
 	ln, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
 	harness.Must(err)
-	srv := &http.Server{Handler: roundbench.NewHelloMux(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: newHelloMux(), ReadHeaderTimeout: 10 * time.Second}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	done := make(chan error, 1)
@@ -46,26 +49,4 @@ func serveGo(a *harness.Args) {
 	defer cancel()
 	harness.Must(srv.Shutdown(ctx))
 	fmt.Println("stopped")
-}
-
-func serveGoC(a *harness.Args) {
-	cfg := roundbench.HTTPConfig{
-		Port:          int(a.Int("port", 0, 0, 65535)),
-		Threads:       int(a.Int("threads", 1, 1, 256)),
-		HeaderTimeout: time.Duration(a.Int("header_timeout_ms", 10000, 1, 3600000)) * time.Millisecond,
-	}
-	srv, err := roundbench.NewHTTPServer(cfg, roundbench.HelloCore)
-	harness.Must(err)
-	defer srv.Close()
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	go func() {
-		<-stop
-		srv.Stop()
-	}()
-	harness.Must(srv.Start())
-	fmt.Printf("listening port=%d\n", srv.Port())
-	srv.Wait(-1)
-	st := srv.Stats()
-	fmt.Printf("stopped requests=%d bad=%d timeouts=%d open=%d\n", st.Requests, st.BadRequests, st.Timeouts, st.Open)
 }

@@ -13,11 +13,11 @@ import (
 // build directory) and named by $ROUNDBENCH_JSONL_FILE; the expected result,
 // which the generator knows line by line, is beside it in FILE.expect.
 func init() {
-	rounds["jsonl"] = map[string]variant{
-		"go":   func(a *harness.Args) { runJsonl(a, roundbench.PureJsonlCountFile) },
-		"go-c": func(a *harness.Args) { runJsonl(a, roundbench.JsonlCountFile) },
-	}
+	harness.Register("jsonl", "go", func(a *harness.Args) { runJsonl(a, roundbench.PureJsonlCountFile) }, jsonlUnits...)
 }
+
+// jsonlUnits are what a jsonl result line carries besides ns/op.
+var jsonlUnits = []string{"MB/s", "invalid-lines"}
 
 func runJsonl(a *harness.Args, count func(string) (*roundbench.JsonlResult, error)) {
 	a.Int("lines", 1_000_000, 0, 100_000_000)
