@@ -209,7 +209,9 @@ def cross_cell(go: str, pkg: str, goos: str, goarch: str, cgo: int, src: Path, o
         return {"ok": False, "error": f"timed out after {BUILD_TIMEOUT_S} s"}
     secs = (time.perf_counter_ns() - t0) / 1e9
     if p.returncode != 0:
-        return {"ok": False, "error": first_error(p.stderr + p.stdout), "s": round(secs, 2)}
+        # Paths inside the temporary copy read better relative to it.
+        text = (p.stderr + p.stdout).replace(str(src) + os.sep, "")
+        return {"ok": False, "error": first_error(text), "s": round(secs, 2)}
     target = go_archive_target(out)
     if target is not None:  # a package, not a program
         harness.check(f"{name} target", target, (goos, goarch))
