@@ -89,11 +89,17 @@ $(BUILD)/rb-load: csrc/tools/loadgen.c
 $(BUILD)/rb-c-so: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.so
 	$(CC) $(CFLAGS) $(RUNNER_SRC) -L$(BUILD) -lroundbench -Wl,-rpath,'$$ORIGIN' -o $@ $(BLAS_LIBS) -lpthread -lm
 
-go: $(BUILD)/rb-go ## build the Go runner (the core reaches it through go/core_*.c links)
+go: $(BUILD)/rb-go $(BUILD)/rb-go-http ## build the Go runner and the http round's Go servers (the core reaches them through go/core_*.c links)
 
 $(BUILD)/rb-go: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	$(GO) build -o $@ ./go/cmd/rb-go
+
+# The http round's Go servers, apart from rb-go so that no other Go child
+# maps net/http.
+$(BUILD)/rb-go-http: $(GO_SRC)
+	@mkdir -p $(BUILD)
+	$(GO) build -o $@ ./go/cmd/rb-go-http
 
 py: ## build the Python extension in place (python/roundbench)
 	$(PYTHON) setup.py -q build_ext --inplace
@@ -151,15 +157,17 @@ test-c: $(TEST_BIN) ## C unit tests under AddressSanitizer and UndefinedBehavior
 
 asan: $(TEST_BIN) ## build the C core's tests with ASan and UBSan (make test-c runs them)
 
-test-go: ## Go tests, with -race and with GOEXPERIMENT=cgocheck2
+test-go: ## Go tests, with -race, with GOEXPERIMENT=cgocheck2 and without cgo (the pure package alone)
 	$(GO) vet ./go/...
 	$(GO) test -count=1 -race ./go/...
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./go/...
+	CGO_ENABLED=0 $(GO) vet ./go/...
+	CGO_ENABLED=0 $(GO) test -count=1 ./go/...
 
 test-py: build ## pytest (builds first)
 	$(PYTHON) -m pytest -q
 
-test: setup ## run every test: formatting and lint, C (sanitizers), Go (race, cgocheck2), Python
+test: setup ## run every test: formatting and lint, C (sanitizers), Go (race, cgocheck2, without cgo), Python
 	$(MAKE) build
 	$(MAKE) lint
 	$(MAKE) test-c

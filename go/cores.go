@@ -69,13 +69,3 @@ func PureLoopParallel(n, workers int64) (int64, error) {
 	}
 	return onGoroutines(n, workers, pureLoopRange)
 }
-
-// LoopParallel is the same sum on `workers` goroutines, each calling the
-// core's rb_loop_range through cgo (a cgo call holds its OS thread, so the
-// goroutines run in parallel up to GOMAXPROCS).
-func LoopParallel(n, workers int64) (int64, error) {
-	if err := checkCoresArgs("LoopParallel", n, workers); err != nil {
-		return 0, err
-	}
-	return onGoroutines(n, workers, LoopRange)
-}

@@ -7,21 +7,27 @@ import (
 	"testing"
 )
 
-var parallels = map[string]func(n, workers int64) (int64, error){
-	"LoopParallel":     LoopParallel,
-	"PureLoopParallel": PureLoopParallel,
+// coresImpl is one Go-side implementation of the cores round: its variant
+// name and its function's.
+type coresImpl struct {
+	impl, name string
+	f          func(n, workers int64) (int64, error)
 }
+
+// coresImpls are the round's Go-side implementations; cores_cgo_test.go
+// adds the core's.
+var coresImpls = []coresImpl{{"go", "PureLoopParallel", PureLoopParallel}}
 
 func TestCoresVectors(t *testing.T) {
 	for _, v := range loadVectors(t, "cores") {
 		n, workers, want := v.int(t, "n"), v.int(t, "workers"), v.int(t, "sum")
-		for name, f := range parallels {
+		for _, c := range coresImpls {
 			gs := runtime.NumGoroutine()
-			if got, err := f(n, workers); err != nil || got != want {
-				t.Errorf("%s(%d, %d) = %d, %v; want %d", name, n, workers, got, err, want)
+			if got, err := c.f(n, workers); err != nil || got != want {
+				t.Errorf("%s(%d, %d) = %d, %v; want %d", c.name, n, workers, got, err, want)
 			}
 			if got := settledGoroutines(gs); got > gs {
-				t.Errorf("%s(%d, %d) left %d goroutines; had %d", name, n, workers, got, gs)
+				t.Errorf("%s(%d, %d) left %d goroutines; had %d", c.name, n, workers, got, gs)
 			}
 		}
 	}
@@ -44,10 +50,10 @@ func TestCoresErrors(t *testing.T) {
 		if v["error"] == "overflow" {
 			want = ErrOverflow
 		}
-		for name, f := range parallels {
+		for _, c := range coresImpls {
 			var e *Error
-			if _, err := f(n, workers); !errors.Is(err, want) || !errors.As(err, &e) || e.Arg != v["arg"] {
-				t.Errorf("%s(%d, %d) error = %v; want %v naming %s", name, n, workers, err, want, v["arg"])
+			if _, err := c.f(n, workers); !errors.Is(err, want) || !errors.As(err, &e) || e.Arg != v["arg"] {
+				t.Errorf("%s(%d, %d) error = %v; want %v naming %s", c.name, n, workers, err, want, v["arg"])
 			}
 		}
 	}
@@ -58,13 +64,13 @@ func TestCoresErrors(t *testing.T) {
 // from the runner, which also reports the speed-up.
 func BenchmarkCores(b *testing.B) {
 	const n = 20_000_000
-	for name, f := range map[string]func(int64, int64) (int64, error){"go": PureLoopParallel, "go-c": LoopParallel} {
+	for _, c := range coresImpls {
 		for _, workers := range []int64{1, int64(runtime.NumCPU())} {
-			b.Run(fmt.Sprintf("impl=%s/workers=%d", name, workers), func(b *testing.B) {
+			b.Run(fmt.Sprintf("impl=%s/workers=%d", c.impl, workers), func(b *testing.B) {
 				want := LoopExpected(n)
 				for b.Loop() {
-					if got, err := f(n, workers); err != nil || got != want {
-						b.Fatalf("%s(%d, %d) = %d, %v; want %d", name, n, workers, got, err, want)
+					if got, err := c.f(n, workers); err != nil || got != want {
+						b.Fatalf("%s(%d, %d) = %d, %v; want %d", c.name, n, workers, got, err, want)
 					}
 				}
 			})

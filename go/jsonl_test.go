@@ -81,53 +81,15 @@ func short(s string) string {
 	return s
 }
 
-// jsonlCounters are the Go-side variants, each over bytes, and go-c once
-// more with each kernel of the core this CPU runs ("go-c/scan" ...).
-var jsonlCounters = map[string]func(b []byte) (*JsonlResult, error){
-	"go":   func(b []byte) (*JsonlResult, error) { return PureJsonlCount(bytes.NewReader(b)) },
-	"go-c": JsonlCountBytes,
-}
-
-func init() {
-	for _, k := range []string{"scan", "sse2", "avx2"} {
-		if SetJsonlKernel(k) != nil {
-			continue
-		}
-		jsonlCounters["go-c/"+k] = func(b []byte) (*JsonlResult, error) {
-			if err := SetJsonlKernel(k); err != nil {
-				return nil, err
-			}
-			defer SetJsonlKernel("")
-			return JsonlCountBytes(b)
-		}
+// jsonlCounters are the Go-side variants, each over bytes; jsonl_cgo_test.go
+// adds go-c, and go-c once more with each kernel of the core this CPU runs
+// ("go-c/scan" ...). jsonlFileCounters are the same over a file.
+var (
+	jsonlCounters = map[string]func(b []byte) (*JsonlResult, error){
+		"go": func(b []byte) (*JsonlResult, error) { return PureJsonlCount(bytes.NewReader(b)) },
 	}
-	SetJsonlKernel("")
-}
-
-func TestJsonlKernel(t *testing.T) {
-	if _, ok := jsonlCounters["go-c/scan"]; !ok {
-		t.Fatal("the scan kernel runs everywhere, but SetJsonlKernel refused it")
-	}
-	k, err := JsonlKernel()
-	if err != nil || k == "auto" || jsonlCounters["go-c/"+k] == nil {
-		t.Fatalf("JsonlKernel() = %q, %v; want a kernel this CPU runs", k, err)
-	}
-	var e *Error
-	if err := SetJsonlKernel("bogus"); !errors.As(err, &e) || e.Kind != ErrArg {
-		t.Fatalf("SetJsonlKernel(bogus) = %v; want an ErrArg", err)
-	}
-	t.Setenv("ROUNDBENCH_JSONL_KERNEL", "bogus")
-	if _, err := JsonlKernel(); !errors.As(err, &e) || e.Kind != ErrArg || !strings.Contains(err.Error(), "ROUNDBENCH_JSONL_KERNEL") {
-		t.Fatalf("JsonlKernel() under a bad $ROUNDBENCH_JSONL_KERNEL = %v; want an ErrArg naming it", err)
-	}
-	if _, err := JsonlCountBytes([]byte("{\"status\":200}\n")); !errors.As(err, &e) || e.Kind != ErrArg {
-		t.Fatalf("a count under a bad $ROUNDBENCH_JSONL_KERNEL = %v; want an ErrArg", err)
-	}
-	t.Setenv("ROUNDBENCH_JSONL_KERNEL", "scan")
-	if k, err := JsonlKernel(); k != "scan" || err != nil {
-		t.Fatalf("JsonlKernel() under ROUNDBENCH_JSONL_KERNEL=scan = %q, %v", k, err)
-	}
-}
+	jsonlFileCounters = map[string]func(string) (*JsonlResult, error){"PureJsonlCountFile": PureJsonlCountFile}
+)
 
 func TestJsonlLineVectors(t *testing.T) {
 	for _, v := range loadJsonlVectors(t, "line") {
@@ -188,27 +150,33 @@ func TestJsonlAllVectorsAgree(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, err := JsonlCountBytes(data)
+	want, err := jsonlCounters["go"](data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(want.Reported) != JsonlMaxReported || want.Invalid <= JsonlMaxReported || want.Bytes != int64(len(data)) {
-		t.Fatalf("JsonlCountBytes(all) = %d reported of %d invalid, %d bytes", len(want.Reported), want.Invalid, want.Bytes)
+		t.Fatalf("go(all) = %d reported of %d invalid, %d bytes", len(want.Reported), want.Invalid, want.Bytes)
 	}
-	for name, count := range map[string]func(string) (*JsonlResult, error){"PureJsonlCountFile": PureJsonlCountFile, "JsonlCountFile": JsonlCountFile} {
-		got, err := count(path)
+	check := func(name string, got *JsonlResult, err error) {
 		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Text() != want.Text() {
+			t.Errorf("%s(all): %v", name, err)
+		} else if got.Text() != want.Text() {
 			t.Errorf("%s(all) = %s; want %s", name, got.Text(), want.Text())
 		}
+	}
+	for name, count := range jsonlCounters {
+		got, err := count(data)
+		check(name, got, err)
+	}
+	for name, count := range jsonlFileCounters {
+		got, err := count(path)
+		check(name, got, err)
 	}
 }
 
 func TestJsonlMissingFile(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope.jsonl")
-	for name, count := range map[string]func(string) (*JsonlResult, error){"PureJsonlCountFile": PureJsonlCountFile, "JsonlCountFile": JsonlCountFile} {
+	for name, count := range jsonlFileCounters {
 		_, err := count(missing)
 		var e *Error
 		if !errors.Is(err, ErrIO) || !errors.As(err, &e) || e.Arg != "path" || !strings.Contains(err.Error(), "no such file") {
@@ -272,6 +240,9 @@ func BenchmarkJsonl(b *testing.B) {
 	}
 	data := buf.Bytes()
 	for _, name := range []string{"go", "go-c"} {
+		if jsonlCounters[name] == nil {
+			continue // go-c: built without cgo
+		}
 		b.Run("impl="+name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {

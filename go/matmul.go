@@ -1,6 +1,7 @@
 package roundbench
 
 import (
+	"math"
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
@@ -83,4 +84,81 @@ func GonumMatmul(n int, a, b, c []float64) error {
 	}
 	gonum.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n)
 	return nil
+}
+
+// splitmix64 is the core's generator for the round's inputs and its check
+// vector (csrc/matmul.c), so that Go fills and checks with the same numbers.
+func splitmix64(state *uint64) uint64 {
+	*state += 0x9E3779B97F4A7C15
+	z := *state
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// PureMatmulFill fills a and b (n*n each) with the round's seeded small
+// integers in [-4, 4], the values the core's MatmulFill writes, in Go alone.
+func PureMatmulFill(n int, seed uint64, a, b []float64) error {
+	if err := checkMatmulSizes("PureMatmulFill", n, a, b, a); err != nil {
+		return err
+	}
+	s := seed
+	for i := range a {
+		a[i] = float64(splitmix64(&s)%9) - 4
+	}
+	for i := range b {
+		b[i] = float64(splitmix64(&s)%9) - 4
+	}
+	return nil
+}
+
+// PureMatmulVerify is MatmulVerify in Go alone: Freivalds' check of c ==
+// a*b within the core's rounding bound, then the round's checksum of c. A
+// wrong c is an *Error with Arg "c" and Pos the first wrong row. It checks
+// results; it is never the round's work.
+func PureMatmulVerify(n int, a, b, c []float64) (int64, error) {
+	if err := checkMatmulSizes("PureMatmulVerify", n, a, b, c); err != nil {
+		return 0, err
+	}
+	// x, B*x and |B|*|x|, then A*(B*x) and |A|*(|B|*|x|), as in the core.
+	x := make([]float64, n)
+	s := uint64(0x5EED)
+	for j := range x {
+		x[j] = float64(1 + splitmix64(&s)%8)
+	}
+	matvecAbs := func(m []float64, v, va []float64) (y, ya []float64) {
+		y, ya = make([]float64, n), make([]float64, n)
+		for i := range n {
+			var sum, sumAbs float64
+			for j, mij := range m[i*n : i*n+n] {
+				sum += mij * v[j]
+				sumAbs += math.Abs(mij) * va[j]
+			}
+			y[i], ya[i] = sum, sumAbs
+		}
+		return y, ya
+	}
+	bx, bxa := matvecAbs(b, x, x)
+	abx, abxa := matvecAbs(a, bx, bxa)
+	tol := 4 * (float64(n) + 2) * 0x1p-52 // DBL_EPSILON
+	for i := range n {
+		var v float64
+		for j, cij := range c[i*n : i*n+n] {
+			v += cij * x[j]
+		}
+		// !(<=) also catches a NaN anywhere in the row.
+		if !(math.Abs(v-abx[i]) <= tol*abxa[i]) {
+			return 0, &Error{Func: "PureMatmulVerify", Arg: "c", Msg: "is not a*b (Freivalds' check failed on this row)", Pos: int64(i), Kind: ErrArg}
+		}
+	}
+	var sum uint64
+	for i, cij := range c {
+		r := math.RoundToEven(cij)
+		var v int64
+		if math.Abs(r) < 9.0e18 {
+			v = int64(r)
+		}
+		sum += uint64(v) * (uint64(i) + 1) * 0x9E3779B97F4A7C15
+	}
+	return int64(sum), nil
 }

@@ -9,16 +9,20 @@ import (
 	"testing"
 )
 
-// matmuls are every Go-side way to compute the product, checked alike.
-var matmuls = []struct {
+// matmulImpl is one Go-side way to compute the product.
+type matmulImpl struct {
 	name string
 	fn   func(n int, a, b, c []float64) error
-}{
-	{"PureMatmul", PureMatmul},
-	{"GonumMatmul", GonumMatmul},
-	{"MatmulBlas", MatmulBlas},
-	{"MatmulNaive", MatmulNaive},
 }
+
+// matmuls, matmulFills and matmulVerifies are every Go-side way to compute
+// the product, fill the inputs and check the result, checked alike; the
+// pure ones are here, matmul_cgo_test.go adds the core's.
+var (
+	matmuls        = []matmulImpl{{"PureMatmul", PureMatmul}, {"GonumMatmul", GonumMatmul}}
+	matmulFills    = map[string]func(n int, seed uint64, a, b []float64) error{"PureMatmulFill": PureMatmulFill}
+	matmulVerifies = map[string]func(n int, a, b, c []float64) (int64, error){"PureMatmulVerify": PureMatmulVerify}
+)
 
 func floats(t *testing.T, s string) []float64 {
 	t.Helper()
@@ -36,18 +40,22 @@ func floats(t *testing.T, s string) []float64 {
 func TestMatmulVectors(t *testing.T) {
 	for _, v := range loadVectors(t, "matmul") {
 		n, seed, want := int(v.int(t, "n")), uint64(v.int(t, "seed")), v.int(t, "checksum")
-		a, b := make([]float64, n*n), make([]float64, n*n)
-		if err := MatmulFill(n, seed, a, b); err != nil {
-			t.Fatalf("MatmulFill(%d): %v", n, err)
-		}
-		for _, m := range matmuls {
-			c := make([]float64, n*n)
-			if err := m.fn(n, a, b, c); err != nil {
-				t.Errorf("%s(n=%d): %v", m.name, n, err)
-				continue
+		for fillName, fill := range matmulFills {
+			a, b := make([]float64, n*n), make([]float64, n*n)
+			if err := fill(n, seed, a, b); err != nil {
+				t.Fatalf("%s(%d): %v", fillName, n, err)
 			}
-			if got, err := MatmulVerify(n, a, b, c); err != nil || got != want {
-				t.Errorf("%s(n=%d) checksum = %d, %v; want %d", m.name, n, got, err, want)
+			for _, m := range matmuls {
+				c := make([]float64, n*n)
+				if err := m.fn(n, a, b, c); err != nil {
+					t.Errorf("%s(n=%d): %v", m.name, n, err)
+					continue
+				}
+				for verifyName, verify := range matmulVerifies {
+					if got, err := verify(n, a, b, c); err != nil || got != want {
+						t.Errorf("%s(%s(n=%d, seed=%d)) checksum = %d, %v; want %d", verifyName, m.name, n, seed, got, err, want)
+					}
+				}
 			}
 		}
 	}
@@ -121,47 +129,26 @@ func TestMatmulErrors(t *testing.T) {
 func TestMatmulVerifyCatchesWrongProduct(t *testing.T) {
 	const n = 17
 	a, b, c := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
-	if err := MatmulFill(n, 1, a, b); err != nil {
+	if err := PureMatmulFill(n, 1, a, b); err != nil {
 		t.Fatal(err)
 	}
-	if err := MatmulBlas(n, a, b, c); err != nil {
+	if err := PureMatmul(n, a, b, c); err != nil {
 		t.Fatal(err)
 	}
 	c[5*n+3]++
-	_, err := MatmulVerify(n, a, b, c)
-	var e *Error
-	if !errors.As(err, &e) || e.Arg != "c" || e.Pos != 5 {
-		t.Errorf("MatmulVerify(wrong row 5) = %v; want an error naming c at row 5", err)
-	}
-}
-
-func TestBlasInfo(t *testing.T) {
-	info, err := GetBlasInfo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(info.Config, "OpenBLAS") || info.CoreName == "" || info.Library == "" {
-		t.Errorf("GetBlasInfo() = %+v; want an OpenBLAS with a kernel and a file", info)
-	}
-	if err := BlasSetThreads(1); err != nil {
-		t.Fatal(err)
-	}
-	if info, err = GetBlasInfo(); err != nil || info.Threads != 1 {
-		t.Errorf("after BlasSetThreads(1), GetBlasInfo() = %+v, %v; want 1 thread", info, err)
-	}
-	if err := BlasSetThreads(0); !errors.Is(err, ErrArg) {
-		t.Errorf("BlasSetThreads(0) = %v; want ErrArg", err)
-	}
-	// Loaded: another file cannot take its place.
-	if err := BlasSetLibrary("/nonexistent/libother.so"); !errors.Is(err, ErrArg) {
-		t.Errorf("BlasSetLibrary after the load = %v; want ErrArg", err)
+	for name, verify := range matmulVerifies {
+		_, err := verify(n, a, b, c)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrArg) || e.Arg != "c" || e.Pos != 5 {
+			t.Errorf("%s(wrong row 5) = %v; want an error naming c at row 5", name, err)
+		}
 	}
 }
 
 func BenchmarkMatmul(b *testing.B) {
 	for _, n := range []int{64, 300} {
 		x, y, z := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
-		if err := MatmulFill(n, 1, x, y); err != nil {
+		if err := PureMatmulFill(n, 1, x, y); err != nil {
 			b.Fatal(err)
 		}
 		for _, m := range matmuls {

@@ -11,8 +11,9 @@ import (
 // testWait keeps the tests short: they check what happened, not how fast.
 const testWait = 5 * time.Millisecond
 
+// sleepers are the round's Go-side implementations; sleep_cgo_test.go adds
+// the core's.
 var sleepers = map[string]func(int64, time.Duration) (SleepStats, error){
-	"Sleep":     Sleep,
 	"PureSleep": PureSleep,
 }
 

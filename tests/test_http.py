@@ -139,7 +139,7 @@ def serve_process(argv: list, env=None):
     "argv, sig",
     [
         (["rb-c", "http-serve", "c", "port=0", "threads=2"], signal.SIGTERM),
-        (["rb-go", "http-serve", "go-c", "port=0", "threads=2"], signal.SIGTERM),
+        (["rb-go-http", "http-serve", "go-c", "port=0", "threads=2"], signal.SIGTERM),
         ([sys.executable, "-m", "roundbench.pure.http", "0", "2"], signal.SIGINT),
     ],
     ids=["c", "go-c", "py-c"],
@@ -169,7 +169,7 @@ def test_server_processes_answer_and_stop_cleanly(built, argv, sig):
 
 
 def test_go_server_answers_the_valid_vectors(built):
-    proc, port = serve_process([str(BUILD / "rb-go"), "http-serve", "go", "port=0"])
+    proc, port = serve_process([str(BUILD / "rb-go-http"), "http-serve", "go", "port=0"])
     try:
         for v in VECTORS:
             raw = bytes.fromhex(v["hex"])

@@ -17,15 +17,13 @@ type chainRunner interface {
 	Close()
 }
 
+// chainUnits are what a chain result line carries besides ns/op.
+var chainUnits = []string{"setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task", "sys-ns/hop", "cpu-ns/hop"}
+
 func init() {
-	rounds["chain"] = map[string]variant{
-		"go": func(a *harness.Args) {
-			runChain(a, func(n, k, p int64) (chainRunner, error) { return roundbench.NewPureChain(n, k, p) })
-		},
-		"go-c": func(a *harness.Args) {
-			runChain(a, func(n, k, p int64) (chainRunner, error) { return roundbench.NewChain(n, k, p, false) })
-		},
-	}
+	harness.Register("chain", "go", func(a *harness.Args) {
+		runChain(a, func(n, k, p int64) (chainRunner, error) { return roundbench.NewPureChain(n, k, p) })
+	}, chainUnits...)
 }
 
 // chainCalibrationN is the calibration chain's length (as in the C and

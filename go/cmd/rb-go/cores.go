@@ -7,11 +7,11 @@ import (
 	"roundbench/go/internal/harness"
 )
 
+// coresUnits are what a cores result line carries besides ns/op.
+var coresUnits = []string{"speedup", "efficiency", "t1-ns"}
+
 func init() {
-	rounds["cores"] = map[string]variant{
-		"go":   func(a *harness.Args) { runCores(a, roundbench.PureLoopParallel) },
-		"go-c": func(a *harness.Args) { runCores(a, roundbench.LoopParallel) },
-	}
+	harness.Register("cores", "go", func(a *harness.Args) { runCores(a, roundbench.PureLoopParallel) }, coresUnits...)
 }
 
 // runCores times the work on 1 worker and then on T in this process and

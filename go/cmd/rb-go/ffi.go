@@ -1,23 +1,17 @@
 package main
 
 import (
-	"crypto/rand"
 	"time"
 
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
 
+// ffiUnits are what an ffi result line carries besides ns/op.
+var ffiUnits = []string{"ns/call"}
+
 func init() {
-	rounds["ffi"] = map[string]variant{
-		"go":              callVariant(roundbench.PureNoop),
-		"go-c":            callVariant(roundbench.FfiNoop),
-		"go-c-noescape":   callVariant(roundbench.FfiNoopNoescape),
-		"go-c-nocallback": callVariant(roundbench.FfiNoopNocallback),
-		"c-go-callback":   runCallback,
-		"go-c-slice":      bufferVariant(roundbench.FfiBuffer),
-		"go-c-copy":       bufferVariant(roundbench.FfiBufferCopy),
-	}
+	harness.Register("ffi", "go", callVariant(roundbench.PureNoop), ffiUnits...)
 }
 
 // sink receives every result so that no call can be optimised away.
@@ -35,7 +29,7 @@ func emptyLoop(count int64) time.Duration {
 	return d
 }
 
-func callVariant(f func(int64) int64) variant {
+func callVariant(f func(int64) int64) func(*harness.Args) {
 	return func(a *harness.Args) {
 		harness.Check(a.Impl+" callee(41)", f(41), 42)
 		op := func(count int64) time.Duration {
@@ -50,43 +44,6 @@ func callVariant(f func(int64) int64) variant {
 		}
 		report(a, op, emptyLoop)
 	}
-}
-
-func bufferVariant(f func([]byte) int64) variant {
-	return func(a *harness.Args) {
-		buf := make([]byte, roundbench.FfiBufferSize)
-		_, _ = rand.Read(buf)
-		harness.Check(a.Impl+" buffer", f(buf), int64(buf[0])+int64(buf[len(buf)-1]))
-		op := func(count int64) time.Duration {
-			var acc int64
-			t0 := time.Now()
-			for i := int64(0); i < count; i++ {
-				acc += f(buf)
-			}
-			d := time.Since(t0)
-			sink += acc
-			return d
-		}
-		report(a, op, emptyLoop)
-	}
-}
-
-func runCallback(a *harness.Args) {
-	got, err := roundbench.FfiCallbackLoop(10)
-	harness.Must(err)
-	want, err := roundbench.FfiCallbackLoopC(10)
-	harness.Must(err)
-	harness.Check("callback loop sum", got, want)
-	timedLoop := func(loop func(int64) (int64, error)) func(int64) time.Duration {
-		return func(count int64) time.Duration {
-			var s int64
-			d := harness.Timed(func() { s, err = loop(count) })
-			harness.Must(err)
-			sink += s
-			return d
-		}
-	}
-	report(a, timedLoop(roundbench.FfiCallbackLoop), timedLoop(roundbench.FfiCallbackLoopC))
 }
 
 func report(a *harness.Args, op, empty func(int64) time.Duration) {

@@ -5,11 +5,11 @@ import (
 	"roundbench/go/internal/harness"
 )
 
+// loopUnits are what a loop result line carries besides ns/op.
+var loopUnits = []string{"ns/iter"}
+
 func init() {
-	rounds["loop"] = map[string]variant{
-		"go":   func(a *harness.Args) { runLoop(a, roundbench.PureLoop) },
-		"go-c": func(a *harness.Args) { runLoop(a, roundbench.Loop) },
-	}
+	harness.Register("loop", "go", func(a *harness.Args) { runLoop(a, roundbench.PureLoop) }, loopUnits...)
 }
 
 func runLoop(a *harness.Args, loop func(int64) (int64, error)) {

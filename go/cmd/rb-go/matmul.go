@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"roundbench/go"
@@ -14,26 +12,27 @@ import (
 // same rule as csrc/runner/run_matmul.c and rounds/matmul.py).
 const minTimed = 200 * time.Millisecond
 
+// matmulUnits are what a matmul result line carries besides ns/op.
+var matmulUnits = []string{"GFLOP/s"}
+
 func init() {
-	rounds["matmul"] = map[string]variant{
-		"go":       func(a *harness.Args) { runMatmul(a, roundbench.PureMatmul, false) },
-		"go-gonum": func(a *harness.Args) { runMatmul(a, roundbench.GonumMatmul, false) },
-		"go-c":     func(a *harness.Args) { runMatmul(a, roundbench.MatmulBlas, true) },
-		// The runner's provenance: what the core's BLAS is in this process.
-		"blas-info": matmulBlasInfo,
-	}
+	harness.Register("matmul", "go", func(a *harness.Args) { runMatmul(a, roundbench.PureMatmul, nil) }, matmulUnits...)
+	harness.Register("matmul", "go-gonum", func(a *harness.Args) { runMatmul(a, roundbench.GonumMatmul, nil) }, matmulUnits...)
 }
 
 type matmulFn func(n int, a, b, c []float64) error
 
-func runMatmul(a *harness.Args, product matmulFn, usesBlas bool) {
+// runMatmul times product on the round's inputs and checks the result
+// (both in Go: PureMatmulFill and PureMatmulVerify, whatever the product).
+// setThreads, when not nil, gives the product its thread count first.
+func runMatmul(a *harness.Args, product matmulFn, setThreads func(int)) {
 	n := int(a.Int("n", 300, 0, 20_000))
 	threads := int(a.Int("threads", 1, 1, 4096))
-	if usesBlas {
-		mustBlas(roundbench.BlasSetThreads(threads))
+	if setThreads != nil {
+		setThreads(threads)
 	}
 	A, B, C := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
-	harness.Must(roundbench.MatmulFill(n, 1, A, B))
+	harness.Must(roundbench.PureMatmulFill(n, 1, A, B))
 
 	// Warm-up on a small product (the leading w x w block, copied).
 	w := min(n, 256)
@@ -60,7 +59,7 @@ func runMatmul(a *harness.Args, product matmulFn, usesBlas bool) {
 		ns = float64(d.Nanoseconds()) / float64(reps)
 	}
 
-	sum, err := roundbench.MatmulVerify(n, A, B, C)
+	sum, err := roundbench.PureMatmulVerify(n, A, B, C)
 	var re *roundbench.Error
 	if errors.As(err, &re) && re.Arg == "c" {
 		harness.Exit(harness.ExitWrong, "wrong result: C is not A*B (row %d)", re.Pos)
@@ -72,22 +71,4 @@ func runMatmul(a *harness.Args, product matmulFn, usesBlas bool) {
 	}
 	harness.Result("checksum=%d", sum)
 	harness.Emit(a, reps, ns, harness.Metric{Value: gflops, Unit: "GFLOP/s"})
-}
-
-// mustBlas: the core loads the BLAS on first use; a machine without it
-// cannot run the BLAS variants, which is not a failure of the work.
-func mustBlas(err error) {
-	if errors.Is(err, roundbench.ErrIO) {
-		harness.Exit(harness.ExitCannot, "matmul: cannot run here: %v", err)
-	}
-	harness.Must(err)
-}
-
-func matmulBlasInfo(a *harness.Args) {
-	if t := int(a.Int("threads", 0, 0, 4096)); t > 0 {
-		mustBlas(roundbench.BlasSetThreads(t))
-	}
-	info, err := roundbench.GetBlasInfo()
-	mustBlas(err)
-	fmt.Printf("library=%s\nconfig=%s\ncorename=%s\nthreads=%d\n", info.Library, strings.TrimSpace(info.Config), info.CoreName, info.Threads)
 }

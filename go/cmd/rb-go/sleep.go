@@ -7,11 +7,11 @@ import (
 	"roundbench/go/internal/harness"
 )
 
+// sleepUnits are what a sleep result line carries besides ns/op.
+var sleepUnits = []string{"overhead-ns", "setup-ns", "B/task", "live-tasks", "base-B"}
+
 func init() {
-	rounds["sleep"] = map[string]variant{
-		"go":   func(a *harness.Args) { runSleep(a, roundbench.PureSleep) },
-		"go-c": func(a *harness.Args) { runSleep(a, roundbench.Sleep) },
-	}
+	harness.Register("sleep", "go", func(a *harness.Args) { runSleep(a, roundbench.PureSleep) }, sleepUnits...)
 }
 
 // peakRSS is this process's peak resident set (VmHWM) in bytes: what wait4

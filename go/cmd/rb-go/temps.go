@@ -5,11 +5,11 @@ import (
 	"roundbench/go/internal/harness"
 )
 
+// tempsUnits are what a temps result line carries besides ns/op.
+var tempsUnits = []string{"ns/elem", "traffic-B"}
+
 func init() {
-	rounds["temps"] = map[string]variant{
-		"go":   func(a *harness.Args) { runTemps(a, roundbench.PureTemps) },
-		"go-c": func(a *harness.Args) { runTemps(a, roundbench.Temps) },
-	}
+	harness.Register("temps", "go", func(a *harness.Args) { runTemps(a, roundbench.PureTemps) }, tempsUnits...)
 }
 
 func runTemps(a *harness.Args, temps func([]int64) (int64, error)) {

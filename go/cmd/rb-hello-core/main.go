@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command rb-hello-core is variant go-c of round startup: a Go program that
 // calls the C core once (roundbench.Loop(1000)) and prints the sum, so its
 // start includes what linking the core through cgo costs.

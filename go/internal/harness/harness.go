@@ -1,5 +1,6 @@
 // Package harness is the Go side of the measurement protocol, for the Go
-// child runner (go/cmd/rb-go). One process runs one (round, variant, size):
+// child runners (go/cmd/rb-go, and go/cmd/rb-go-http for the http round's
+// servers). One process runs one (round, variant, size):
 // it builds its inputs (untimed), warms up, times the work with the
 // monotonic clock, verifies the result and prints one line in the Go
 // benchmark format. The parent adds peak RSS and CPU time from wait4. The C
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,16 +29,17 @@ const (
 )
 
 // Args are a child's key=value parameters, in command-line order (the order
-// is kept in the benchmark name).
+// is kept in the benchmark name), and the units its variant declared.
 type Args struct {
 	Round, Impl string
 	Keys, Vals  []string
+	units       []string
 }
 
-// Parse reads ROUND IMPL key=value... .
-func Parse(argv []string) (*Args, error) {
+// Parse reads ROUND IMPL key=value... for program.
+func Parse(program string, argv []string) (*Args, error) {
 	if len(argv) < 2 {
-		return nil, fmt.Errorf("usage: rb-go ROUND IMPL [key=value...]")
+		return nil, fmt.Errorf("usage: %s ROUND IMPL [key=value...] | %s --list", program, program)
 	}
 	a := &Args{Round: argv[0], Impl: argv[1]}
 	for _, kv := range argv[2:] {
@@ -92,10 +95,17 @@ func format(x float64) string {
 	return strconv.FormatFloat(x, 'g', 6, 64)
 }
 
-// Emit prints the result line.
+// Emit prints the result line. A metric whose unit the variant did not
+// declare (Register) ends the child with ExitUsage instead: the suite
+// reads the declarations (--list), so a unit printed but not declared is a
+// bug in the variant.
 func Emit(a *Args, iters int64, nsPerOp float64, metrics ...Metric) {
 	fields := []string{a.Name(), strconv.FormatInt(iters, 10), format(nsPerOp), "ns/op"}
 	for _, m := range metrics {
+		if !slices.Contains(a.units, m.Unit) {
+			Exit(ExitUsage, "%s %s: unit %q is not declared for this variant (declared: %s)",
+				a.Round, a.Impl, m.Unit, strings.Join(a.units, " "))
+		}
 		fields = append(fields, format(m.Value), m.Unit)
 	}
 	fmt.Fprintln(os.Stdout, strings.Join(fields, " "))

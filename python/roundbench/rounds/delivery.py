@@ -4,11 +4,13 @@ Not timings with error bars but a table of facts, each measured here:
 - the size (as built and stripped) of the C and Go programs of round
   startup, and whether each is static or dynamic, read from the ELF file
   itself (binfmt: PT_INTERP and DT_NEEDED);
-- cross-compilation of the Go hello and of the Go program that calls the
-  core, for linux/arm64, windows/amd64 and darwin/arm64, cgo off and on:
-  each cell is the output's format and architecture read from its header,
-  or the build's first error line (a cgo build without a cross C toolchain
-  fails: that is a finding, recorded, not a failure of the round);
+- cross-compilation of the Go hello, of the Go program that calls the
+  core and of the Go package itself, for linux/arm64, windows/amd64 and
+  darwin/arm64, cgo off and on: each cell is the output's format and
+  architecture read from its header (a package's is its Go archive), or
+  the build's first error line (a cgo build without a cross C toolchain
+  fails: that is a finding, recorded, not a failure of the round; so does
+  the program that calls the core with cgo off);
 - clean and incremental build times (one source file edited) of the C
   core, the Go package and the Python extension;
 - the wheel `pip wheel .` builds: its size and the shared libraries its
@@ -172,6 +174,20 @@ def program_fact(name: str, want_linkage: str, tmp: Path) -> dict:
     return value
 
 
+def go_archive_target(path: Path) -> Optional[tuple]:
+    """(GOOS, GOARCH) from the header of the Go archive that `go build -o`
+    writes for a package that is not a program, or None for anything else."""
+    with open(path, "rb") as f:
+        head = f.read(512)
+    if not head.startswith(b"!<arch>\n"):
+        return None
+    for line in head.split(b"\n"):
+        if line.startswith(b"go object "):
+            fields = line.decode("ascii", "replace").split()
+            return (fields[2], fields[3]) if len(fields) >= 4 else None
+    return None
+
+
 def cross_cell(go: str, pkg: str, goos: str, goarch: str, cgo: int, src: Path, out_dir: Path) -> dict:
     """One cross-compilation: success with the output's format and
     architecture read from its header, or the build's first error line. A
@@ -193,7 +209,22 @@ def cross_cell(go: str, pkg: str, goos: str, goarch: str, cgo: int, src: Path, o
         return {"ok": False, "error": f"timed out after {BUILD_TIMEOUT_S} s"}
     secs = (time.perf_counter_ns() - t0) / 1e9
     if p.returncode != 0:
-        return {"ok": False, "error": first_error(p.stderr + p.stdout), "s": round(secs, 2)}
+        # Paths inside the temporary copy read better relative to it.
+        text = (p.stderr + p.stdout).replace(str(src) + os.sep, "")
+        return {"ok": False, "error": first_error(text), "s": round(secs, 2)}
+    target = go_archive_target(out)
+    if target is not None:  # a package, not a program
+        harness.check(f"{name} target", target, (goos, goarch))
+        arch = CROSS_ARCH.get(goarch, goarch)
+        return {
+            "ok": True,
+            "format": "Go archive",
+            "arch": arch,
+            "bits": None,
+            "linkage": None,
+            "size": out.stat().st_size,
+            "s": round(secs, 2),
+        }
     info = binfmt.read(out)
     # A build that succeeds must have made what was asked for.
     harness.check(f"{name} format", info.format, CROSS_FORMAT.get(goos, info.format))
@@ -280,6 +311,9 @@ def run_go_c(args: harness.Args) -> None:
         program_fact("hello-go-c", "dynamic", tmp)
         src = copy_source(tmp / "src")
         ok = _cross_all("hello-go-c", "./go/cmd/rb-hello-core", src, tmp)
+        # The package alone: with cgo off it is its pure variants, what a Go
+        # user without a C toolchain for the target can build.
+        ok += _cross_all("package roundbench/go", "./go", src, tmp)
         # Clean: an empty build cache, so the standard library packages the
         # package imports (runtime/cgo included) are compiled too: what a
         # first build on a new machine or in CI pays.

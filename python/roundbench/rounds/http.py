@@ -163,12 +163,12 @@ ROUND = Round(
             "the core's server: epoll, one thread per core, C handler",
             requires=_all(_BASE, _needs_build("rb-c")),
         ),
-        V("go", "py", "net/http ServeMux, GOMAXPROCS = server cores", requires=_all(_BASE, _needs_build("rb-go"))),
+        V("go", "py", "net/http ServeMux, GOMAXPROCS = server cores", requires=_all(_BASE, _needs_build("rb-go-http"))),
         V(
             "go-c",
             "py",
             "the core's server answering through a Go function (//export)",
-            requires=_all(_BASE, _needs_build("rb-go")),
+            requires=_all(_BASE, _needs_build("rb-go-http")),
         ),
         V("py-c", "py", "the core's server answering through a Python callable (GIL per request)", requires=_BASE),
         V(
@@ -242,9 +242,9 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
     if impl == "c":
         return [str(bdir / "rb-c"), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
     if impl == "go":
-        return [str(bdir / "rb-go"), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
+        return [str(bdir / "rb-go-http"), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
     if impl == "go-c":
-        return [str(bdir / "rb-go"), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
+        return [str(bdir / "rb-go-http"), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
             "GOMAXPROCS": str(cores)
         }
     if impl == "py-c":

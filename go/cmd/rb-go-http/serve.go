@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"roundbench/go"
+	"roundbench/go/internal/harness"
+)
+
+// go is net/http's server; GOMAXPROCS comes from the driver's environment.
+func init() {
+	harness.RegisterHelper("http-serve", "go", serveGo)
+}
+
+// newHelloMux is the go variant: net/http's ServeMux with the round's one
+// route, written as a Go user would.
+func newHelloMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte(roundbench.HTTPHello))
+	})
+	return mux
+}
+
+func serveGo(a *harness.Args) {
+	port := a.Int("port", 0, 0, 65535)
+	ln, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
+	harness.Must(err)
+	srv := &http.Server{Handler: newHelloMux(), ReadHeaderTimeout: 10 * time.Second}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	fmt.Printf("listening port=%d\n", ln.Addr().(*net.TCPAddr).Port)
+	select {
+	case <-stop:
+	case err := <-done:
+		harness.Exit(harness.ExitFailed, "serve: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	harness.Must(srv.Shutdown(ctx))
+	fmt.Println("stopped")
+}

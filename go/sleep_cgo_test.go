@@ -1,0 +1,7 @@
+//go:build cgo
+
+package roundbench
+
+func init() {
+	sleepers["Sleep"] = Sleep
+}

@@ -1,0 +1,113 @@
+"""The Go programs: rb-go's memory is its own round's (the http round's
+servers are build/rb-go-http, so no other Go child maps net/http), both
+programs list what they run, and the pure Go package cross-compiles
+without cgo. Deterministic: peak resident memory, the symbols linked and
+build results, never a timing."""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from roundbench.rounds import delivery
+
+from conftest import BUILD, ROOT
+
+GO = shutil.which("go")
+
+# A Go loop child's peak RSS (rb-go loop go n=1000, through rb-spawn) stays
+# under this. Any Go program built with cgo peaks at about 3.5 MiB here (the
+# runtime, libc and the loader: build/hello-go-cgo); rb-go adds its other
+# rounds' code (encoding/json for jsonl alone about 0.45 MiB, libm for the
+# core's matmul check 0.3 MiB) and peaks at about 4.7 MiB. net/http back in
+# rb-go would add 1.4 to 3.9 MiB; the test checks that rb-go-http, which has
+# it, peaks above the bound.
+GO_LOOP_PEAK_LIMIT = 5 * 1024 * 1024
+
+
+def program(name):
+    path = BUILD / name
+    assert path.exists(), f"build/{name} is missing: run `make build` first"
+    return path
+
+
+def spawn_peak(argv):
+    """The peak RSS in bytes of one run of argv, as rb-spawn reports it
+    (csrc/tools/spawn.c: wait4 on the child itself)."""
+    r, w = os.pipe()
+    try:
+        p = subprocess.run(
+            [str(program("rb-spawn")), str(w), *map(str, argv)],
+            pass_fds=(w,),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        os.close(w)
+        w = None
+        report = os.read(r, 4096).decode()
+    finally:
+        os.close(r)
+        if w is not None:
+            os.close(w)
+    fields = dict(kv.split("=", 1) for kv in report.split())
+    assert p.returncode == 0 and fields.get("status") == "0", (report, p.stderr)
+    return int(fields["maxrss_kb"]) * 1024
+
+
+def test_go_loop_child_peak_is_its_own():
+    # The smallest of three runs: where the binary's pages fall against the
+    # kernel's fault-around windows varies a little from run to run.
+    peak = min(spawn_peak([program("rb-go"), "loop", "go", "n=1000"]) for _ in range(3))
+    assert peak < GO_LOOP_PEAK_LIMIT, f"rb-go loop go peaks at {peak / 2**20:.2f} MiB"
+    # The bound tells a Go program with net/http from one without.
+    http_peak = min(spawn_peak([program("rb-go-http"), "--list"]) for _ in range(3))
+    assert http_peak > GO_LOOP_PEAK_LIMIT, f"rb-go-http peaks at {http_peak / 2**20:.2f} MiB"
+
+
+def test_only_rb_go_http_links_net_http():
+    # Function names are in every Go binary (the runtime's tables), so a
+    # linked net/http shows as its package path.
+    rb_go_links_it = b"net/http." in program("rb-go").read_bytes()
+    assert not rb_go_links_it, "build/rb-go links net/http"
+    rb_go_http_links_it = b"net/http.(*Server).Serve" in program("rb-go-http").read_bytes()
+    assert rb_go_http_links_it, "build/rb-go-http has no net/http server"
+
+
+def listing(name):
+    p = subprocess.run([str(program(name)), "--list"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    return [line.split() for line in p.stdout.splitlines()]
+
+
+def test_the_go_programs_list_what_they_run():
+    assert listing("rb-go-http") == [["http-serve", "go"], ["http-serve", "go-c"]]
+    rows = listing("rb-go")
+    assert rows == sorted(rows, key=lambda r: (r[0], r[1])) and len({(r[0], r[1]) for r in rows}) == len(rows)
+    assert ["loop", "go", "ns/iter"] in rows and ["loop", "go-c", "ns/iter"] in rows
+    assert not [r for r in rows if r[0].startswith("http")]
+    p = subprocess.run([str(program("rb-go")), "--list", "loop"], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 2 and "--list takes no other argument" in p.stderr
+
+
+@pytest.mark.skipif(GO is None, reason="go is not on PATH")
+@pytest.mark.parametrize("goos, goarch", delivery.CROSS_TARGETS)
+def test_pure_package_cross_compiles(tmp_path, goos, goarch):
+    # What the delivery round's table shows for the package with cgo off.
+    cell = delivery.cross_cell(GO, "./go", goos, goarch, 0, ROOT, tmp_path)
+    assert cell["ok"] is True, cell
+    assert (cell["format"], cell["arch"]) == ("Go archive", delivery.CROSS_ARCH[goarch])
+
+
+@pytest.mark.skipif(GO is None, reason="go is not on PATH")
+def test_a_package_cross_cell_reads_the_archive(tmp_path):
+    mod = tmp_path / "m"
+    (mod / "lib").mkdir(parents=True)
+    (mod / "go.mod").write_text("module m\n\ngo 1.24\n")
+    (mod / "lib" / "lib.go").write_text("package lib\n\nfunc F() int { return 1 }\n")
+    cell = delivery.cross_cell(GO, "./lib", "darwin", "arm64", 0, mod, tmp_path)
+    assert cell["ok"] is True and (cell["format"], cell["arch"]) == ("Go archive", "arm64")
+    assert delivery.go_archive_target(tmp_path / "lib-darwin-arm64-cgo0") == ("darwin", "arm64")
+    (tmp_path / "not-an-archive").write_bytes(b"\x7fELF")
+    assert delivery.go_archive_target(tmp_path / "not-an-archive") is None
