@@ -155,19 +155,33 @@ def test_report_command_errors(tmp_path):
     assert "no result files" in out.stderr
 
 
-def test_run_rejects_unknown_names():
-    out = run_roundbench("run", "nosuchround")
-    assert out.returncode != 0 and "unknown round 'nosuchround'" in out.stderr
-    out = run_roundbench("run", "loop", "--impl", "rust")
-    assert out.returncode != 0 and "unknown variant(s) rust" in out.stderr
-
-
 def test_list_and_help():
     out = run_roundbench("list")
     assert out.returncode == 0
     assert "py-cffi-api" in out.stdout and "loop" in out.stdout
     out = run_roundbench("run", "--help")
     assert out.returncode == 0 and "--quick" in out.stdout and "examples:" in out.stdout
+
+
+def test_a_child_imports_only_its_own_round():
+    """A child's start-up and peak RSS pay for its own round's module only."""
+    code = (
+        "import sys; from roundbench import child; rc = child.main(['loop', 'py', 'n=10']); "
+        "print(rc, sorted(m for m in sys.modules if m.startswith('roundbench.rounds')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    assert out.stdout.splitlines()[-1] == "0 ['roundbench.rounds', 'roundbench.rounds.loop']", out.stdout + out.stderr
+
+
+def test_every_round_module_is_found_in_suite_order():
+    from roundbench import rounds
+
+    files = {p.stem for p in (ROOT / "python" / "roundbench" / "rounds").glob("*.py") if not p.stem.startswith("_")}
+    found = [r for r in rounds.all_rounds() if r.name in files]  # plugins aside
+    assert {r.name for r in found} == files
+    keys = [(r.order, r.name) for r in found]
+    assert keys == sorted(keys)
+    assert found[0].name == "loop" and found[-1].name == "loc"  # loc counts the others' files
 
 
 def test_import_stays_cheap():

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import harness
-from . import Round, Variant, build_dir, needs_command, needs_module
+from . import Round, Variant, needs_command, needs_module, needs_program, program_path
 
 HELLO = b"Hello, World!"
 READY_TIMEOUT_S = 30.0  # a server that does not answer by then fails the run
@@ -57,6 +57,25 @@ HIST_NS = (100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000)
 
 def _hist_unit(ns: int) -> str:
     return f"le-{ns // 1000}us-%"
+
+
+# What the driver's result line carries, every variant alike.
+UNITS = [
+    "req/s",
+    "p50-ns",
+    "p90-ns",
+    "p99-ns",
+    "p999-ns",
+    "max-ns",
+    "errors",
+    "socket-errors",
+    "non200",
+    "server-peak-B",
+    "server-cpu-ns/req",
+    "server-cores",
+    "load-cores",
+    *(_hist_unit(ns) for ns in HIST_NS),
+]
 
 
 def split_cpus() -> tuple:
@@ -128,8 +147,7 @@ def provenance() -> tuple:
 
 def _needs_build(name: str):
     def check() -> Optional[str]:
-        p = build_dir() / name
-        return None if os.access(p, os.X_OK) else f"{p} is not built (run `make build`)"
+        return needs_program(name)()
 
     return check
 
@@ -159,21 +177,21 @@ ROUND = Round(
     variants=[
         V(
             "c",
-            "py",
+            "python",
             "the core's server: epoll, one thread per core, C handler",
             requires=_all(_BASE, _needs_build("rb-c")),
         ),
-        V("go", "py", "net/http ServeMux, GOMAXPROCS = server cores", requires=_all(_BASE, _needs_build("rb-go"))),
+        V("go", "python", "net/http ServeMux, GOMAXPROCS = server cores", requires=_all(_BASE, _needs_build("rb-go"))),
         V(
             "go-c",
-            "py",
+            "python",
             "the core's server answering through a Go function (//export)",
             requires=_all(_BASE, _needs_build("rb-go")),
         ),
-        V("py-c", "py", "the core's server answering through a Python callable (GIL per request)", requires=_BASE),
+        V("py-c", "python", "the core's server answering through a Python callable (GIL per request)", requires=_BASE),
         V(
             "py-fastapi",
-            "py",
+            "python",
             "FastAPI under uvicorn, one worker per core",
             requires=_all(
                 _BASE,
@@ -183,7 +201,7 @@ ROUND = Round(
         ),
         V(
             "py-flask",
-            "py",
+            "python",
             "Flask under gunicorn, 2 x cores + 1 sync workers",
             requires=_all(
                 _BASE,
@@ -195,6 +213,7 @@ ROUND = Round(
     sizes=[{"conns": 250, "secs": 5, "warmup": 2, "rate": 0}, {"conns": 250, "secs": 5, "warmup": 1, "rate": 2000}],
     quick=[{"conns": 50, "secs": 1, "warmup": 0, "rate": 0}],
     metric="req/s",
+    order=12,
     units={
         "req/s": "higher",
         "p50-ns": "lower",
@@ -236,15 +255,14 @@ def free_port() -> int:
 def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000) -> tuple:
     """(argv, extra environment) that start variant impl's server; the
     header timeout applies to the core's servers (c, py-c, go-c)."""
-    bdir = build_dir()
     py = [sys.executable]
     hto = f"header_timeout_ms={header_timeout_ms}"
     if impl == "c":
-        return [str(bdir / "rb-c"), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
+        return [str(program_path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
     if impl == "go":
-        return [str(bdir / "rb-go"), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
+        return [str(program_path("rb-go")), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
     if impl == "go-c":
-        return [str(bdir / "rb-go"), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
+        return [str(program_path("rb-go")), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
             "GOMAXPROCS": str(cores)
         }
     if impl == "py-c":
@@ -307,7 +325,7 @@ class Server:
         os.sched_setaffinity(0, cpus)  # inherited by rb-spawn and the server
         try:
             self.spawn = subprocess.Popen(
-                [str(build_dir() / "rb-spawn"), str(wfd), *argv],
+                [str(program_path("rb-spawn")), str(wfd), *argv],
                 env=full_env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -591,7 +609,7 @@ def run_wrk(port: int, conns: int, secs: int, cpus: list, script: Path) -> dict:
 
 def run_rate(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: list) -> dict:
     argv = [
-        str(build_dir() / "rb-load"),
+        str(program_path("rb-load")),
         f"port={port}",
         f"conns={conns}",
         f"rate={rate}",
@@ -638,6 +656,7 @@ def check_clean_exit(rep: dict, impl: str) -> None:
         raise harness.WrongResult("server exit status after the stop signal", f"{status} ({tail})", 0)
 
 
+@harness.implements("http", "c", "go", "go-c", "py-c", "py-fastapi", "py-flask", units=UNITS)
 def run(args: harness.Args) -> None:
     impl = args.impl
     conns = args.int("conns", 250, 1, 20000)
@@ -721,7 +740,7 @@ def run(args: harness.Args) -> None:
     harness.emit(args, n, dur / n, metrics)
 
 
-def report_section(size: dict, cells: dict) -> str:
+def report_section(size: dict, cells: dict, config: dict) -> str:
     """The latency ladder and histogram of each variant (medians over runs)."""
     rows = [
         "| variant | p50 | p90 | p99 | p99.9 | max | "
@@ -749,6 +768,3 @@ def report_section(size: dict, cells: dict) -> str:
         "Latency (median over runs) and the share of requests answered within each bound. "
         f"Pinning: {how}.\n\n" + "\n".join(rows) + "\n"
     )
-
-
-PY_VARIANTS = {v.name: run for v in ROUND.variants}
