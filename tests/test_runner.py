@@ -61,30 +61,66 @@ def test_interleaving_order(tmp_path, built):
     assert [r.params["impl"] for r in rs.runs] == ["py-good", "py-good2"] * 3
 
 
-def test_ctrl_c_leaves_a_valid_partial_file(tmp_path, built):
-    proc = subprocess.Popen(
+def _start_run(tmp_path, sigint):
+    """`roundbench run loop` with SIGINT's disposition set to sigint, whatever
+    this process inherited: a non-interactive shell starts its background
+    jobs (`make test &`) with SIGINT ignored, and the child keeps that."""
+    return subprocess.Popen(
         [sys.executable, "-m", "roundbench", "run", "loop", "--quick", "--runs", "50", "--out", str(tmp_path)],
         env=child_env(),
         cwd=ROOT,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
     )
-    results = tmp_path / "results.txt"
-    deadline = time.monotonic() + 60
+
+
+def _wait_for_runs(proc, results: Path, count: int) -> int:
+    """Waits until results.txt holds at least count runs; returns how many."""
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if results.exists() and results.read_text().count("\nBenchmark") >= 3:
-            break
+        done = results.read_text().count("\nBenchmark") if results.exists() else 0
+        if done >= count:
+            return done
+        assert proc.poll() is None, proc.communicate()[1]
         time.sleep(0.05)
+    raise AssertionError(f"fewer than {count} runs in {results} after 120 s")
+
+
+def _check_partial_file(tmp_path, runs_at_least: int) -> None:
+    text = (tmp_path / "results.txt").read_text()
+    assert text.endswith("\n")
+    rs = benchfmt.read_dir(tmp_path)
+    assert runs_at_least <= len(rs.runs) < 250
+    assert all("peak-B" in r.metrics for r in rs.runs)
+
+
+def test_ctrl_c_leaves_a_valid_partial_file(tmp_path, built):
+    proc = _start_run(tmp_path, signal.SIG_DFL)
+    _wait_for_runs(proc, tmp_path / "results.txt", 3)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert "interrupted" in err
-    text = results.read_text()
-    assert text.endswith("\n")
-    rs = benchfmt.read_dir(tmp_path)
-    assert 3 <= len(rs.runs) < 250
-    assert all("peak-B" in r.metrics for r in rs.runs)
+    assert "interrupted by SIGINT" in err
+    _check_partial_file(tmp_path, 3)
+
+
+def test_an_ignored_sigint_stays_ignored_and_sigterm_stops_the_run(tmp_path, built):
+    proc = _start_run(tmp_path, signal.SIG_IGN)
+    results = tmp_path / "results.txt"
+    done = _wait_for_runs(proc, results, 3)
+    proc.send_signal(signal.SIGINT)
+    # Runs that finish after the SIGINT show it was ignored (a handled one
+    # would have ended the run before the next child).
+    _wait_for_runs(proc, results, done + 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "interrupted by SIGTERM" in err
+    _check_partial_file(tmp_path, done + 2)
+    assert (tmp_path / "report.md").exists()
 
 
 def _benchstat():

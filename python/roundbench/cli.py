@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import signal
 import sys
 import time
 from pathlib import Path
@@ -32,10 +33,17 @@ examples:
   roundbench report results/latest        write results/latest/report.md
 
 results go to --out DIR (default results/<date-time>), as DIR/results.txt in
-the Go benchmark format, appended run by run (Ctrl-C keeps what was done),
-then DIR/report.md. `benchstat -col /impl DIR/results.txt` reads them too.
+the Go benchmark format, appended run by run, then DIR/report.md.
+`benchstat -col /impl DIR/results.txt` reads them too.
+
+Ctrl-C (SIGINT) or SIGTERM stops a run: the child running is killed, the
+finished runs stay in results.txt and the report is written from them.
+A run started with SIGINT ignored, as a non-interactive shell starts a
+background job (`roundbench run &` in a script, nohup), keeps ignoring it as
+that shell asked: stop it with SIGTERM (`kill PID`).
+
 Exit status: 0 when every run passed, 1 when some failed, 2 on bad usage
-(the message says what), 130 when interrupted.
+(the message says what), 130 when stopped by SIGINT, 143 by SIGTERM.
 """
 
 
@@ -121,6 +129,34 @@ def _options(args, selected: list) -> dict:
     return out
 
 
+class _Stop:
+    """SIGINT (unless it was ignored when we started) and SIGTERM stop the
+    run as Ctrl-C does: KeyboardInterrupt, after which the finished runs
+    are kept. `signum` says which one came."""
+
+    def __init__(self):
+        self.signum = None
+        self.saved = {}
+
+    def _handler(self, signum, frame):
+        self.signum = signum
+        raise KeyboardInterrupt
+
+    def __enter__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            # An ignored SIGINT was ignored on purpose by whoever started us
+            # (a shell's background job): it stays ignored.
+            if sig == signal.SIGINT and signal.getsignal(sig) == signal.SIG_IGN:
+                continue
+            self.saved[sig] = signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, old in self.saved.items():
+            signal.signal(sig, old)
+        return False
+
+
 def cmd_run(args) -> int:
     from . import report, runner
 
@@ -147,12 +183,16 @@ def cmd_run(args) -> int:
     print(f"roundbench: {total} runs ({', '.join(r.name for r in selected)}) -> {out_file}", file=sys.stderr)
     r = runner.Runner(out_file, args.runs, args.timeout, progress=None if args.quiet else sys.stderr)
     t0 = time.monotonic()
-    interrupted = False
-    try:
-        r.run(plans, header)
-    except KeyboardInterrupt:
-        interrupted = True
-        print(f"\nroundbench: interrupted; {r.ok + r.failed} finished runs are saved in {out_file}", file=sys.stderr)
+    with _Stop() as stop:
+        try:
+            r.run(plans, header)
+        except KeyboardInterrupt:
+            stop.signum = stop.signum or signal.SIGINT
+            print(
+                f"\nroundbench: interrupted by {signal.Signals(stop.signum).name}; "
+                f"{r.ok + r.failed} finished runs are saved in {out_file}",
+                file=sys.stderr,
+            )
     took = time.monotonic() - t0
     latest = out_dir.parent / "latest"
     try:
@@ -166,8 +206,8 @@ def cmd_run(args) -> int:
         path = report.write_report(out_dir)
         print(f"roundbench: report in {path}", file=sys.stderr)
     print(f"roundbench: {r.ok} runs passed, {r.failed} failed, in {took:.0f} s", file=sys.stderr)
-    if interrupted:
-        return 130
+    if stop.signum is not None:
+        return 128 + stop.signum
     return 1 if r.failed else 0
 
 

@@ -258,9 +258,9 @@ class Runner:
         self.failed = 0
 
     def _write(self, fh, text: str) -> None:
-        # Ctrl-C waits until the record is on disk: the file never ends in
-        # half a line.
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # Ctrl-C or SIGTERM waits until the record is on disk: the file
+        # never ends in half a line.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             fh.write(text)
             fh.flush()
