@@ -39,3 +39,17 @@ def test_usage_error_exits_2_and_says_what(tmp_path, argv, message):
     assert message in out.stderr
     assert "Traceback" not in out.stderr
     assert list(tmp_path.iterdir()) == []  # nothing run, nothing written
+
+
+def test_round_options_apply_to_their_round_only():
+    from roundbench import cli, rounds, runner
+
+    args = cli.parser().parse_args(["run", "loop", "chain", "matmul", "--hop-work", "5", "--threads", "2"])
+    selected = [rounds.get(n) for n in args.rounds]
+    options = cli._options(args, selected)
+    assert options == {"chain": {"hop-work": 5}, "matmul": {"threads": 2}}
+    plans = runner.make_plans(selected, None, True, {}, options)
+    params = {p.round.name: p.params for p in plans}
+    assert params["loop"] == {"n": 200_000}
+    assert params["chain"]["hop-work"] == 5 and "threads" not in params["chain"]
+    assert params["matmul"]["threads"] == 2 and "hop-work" not in params["matmul"]
