@@ -43,7 +43,7 @@ def run_roundbench(*args, timeout=600, **kw) -> subprocess.CompletedProcess:
         text=True,
         timeout=timeout,
         env=kw.pop("env", child_env()),
-        cwd=ROOT,
+        cwd=kw.pop("cwd", ROOT),
         **kw,
     )
 

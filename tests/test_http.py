@@ -16,7 +16,7 @@ import pytest
 import roundbench
 from roundbench import benchfmt
 from roundbench.pure import http as pure_http
-from roundbench.rounds import http as rhttp
+from roundbench.httpdriver.client import exchange
 
 from conftest import BUILD, ROOT, child_env, load_vectors, run_roundbench
 
@@ -25,7 +25,7 @@ VECTORS = load_vectors("http")
 
 def ask(port: int, raw: bytes) -> tuple:
     """(status, body, closed by the server) for one request on a new connection."""
-    data, closed = rhttp.exchange(port, raw, timeout=3.0)
+    data, closed = exchange(port, raw, timeout=3.0)
     head, _, body = data.partition(b"\r\n\r\n")
     m = re.match(rb"HTTP/1\.[01] (\d{3})", head)
     assert m, data
@@ -67,7 +67,7 @@ def test_pipelined_in_order_through_python():
     with roundbench.HttpServer(handler) as srv:
         srv.start()
         raw = b"".join(b"GET /%d HTTP/1.1\r\nHost: h\r\n\r\n" % i for i in range(5)) + b"GET /last HTTP/1.0\r\n\r\n"
-        data, closed = rhttp.exchange(srv.port, raw)
+        data, closed = exchange(srv.port, raw)
     assert closed and seen == [f"/{i}" for i in range(5)] + ["/last"]
     bodies = re.findall(rb"\r\n\r\n(/(?:\d|last))", data)
     assert bodies == [b"/0", b"/1", b"/2", b"/3", b"/4", b"/last"]

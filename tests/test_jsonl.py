@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import roundbench
-from roundbench import genlog
+from roundbench import genlog, rounds
 from roundbench.pure import jsonl as pure
 from roundbench.rounds import jsonl as rnd
 
@@ -155,10 +155,7 @@ def test_generated_log_every_kind_every_variant(built, tmp_path):
     env = child_env()
     env[rnd.FILE_ENV] = str(path)
     for v in rnd.ROUND.variants:
-        if v.lang == "py":
-            cmd = [sys.executable, "-m", "roundbench.child", "jsonl", v.name, "lines=3000"]
-        else:
-            cmd = [str(BUILD / {"c": "rb-c", "go": "rb-go"}[v.lang]), "jsonl", v.name, "lines=3000"]
+        cmd = rounds.command(rnd.ROUND, v, {"lines": 3000})
         for kernel in KERNELS if v.name in ("c", "py-c", "go-c") else [None]:
             if kernel:  # the core's variants once with each kernel
                 env["ROUNDBENCH_JSONL_KERNEL"] = kernel

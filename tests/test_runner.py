@@ -61,30 +61,66 @@ def test_interleaving_order(tmp_path, built):
     assert [r.params["impl"] for r in rs.runs] == ["py-good", "py-good2"] * 3
 
 
-def test_ctrl_c_leaves_a_valid_partial_file(tmp_path, built):
-    proc = subprocess.Popen(
+def _start_run(tmp_path, sigint):
+    """`roundbench run loop` with SIGINT's disposition set to sigint, whatever
+    this process inherited: a non-interactive shell starts its background
+    jobs (`make test &`) with SIGINT ignored, and the child keeps that."""
+    return subprocess.Popen(
         [sys.executable, "-m", "roundbench", "run", "loop", "--quick", "--runs", "50", "--out", str(tmp_path)],
         env=child_env(),
         cwd=ROOT,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
     )
-    results = tmp_path / "results.txt"
-    deadline = time.monotonic() + 60
+
+
+def _wait_for_runs(proc, results: Path, count: int) -> int:
+    """Waits until results.txt holds at least count runs; returns how many."""
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        if results.exists() and results.read_text().count("\nBenchmark") >= 3:
-            break
+        done = results.read_text().count("\nBenchmark") if results.exists() else 0
+        if done >= count:
+            return done
+        assert proc.poll() is None, proc.communicate()[1]
         time.sleep(0.05)
+    raise AssertionError(f"fewer than {count} runs in {results} after 120 s")
+
+
+def _check_partial_file(tmp_path, runs_at_least: int) -> None:
+    text = (tmp_path / "results.txt").read_text()
+    assert text.endswith("\n")
+    rs = benchfmt.read_dir(tmp_path)
+    assert runs_at_least <= len(rs.runs) < 250
+    assert all("peak-B" in r.metrics for r in rs.runs)
+
+
+def test_ctrl_c_leaves_a_valid_partial_file(tmp_path, built):
+    proc = _start_run(tmp_path, signal.SIG_DFL)
+    _wait_for_runs(proc, tmp_path / "results.txt", 3)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert "interrupted" in err
-    text = results.read_text()
-    assert text.endswith("\n")
-    rs = benchfmt.read_dir(tmp_path)
-    assert 3 <= len(rs.runs) < 250
-    assert all("peak-B" in r.metrics for r in rs.runs)
+    assert "interrupted by SIGINT" in err
+    _check_partial_file(tmp_path, 3)
+
+
+def test_an_ignored_sigint_stays_ignored_and_sigterm_stops_the_run(tmp_path, built):
+    proc = _start_run(tmp_path, signal.SIG_IGN)
+    results = tmp_path / "results.txt"
+    done = _wait_for_runs(proc, results, 3)
+    proc.send_signal(signal.SIGINT)
+    # Runs that finish after the SIGINT show it was ignored (a handled one
+    # would have ended the run before the next child).
+    _wait_for_runs(proc, results, done + 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "interrupted by SIGTERM" in err
+    _check_partial_file(tmp_path, done + 2)
+    assert (tmp_path / "report.md").exists()
 
 
 def _benchstat():
@@ -155,19 +191,33 @@ def test_report_command_errors(tmp_path):
     assert "no result files" in out.stderr
 
 
-def test_run_rejects_unknown_names():
-    out = run_roundbench("run", "nosuchround")
-    assert out.returncode != 0 and "unknown round 'nosuchround'" in out.stderr
-    out = run_roundbench("run", "loop", "--impl", "rust")
-    assert out.returncode != 0 and "unknown variant(s) rust" in out.stderr
-
-
 def test_list_and_help():
     out = run_roundbench("list")
     assert out.returncode == 0
     assert "py-cffi-api" in out.stdout and "loop" in out.stdout
     out = run_roundbench("run", "--help")
     assert out.returncode == 0 and "--quick" in out.stdout and "examples:" in out.stdout
+
+
+def test_a_child_imports_only_its_own_round():
+    """A child's start-up and peak RSS pay for its own round's module only."""
+    code = (
+        "import sys; from roundbench import child; rc = child.main(['loop', 'py', 'n=10']); "
+        "print(rc, sorted(m for m in sys.modules if m.startswith('roundbench.rounds')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
+    assert out.stdout.splitlines()[-1] == "0 ['roundbench.rounds', 'roundbench.rounds.loop']", out.stdout + out.stderr
+
+
+def test_every_round_module_is_found_in_suite_order():
+    from roundbench import rounds
+
+    files = {p.stem for p in (ROOT / "python" / "roundbench" / "rounds").glob("*.py") if not p.stem.startswith("_")}
+    found = [r for r in rounds.all_rounds() if r.name in files]  # plugins aside
+    assert {r.name for r in found} == files
+    keys = [(r.order, r.name) for r in found]
+    assert keys == sorted(keys)
+    assert found[0].name == "loop" and found[-1].name == "loc"  # loc counts the others' files
 
 
 def test_import_stays_cheap():

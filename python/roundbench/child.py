@@ -1,6 +1,10 @@
 """`python -m roundbench.child ROUND IMPL [key=value...]`: run one Python
 variant once and print its result line (see harness.py). The runner starts
-one of these per run; it is not meant to be called by hand, but can be."""
+one of these per run; it is not meant to be called by hand, but can be.
+
+`python -m roundbench.child --list` prints what this child implements, one
+`ROUND VARIANT UNIT...` line per variant (the units its result line may
+carry besides ns/op), sorted, as every child program does."""
 
 from __future__ import annotations
 
@@ -9,19 +13,31 @@ import traceback
 
 from . import harness, rounds
 
+USAGE = "usage: python -m roundbench.child ROUND IMPL [key=value...] | --list"
+
+
+def list_implementations(out=sys.stdout) -> None:
+    rounds.modules()  # every round registers its variants as it is imported
+    for impl in harness.implementations():
+        out.write(" ".join((impl.round, impl.variant, *impl.units)) + "\n")
+
 
 def main(argv: list) -> int:
-    if len(argv) < 2:
-        print("usage: python -m roundbench.child ROUND IMPL [key=value...]", file=sys.stderr)
+    if argv == ["--list"]:
+        list_implementations()
+        return harness.EXIT_OK
+    if len(argv) < 2 or argv[0].startswith("-"):
+        print(USAGE, file=sys.stderr)
         return harness.EXIT_USAGE
     round_name, impl, *rest = argv
     try:
-        fn = rounds.py_variant(round_name, impl)
-        args = harness.Args.parse(round_name, impl, rest)
-        fn(args)
+        rounds.module_for(round_name)  # registers this round's variants, and only this round's
+        fn = harness.implementation(round_name, impl).run
     except KeyError as e:
         print(e.args[0], file=sys.stderr)
         return harness.EXIT_USAGE
+    try:
+        fn(harness.Args.parse(round_name, impl, rest))
     except harness.UsageError as e:
         print(e, file=sys.stderr)
         return harness.EXIT_USAGE

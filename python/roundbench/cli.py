@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
+import signal
 import sys
 import time
 from pathlib import Path
 
 from . import rounds
+
+EXIT_USAGE = 2
 
 DESCRIPTION = """\
 roundbench measures the same work ("rounds") done in C, through the Python
@@ -31,11 +33,23 @@ examples:
   roundbench report results/latest        write results/latest/report.md
 
 results go to --out DIR (default results/<date-time>), as DIR/results.txt in
-the Go benchmark format, appended run by run (Ctrl-C keeps what was done),
-then DIR/report.md. `benchstat -col /impl DIR/results.txt` reads them too.
-Exit status: 0 when every run passed, 1 when some failed, 2 on bad usage,
-130 when interrupted.
+the Go benchmark format, appended run by run, then DIR/report.md.
+`benchstat -col /impl DIR/results.txt` reads them too.
+
+Ctrl-C (SIGINT) or SIGTERM stops a run: the child running is killed, the
+finished runs stay in results.txt and the report is written from them.
+A run started with SIGINT ignored, as a non-interactive shell starts a
+background job (`roundbench run &` in a script, nohup), keeps ignoring it as
+that shell asked: stop it with SIGTERM (`kill PID`).
+
+Exit status: 0 when every run passed, 1 when some failed, 2 on bad usage
+(the message says what), 130 when stopped by SIGINT, 143 by SIGTERM.
 """
+
+
+class UsageError(Exception):
+    """The command line asks for something that does not exist or cannot
+    be: main() prints the message and exits EXIT_USAGE."""
 
 
 def _rounds_arg(names: list) -> list:
@@ -46,7 +60,7 @@ def _rounds_arg(names: list) -> list:
         try:
             out.append(rounds.get(n))
         except KeyError as e:
-            raise SystemExit(f"roundbench: {e.args[0]}") from None
+            raise UsageError(e.args[0]) from None
     return out
 
 
@@ -58,44 +72,89 @@ def cmd_list(args) -> int:
         print(f"  sizes: {sizes}   (--quick: {quick})   metric: {rnd.metric}")
         for v in rnd.variants:
             why = rounds.unavailable(rnd, v)
-            print(f"  {v.name:<16} {v.lang:<3} {v.explain}")
+            print(f"  {v.name:<16} {v.program:<11} {v.explain}")
             if why:
-                print(f"  {'':<16} {'':<3} cannot run here: {why}")
+                print(f"  {'':<16} {'':<11} cannot run here: {why}")
         print()
     return 0
 
 
 def _overrides(args) -> dict:
+    """--n and --param: parameters for every selected round."""
     out = {}
     if args.n is not None:
         if args.n < 0:
-            raise SystemExit("roundbench: --n must be >= 0")
+            raise UsageError(f"--n {args.n}: want an integer >= 0")
         out["n"] = args.n
     for item in args.param or []:
         k, sep, v = item.partition("=")
         if not sep or not k:
-            raise SystemExit(f"roundbench: --param {item!r}: want key=value")
+            raise UsageError(f"--param {item!r}: want key=value")
         out[k] = v
-    # ---- issue 3 ----
-    if getattr(args, "threads", None) is not None:
-        if args.threads == "all":
-            out["threads"] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        elif args.threads.isdigit() and int(args.threads) >= 1:
-            out["threads"] = int(args.threads)
-        else:
-            raise SystemExit(f"roundbench: --threads {args.threads!r}: want 'all' or a count >= 1")
-    # ---- end issue 3 ----
-    # --- round chain (issue 5): options that land in the benchmark name ---
-    if getattr(args, "hop_work", None) is not None:
-        if args.hop_work < 0:
-            raise SystemExit("roundbench: --hop-work must be >= 0")
-        out["hop-work"] = args.hop_work
-    if getattr(args, "parallel", None) is not None:
-        if args.parallel < 1:
-            raise SystemExit("roundbench: --parallel must be >= 1")
-        out["parallel"] = args.parallel
-    # --- end round chain ---
     return out
+
+
+def _declared_options() -> dict:
+    """flag -> [(round, Option)]: the options the rounds declare."""
+    out: dict = {}
+    for rnd in rounds.all_rounds():
+        for o in rnd.options:
+            out.setdefault(o.flag, []).append((rnd, o))
+    return out
+
+
+def _option_dest(flag: str) -> str:
+    return "round_option" + flag
+
+
+def _options(args, selected: list) -> dict:
+    """The round options given: round name -> {param: value}, each parsed
+    by its round, and only for the rounds that declare it."""
+    out: dict = {}
+    names = {r.name for r in selected}
+    for flag, owners in _declared_options().items():
+        text = getattr(args, _option_dest(flag), None)
+        if text is None:
+            continue
+        mine = [(rnd, o) for rnd, o in owners if rnd.name in names]
+        if not mine:
+            which = ", ".join(rnd.name for rnd, _ in owners)
+            raise UsageError(f"{flag} is an option of round {which}, which this run does not include")
+        for rnd, o in mine:
+            try:
+                value = o.parse(text)
+            except ValueError as e:
+                raise UsageError(f"{flag} {text!r}: {e}") from None
+            out.setdefault(rnd.name, {})[o.param] = value
+    return out
+
+
+class _Stop:
+    """SIGINT (unless it was ignored when we started) and SIGTERM stop the
+    run as Ctrl-C does: KeyboardInterrupt, after which the finished runs
+    are kept. `signum` says which one came."""
+
+    def __init__(self):
+        self.signum = None
+        self.saved = {}
+
+    def _handler(self, signum, frame):
+        self.signum = signum
+        raise KeyboardInterrupt
+
+    def __enter__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            # An ignored SIGINT was ignored on purpose by whoever started us
+            # (a shell's background job): it stays ignored.
+            if sig == signal.SIGINT and signal.getsignal(sig) == signal.SIG_IGN:
+                continue
+            self.saved[sig] = signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        for sig, old in self.saved.items():
+            signal.signal(sig, old)
+        return False
 
 
 def cmd_run(args) -> int:
@@ -107,26 +166,33 @@ def cmd_run(args) -> int:
         known = {v.name for r in selected for v in r.variants}
         unknown = impls - known
         if unknown:
-            raise SystemExit(
-                f"roundbench: unknown variant(s) {', '.join(sorted(unknown))} for these rounds "
-                f"(have: {', '.join(sorted(known))})"
+            raise UsageError(
+                f"unknown variant(s) {', '.join(sorted(unknown))} for these rounds (have: {', '.join(sorted(known))})"
             )
     if args.runs < 1:
-        raise SystemExit("roundbench: --runs must be at least 1")
+        raise UsageError(f"--runs {args.runs}: want at least 1")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout {args.timeout:g}: want a number of seconds > 0")
+    overrides = _overrides(args)
+    options = _options(args, selected)
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"
-    plans = runner.make_plans(selected, impls or None, args.quick, _overrides(args))
+    plans = runner.make_plans(selected, impls or None, args.quick, overrides, options)
     header = runner.header_for(selected, args.runs, args.quick)
     total = sum(len(p.variants) * (1 if p.round.facts else args.runs) for p in plans)  # a facts round runs once
     print(f"roundbench: {total} runs ({', '.join(r.name for r in selected)}) -> {out_file}", file=sys.stderr)
     r = runner.Runner(out_file, args.runs, args.timeout, progress=None if args.quiet else sys.stderr)
     t0 = time.monotonic()
-    interrupted = False
-    try:
-        r.run(plans, header)
-    except KeyboardInterrupt:
-        interrupted = True
-        print(f"\nroundbench: interrupted; {r.ok + r.failed} finished runs are saved in {out_file}", file=sys.stderr)
+    with _Stop() as stop:
+        try:
+            r.run(plans, header)
+        except KeyboardInterrupt:
+            stop.signum = stop.signum or signal.SIGINT
+            print(
+                f"\nroundbench: interrupted by {signal.Signals(stop.signum).name}; "
+                f"{r.ok + r.failed} finished runs are saved in {out_file}",
+                file=sys.stderr,
+            )
     took = time.monotonic() - t0
     latest = out_dir.parent / "latest"
     try:
@@ -140,8 +206,8 @@ def cmd_run(args) -> int:
         path = report.write_report(out_dir)
         print(f"roundbench: report in {path}", file=sys.stderr)
     print(f"roundbench: {r.ok} runs passed, {r.failed} failed, in {took:.0f} s", file=sys.stderr)
-    if interrupted:
-        return 130
+    if stop.signum is not None:
+        return 128 + stop.signum
     return 1 if r.failed else 0
 
 
@@ -151,13 +217,9 @@ def cmd_report(args) -> int:
     try:
         path = report.write_report(Path(args.dir), Path(args.output) if args.output else None)
     except FileNotFoundError as e:
-        print(f"roundbench report: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     print(path)
     return 0
-
-
-# ---- round jsonl: the log generator ------------------------------------------
 
 
 def cmd_gen_log(args) -> int:
@@ -167,8 +229,7 @@ def cmd_gen_log(args) -> int:
     try:
         expect = genlog.generate(args.out, args.lines, args.seed, args.bad_rate, kinds)
     except ValueError as e:
-        print(f"roundbench {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e).removeprefix("gen-log: ")) from None
     print(expect)
     return 0
 
@@ -193,9 +254,6 @@ def _add_gen_log(sub) -> None:
     )
     g.add_argument("--kinds", metavar="K,K", help="which kinds of bad lines (default: all)")
     g.set_defaults(func=cmd_gen_log)
-
-
-# ---- end round jsonl ---------------------------------------------------------
 
 
 def parser() -> argparse.ArgumentParser:
@@ -224,15 +282,6 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--out", metavar="DIR", help="where results.txt and report.md go (default results/<date-time>)")
     r.add_argument("--n", type=int, metavar="N", help="set the size parameter n of every round that has one")
     r.add_argument("--param", action="append", metavar="KEY=VALUE", help="set any size parameter (repeatable)")
-    # ---- issue 3 ----
-    r.add_argument(
-        "--threads",
-        metavar="T",
-        help="BLAS and library threads for rounds that take them (matmul): "
-        "1 (the default: every variant pinned to one thread) or 'all' (every usable core); "
-        "the count is in each result's name as /threads=T",
-    )
-    # ---- end issue 3 ----
     r.add_argument(
         "--timeout",
         type=float,
@@ -242,20 +291,12 @@ def parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--no-report", action="store_true", help="write results only")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    # --- round chain (issue 5) ---
-    r.add_argument(
-        "--hop-work",
-        type=int,
-        metavar="K",
-        help="chain: each task first runs a K-iteration arithmetic loop (the hop-work parameter; default 0)",
+    g = r.add_argument_group(
+        "round options", "each sets a parameter of the round that declares it, for that round only"
     )
-    r.add_argument(
-        "--parallel",
-        type=int,
-        metavar="P",
-        help="chain: P chains at once in one process (the parallel parameter; default 1)",
-    )
-    # --- end round chain ---
+    for flag, owners in _declared_options().items():
+        o = owners[0][1]
+        g.add_argument(flag, dest=_option_dest(flag), metavar=o.metavar, help=o.help)
     r.set_defaults(func=cmd_run)
 
     ls = sub.add_parser("list", help="list rounds and variants, and why any cannot run here")
@@ -266,18 +307,22 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("-o", "--output", metavar="FILE", help="where to write (default DIR/report.md)")
     rep.set_defaults(func=cmd_report)
 
-    _add_gen_log(sub)  # round jsonl
+    _add_gen_log(sub)  # the jsonl round's input
     return p
 
 
 def main(argv=None) -> int:
     p = parser()
-    args = p.parse_args(argv)
+    args = p.parse_args(argv)  # argparse's own usage errors exit 2 as well
     if not getattr(args, "func", None):
-        p.print_help()
-        return 2
+        p.print_usage(sys.stderr)
+        print("roundbench: a command is required (roundbench --help lists them)", file=sys.stderr)
+        return EXIT_USAGE
     try:
         return args.func(args)
+    except UsageError as e:
+        print(f"roundbench {args.command}: {e}", file=sys.stderr)
+        return EXIT_USAGE
     except BrokenPipeError:
         # `roundbench list | head`: the reader left; that is not an error.
         sys.stderr.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -39,6 +40,55 @@ class WrongResult(Exception):
 
 class CannotRun(Exception):
     """This variant cannot run on this machine (EXIT_CANNOT); says why."""
+
+
+class UndeclaredUnit(UsageError):
+    """A variant tried to print a unit it did not declare (EXIT_USAGE): its
+    --list line would not say what it prints."""
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """The Python child's implementation of one variant: the function that
+    runs it and the units its result line may carry besides ns/op."""
+
+    round: str
+    variant: str
+    run: Callable[["Args"], None]
+    units: tuple
+
+
+_implementations: dict = {}
+
+
+def implements(round_name: str, *variants: str, units: Sequence[str] = ()) -> Callable:
+    """Registers the decorated function as the Python child's `round_name
+    VARIANT` for each of variants; emit() then refuses any unit not in
+    units. The child's --list prints these registrations."""
+
+    def register(fn: Callable[["Args"], None]) -> Callable[["Args"], None]:
+        for v in variants:
+            key = (round_name, v)
+            if key in _implementations:
+                raise ValueError(f"{round_name} {v}: implemented twice ({_implementations[key].run.__qualname__})")
+            _implementations[key] = Implementation(round_name, v, fn, tuple(units))
+        return fn
+
+    return register
+
+
+def implementation(round_name: str, variant: str) -> Implementation:
+    """The registered implementation; KeyError with the variants there are."""
+    try:
+        return _implementations[(round_name, variant)]
+    except KeyError:
+        have = ", ".join(sorted(v for r, v in _implementations if r == round_name)) or "none"
+        raise KeyError(f"{round_name}: no Python variant {variant!r} (have: {have})") from None
+
+
+def implementations() -> list:
+    """Every registered implementation, sorted by round, then variant."""
+    return [_implementations[k] for k in sorted(_implementations)]
 
 
 class Args:
@@ -90,9 +140,20 @@ def _fmt(x: float) -> str:
 
 
 def emit(args: Args, iters: int, ns_per_op: float, metrics: Mapping[str, float] = ()) -> None:
-    """Prints the result line and flushes it."""
+    """Prints the result line and flushes it. A unit that the variant did
+    not declare (implements(..., units=)) is refused before anything is
+    printed: UndeclaredUnit."""
+    metrics = dict(metrics)
+    impl = _implementations.get((args.round, args.impl))
+    declared = impl.units if impl is not None else ()
+    for unit in metrics:
+        if unit not in declared:
+            raise UndeclaredUnit(
+                f"{args.round} {args.impl}: unit {unit!r} is not declared for this variant "
+                f"(declared: {', '.join(declared) or 'none'})"
+            )
     fields = [args.bench_name(), str(iters), _fmt(ns_per_op), "ns/op"]
-    for unit, value in dict(metrics).items():
+    for unit, value in metrics.items():
         fields += [_fmt(value), unit]
     sys.stdout.write(" ".join(fields) + "\n")
     sys.stdout.flush()

@@ -81,7 +81,6 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
     fairness warnings found."""
     items = {}
     warnings = []
-    bdir = rounds.build_dir()
     items["goos"] = sys.platform
     items["goarch"] = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
     items["pkg"] = "roundbench"
@@ -103,11 +102,11 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
         )
 
     # C
-    rbc = bdir / "rb-c"
+    rbc = rounds.program_path("rb-c")
     c_info = _run([str(rbc), "--info"]) if rbc.exists() else "not built"
     items["c-build"] = c_info
     # Go
-    go = go_build_settings(bdir / "rb-go")
+    go = go_build_settings(rounds.program_path("rb-go"))
     items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
     flags = [
         f"{k}={go[k]}"
@@ -145,11 +144,8 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
         items["numpy"] = importlib.metadata.version("numpy")
     except importlib.metadata.PackageNotFoundError:
         items["numpy"] = "not installed"
-    items["blas"] = (
-        "not used by the rounds in this file"
-        if not any(r.name in ("matmul",) for r in selected_rounds)
-        else "see the blas-* lines"
-    )
+    # A round that uses a BLAS says which in its own provenance().
+    items["blas"] = "not used by the rounds in this file"
     items["perf-instructions"] = perf_instructions()
     tracer = tracer_pid()
     if tracer:
@@ -163,7 +159,7 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
             f"build flags differ in tuning: C runner {'tuned' if tuned_c else 'portable'}, "
             f"Python extension {'tuned' if tuned_ext else 'portable'}, Go {'tuned' if tuned_go else 'portable'}"
         )
-    if os.access(bdir / "rb-spawn", os.X_OK):
+    if rounds.program_missing("rb-spawn") is None:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"
     else:
         items["peak-rss"] = "from wait4 on children forked from the Python runner"
@@ -173,7 +169,7 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
     items["runs"] = str(runs)
     items["quick"] = "yes" if quick else "no"
     for r in selected_rounds:
-        extra = getattr(rounds.modules()[r.name], "provenance", None)
+        extra = rounds.hook(r.name, "provenance")
         if extra:
             got_items, got_warnings = extra()
             items.update(got_items)

@@ -9,7 +9,6 @@ warning. Every column is explained in the report itself.
 
 from __future__ import annotations
 
-import inspect
 from collections import OrderedDict
 from pathlib import Path
 from typing import Optional
@@ -155,11 +154,11 @@ def _best(cells: list, unit: str, better: str):
     return m, c
 
 
-def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list) -> None:
+def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list, config: dict) -> None:
     """A round of facts (Round.facts): its own section, then what did not run."""
-    section = getattr(rounds.modules().get(rnd_name), "report_section", None)
+    section = rounds.hook(rnd_name, "report_section")
     if section:
-        w(section(dict(size), cells))
+        w(section(dict(size), cells, config))
     for c in ordered:
         if c.skip:
             w(f"- {c.impl}: not run: {c.skip}")
@@ -191,6 +190,8 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
     w("")
     score: OrderedDict = OrderedDict(python=0, go=0, tie=0)
     points = []
+    # The provenance the rounds' own sections may quote (matmul's BLAS lines).
+    config = rs.configs[-1] if rs.configs else {}
     for rnd_name, sizes in grouped.items():
         unit, better, info = _metric_for(rnd_name, rs)
         title = info.title if info else rnd_name
@@ -203,7 +204,7 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
             order = [v.name for v in info.variants] if info else []
             ordered = sorted(cells.values(), key=lambda c: order.index(c.impl) if c.impl in order else len(order))
             if info and info.facts:
-                _facts_round(w, rnd_name, size, cells, ordered)
+                _facts_round(w, rnd_name, size, cells, ordered, config)
                 continue
             best_m, best_c = _best(ordered, unit, better)
             ref = cells.get(ref_name)
@@ -248,15 +249,10 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                     f"{len(c.runs)}/{attempted} | {' '.join(flags)} |"
                 )
             w("")
-            # A round may add its own section (e.g. a table of facts).
-            section = getattr(rounds.modules().get(rnd_name), "report_section", None) if info else None
+            # A round may add its own section (e.g. matmul's BLAS per variant).
+            section = rounds.hook(rnd_name, "report_section") if info else None
             if section:
-                # A section that takes `config` also gets the file's provenance
-                # (issue 3: matmul shows each variant's BLAS next to its table).
-                if "config" in inspect.signature(section).parameters:
-                    w(section(dict(size), cells, config=rs.configs[-1] if rs.configs else {}))
-                else:
-                    w(section(dict(size), cells))
+                w(section(dict(size), cells, config))
             # The crossing: what calling the core from Python or Go adds.
             if ref_m is not None and ref_name == "c" and (info is None or info.binding_overhead):
                 lines = []
@@ -267,8 +263,8 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 if lines:
                     w("Binding overhead (median minus the C core's median): " + "; ".join(lines) + ".\n")
             # The point between Python and Go.
-            py_m, py_c = _best([c for c in ordered if c.impl.startswith("py")], unit, better)
-            go_m, go_c = _best([c for c in ordered if c.impl.startswith("go")], unit, better)
+            py_m, py_c = _best([c for c in ordered if rounds.language(c.impl) == "py"], unit, better)
+            go_m, go_c = _best([c for c in ordered if rounds.language(c.impl) == "go"], unit, better)
             if py_c and go_c and (info is None or info.scored):
                 r = _ratio(py_m, go_m, better)
                 if r is None or abs(r - 1) < 0.02:
@@ -290,10 +286,6 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                     for d in f.detail[-6:]:
                         w(f"    `{d}`")
                 w("")
-        if rnd_name == "ffi":
-            perf = rs.configs[-1].get("perf-instructions", "unknown") if rs.configs else "unknown"
-            if not perf.startswith("yes"):
-                w(f"Instructions per call (instr/call) are not reported: {perf}.\n")
     w("## Score\n")
     w(
         "One point per round and size to the language whose best variant wins by the round's metric "

@@ -80,8 +80,7 @@ class Usage:
 def spawner() -> Optional[Path]:
     """build/rb-spawn, the launcher that makes peak RSS the child's own (see
     csrc/tools/spawn.c), or None when it is not built."""
-    p = rounds.build_dir() / "rb-spawn"
-    return p if os.access(p, os.X_OK) else None
+    return None if rounds.program_missing("rb-spawn") else rounds.program_path("rb-spawn")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -205,21 +204,26 @@ class Plan:
     skipped: list  # (variant, reason)
 
 
-# Parameters that are run settings, not sizes (issue 3: `--threads`): giving
-# one does not make the variants limited to some sizes (default_if) run at all.
-RUN_SETTINGS = {"threads"}
-
-
-def make_plans(selected: list, impls: Optional[set], quick: bool, overrides: dict) -> list:
+def make_plans(
+    selected: list, impls: Optional[set], quick: bool, overrides: dict, options: Optional[dict] = None
+) -> list:
+    """The cells to run. overrides (--n, --param) apply to every round;
+    options (round name -> {param: value}, from each round's own Options)
+    to their round only."""
     plans = []
-    sized = {k for k in overrides if k not in RUN_SETTINGS}
     for rnd in selected:
+        mine = {**overrides, **(options or {}).get(rnd.name, {})}
+        # A run setting (Option.setting, e.g. matmul's threads) is not a
+        # size: giving one does not make the variants limited to some sizes
+        # (default_if) run at all.
+        settings = {o.param for o in rnd.options if o.setting}
+        sized = {k for k in mine if k not in settings}
         sizes = rnd.quick if quick else rnd.sizes
-        sizes = [{k: overrides.get(k, v) for k, v in size.items()} for size in sizes]
-        # issue 5: a --param key the round's sizes lack (sleep's fit=1,
-        # wait_ms) is passed on too, and so named in the results; --n
-        # still only sets rounds that have an n.
-        extra = {k: v for k, v in overrides.items() if k != "n"}
+        sizes = [{k: mine.get(k, v) for k, v in size.items()} for size in sizes]
+        # A key the round's sizes lack (sleep's fit=1, wait_ms) is passed on
+        # too, and so named in the results; --n still only sets rounds that
+        # have an n.
+        extra = {k: v for k, v in mine.items() if k != "n"}
         sizes = [{**size, **{k: v for k, v in extra.items() if k not in size}} for size in sizes]
         # Several sizes that became one after an override run once.
         unique = []
@@ -254,9 +258,9 @@ class Runner:
         self.failed = 0
 
     def _write(self, fh, text: str) -> None:
-        # Ctrl-C waits until the record is on disk: the file never ends in
-        # half a line.
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # Ctrl-C or SIGTERM waits until the record is on disk: the file
+        # never ends in half a line.
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
             fh.write(text)
             fh.flush()

@@ -9,7 +9,7 @@ ROUND = Round(
     name="factsonly",
     title="factsonly: a round of facts",
     explain="Test round.",
-    variants=[Variant("py", "py", "prints two facts")],
+    variants=[Variant("py", "python", "prints two facts")],
     sizes=[{}],
     quick=[{}],
     metric="ns/op",
@@ -18,6 +18,7 @@ ROUND = Round(
 )
 
 
+@harness.implements("factsonly", "py")
 def run(args):
     print("fact: colour blue, as measured")
     print("fact: empty")
@@ -25,8 +26,5 @@ def run(args):
     harness.emit(args, 1, 1000.0)
 
 
-def report_section(size, cells):
+def report_section(size, cells, config):
     return "facts: " + "; ".join(f"{k}={v}" for c in cells.values() for k, v in c.facts.items())
-
-
-PY_VARIANTS = {"py": run}

@@ -1,18 +1,23 @@
 """The rounds: what each one measures, its variants, sizes and metrics.
 
-Each round is one module here exporting ROUND (a Round) and PY_VARIANTS (the
-Python-side variants the child runs, by name). The C variants live in
-csrc/runner/run_<round>.c and the Go ones in go/cmd/rb-go/<round>.go; a
-Variant's `lang` says which child program runs it.
+Every module in this package is one round: it exports ROUND (a Round, whose
+name is the module's name) and registers its Python variants with
+harness.implements, each with the units its result line may carry. Rounds
+are found here, not listed: adding a round adds its module and touches no
+other Python file. The C variants live in csrc/runner/run_<round>.c and the
+Go ones in go/cmd/rb-go/<round>.go; a Variant's `program` says which child
+program runs it, and every child program lists what it implements
+(`PROGRAM --list`; tests/test_registry.py holds them to the declarations).
 
 A round module may also define:
   provenance() -> (items, warnings): extra provenance lines for the result
       file (e.g. the BLAS library and kernel) and fairness warnings;
-  report_section(size, cells) -> str: Markdown the report prints after the
-      round's table for that size (cells: impl -> report.Cell).
+  report_section(size, cells, config) -> str: Markdown the report prints
+      after the round's table for that size (cells: impl -> report.Cell;
+      config: the result file's provenance lines).
 
 Extra rounds can be loaded from modules named in the environment variable
-ROUNDBENCH_PLUGINS (comma-separated), with the same two names; the tests use
+ROUNDBENCH_PLUGINS (comma-separated), built the same way; the tests use
 this to run the runner against variants that crash or lie.
 """
 
@@ -21,6 +26,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import pkgutil
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -28,45 +34,83 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Optional
 
-# The suite's rounds, in the order they run and are reported (DESIGN.md's
-# order; loc last, since it measures the others' source files).
-ROUND_MODULES = [
-    "loop",
-    "matmul",
-    "temps",
-    "ffi",
-    "startup",
-    "delivery",
-    "sleep",
-    "chain",
-    "cores",
-    "jsonl",
-    "http",
-    "loc",
-]
-
 LANGS = ("c", "go", "py")
+
+# The child programs a variant may name: the C runner (three links of the
+# same sources: static core, the core as a shared library, all static), the
+# Go runner, and this package's child (`python -m roundbench.child`).
+PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python")
+
+# The units every result line carries whatever the round: ns/op from the
+# child, the rest added by the runner from wait4.
+BASE_UNITS = ("ns/op", "peak-B", "user-ns/op", "sys-ns/op")
+
+
+def language(variant_name: str) -> str:
+    """The language of a variant, from its name: `py-c` is Python's."""
+    return variant_name.split("-", 1)[0]
 
 
 @dataclass(frozen=True)
 class Variant:
-    """One way to do a round's work. `lang` picks the child program (c: the
-    C runner, go: the Go runner, py: this package's child); `program`
-    overrides the binary's name for C variants that differ only in linkage;
-    `requires` returns why the variant cannot run here, or None."""
+    """One way to do a round's work. Its language is the first word of its
+    name (`go-c`: Go calling the core); `program` is the child program
+    that runs it (one of PROGRAMS), which need not be that language's: the
+    http round's Python driver runs every server. `requires` returns why
+    the variant cannot run here, or None."""
 
     name: str
-    lang: str
+    program: str
     explain: str = ""
-    program: Optional[str] = None
     requires: Optional[Callable[[], Optional[str]]] = None
     # Sizes this variant runs at by default (None: all); a size given on the
-    # command line (--n, --param) runs every variant.
+    # command line (--n, --param, a round's options) runs every variant.
     default_if: Optional[Callable[[dict], bool]] = None
     # Extra environment for the child, from the cell's parameters (e.g.
     # OPENBLAS_NUM_THREADS, GOMAXPROCS). Recorded in the result line's name
     # only if the round puts it in its parameters.
     env: Optional[Callable[[dict], dict]] = None
+
+    def __post_init__(self) -> None:
+        if self.program not in PROGRAMS:
+            raise ValueError(f"variant {self.name}: program {self.program!r} is none of {', '.join(PROGRAMS)}")
+        if self.language not in LANGS:
+            raise ValueError(f"variant {self.name}: a name starts with its language ({', '.join(LANGS)})")
+
+    @property
+    def language(self) -> str:
+        return language(self.name)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A `roundbench run` option that a round owns: `--FLAG VALUE` sets the
+    round's parameter `param` to parse(VALUE) in every cell of the round
+    (and so in every result's name). parse raises ValueError with what it
+    wants. A setting (matmul's threads) is how to run, not a size: giving it
+    does not make the variants limited to some sizes (default_if) run."""
+
+    flag: str
+    param: str
+    help: str
+    parse: Callable[[str], object]
+    metavar: str = "V"
+    setting: bool = False
+
+
+def int_at_least(lo: int) -> Callable[[str], int]:
+    """An Option parser: an integer >= lo."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            value = None
+        if value is None or value < lo:
+            raise ValueError(f"want an integer >= {lo}")
+        return value
+
+    return parse
 
 
 @dataclass(frozen=True)
@@ -78,6 +122,9 @@ class Round:
     sizes: list  # default sizes: a list of {param: value}
     quick: list  # the --quick sizes
     metric: str  # the round's declared metric, e.g. "ns/iter"
+    # Where the round runs and is reported in the suite: DESIGN.md's
+    # number for the round; ties go by name.
+    order: int = 1000
     units: dict = field(default_factory=dict)  # unit -> "lower" | "higher"
     # The column a reader should look at first, with its one-line meaning.
     metric_explain: str = ""
@@ -101,6 +148,12 @@ class Round:
     # print `fact: KEY VALUE` lines that the result file keeps, and the
     # report shows only the round's report_section.
     facts: bool = False
+    # The round's own `roundbench run` options (Option), which the CLI
+    # offers and applies to this round only.
+    options: list = field(default_factory=list)
+    # Entry points that children implement in the variant's place but that
+    # are no variants (matmul's blas-info: what BLAS the program loads).
+    helpers: tuple = ()
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -120,8 +173,8 @@ def repo_root() -> Optional[Path]:
 
 
 def build_dir() -> Path:
-    """Where the C and Go runners are: $ROUNDBENCH_BUILD, else the checkout's
-    build/ folder, else ./build."""
+    """The build folder: $ROUNDBENCH_BUILD, else the checkout's build/
+    folder, else ./build."""
     env = os.environ.get("ROUNDBENCH_BUILD")
     if env:
         return Path(env)
@@ -131,7 +184,19 @@ def build_dir() -> Path:
     return Path.cwd() / "build"
 
 
-PROGRAMS = {"c": "rb-c", "go": "rb-go"}
+# Every lookup of a built program goes through these two, so that where the
+# programs live is decided in one place.
+
+
+def program_path(name: str) -> Path:
+    """Where the built program `name` (rb-c, rb-spawn, hello-go...) is."""
+    return build_dir() / name
+
+
+def program_missing(name: str) -> Optional[str]:
+    """Why the program `name` cannot run here, or None."""
+    path = program_path(name)
+    return None if os.access(path, os.X_OK) else f"{path} is not built (run `make build`)"
 
 
 def child_env(v: Variant, params: dict) -> Optional[dict]:
@@ -146,21 +211,20 @@ def child_env(v: Variant, params: dict) -> Optional[dict]:
 def command(rnd: Round, v: Variant, params: dict) -> list:
     """The child's command line for one run."""
     kv = [f"{k}={params[k]}" for k in params]
-    if v.lang == "py":
+    if v.program == "python":
         return [sys.executable, "-m", "roundbench.child", rnd.name, v.name, *kv]
-    program = build_dir() / (v.program or PROGRAMS[v.lang])
-    return [str(program), rnd.name, v.name, *kv]
+    return [str(program_path(v.program)), rnd.name, v.name, *kv]
 
 
 def unavailable(rnd: Round, v: Variant) -> Optional[str]:
     """Why variant v cannot run here, or None."""
-    if v.lang in PROGRAMS:
-        program = build_dir() / (v.program or PROGRAMS[v.lang])
-        if not os.access(program, os.X_OK):
-            return f"{program} is not built (run `make build`)"
-    elif v.lang == "py":
+    if v.program == "python":
         if importlib.util.find_spec("roundbench._core") is None:
             return "the extension roundbench._core is not built (run `make build`)"
+    else:
+        why = program_missing(v.program)
+        if why:
+            return why
     if v.requires is not None:
         return v.requires()
     return None
@@ -180,23 +244,69 @@ def needs_module(name: str, hint: str) -> Callable[[], Optional[str]]:
 
 
 def needs_command(name: str) -> Callable[[], Optional[str]]:
+    """A `requires` check: the command `name` is on PATH."""
+
     def check() -> Optional[str]:
         return None if shutil.which(name) else f"command {name} is not on PATH"
 
     return check
 
 
+def needs_program(name: str) -> Callable[[], Optional[str]]:
+    """A `requires` check: the project's program `name` is built."""
+
+    def check() -> Optional[str]:
+        return program_missing(name)
+
+    return check
+
+
+def needs_all(*checks: Callable[[], Optional[str]]) -> Callable[[], Optional[str]]:
+    """A `requires` check: every one of checks passes (the first failure says why)."""
+
+    def check() -> Optional[str]:
+        for c in checks:
+            why = c()
+            if why:
+                return why
+        return None
+
+    return check
+
+
+def module_names() -> list:
+    """The suite's round modules, by name, found in this package without
+    importing them (a child imports only its own)."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.ispkg and not m.name.startswith("_"))
+
+
+def plugin_names() -> list:
+    return [m.strip() for m in os.environ.get("ROUNDBENCH_PLUGINS", "").split(",") if m.strip()]
+
+
 _loaded: dict = {}
 
 
+def _check(mod: ModuleType, want: Optional[str]) -> ModuleType:
+    rnd = getattr(mod, "ROUND", None)
+    if not isinstance(rnd, Round):
+        raise TypeError(f"{mod.__name__} is a round module but has no ROUND (a roundbench.rounds.Round)")
+    if want is not None and rnd.name != want:
+        raise ValueError(f"{mod.__name__} declares round {rnd.name!r}: a round's module is named after it")
+    return mod
+
+
 def modules() -> dict:
-    """Round name -> module, in suite order, plugins last."""
+    """Round name -> module, in suite order (Round.order), plugins last."""
     if not _loaded:
-        names = [f"roundbench.rounds.{m}" for m in ROUND_MODULES]
-        names += [m.strip() for m in os.environ.get("ROUNDBENCH_PLUGINS", "").split(",") if m.strip()]
-        for modname in names:
-            mod = importlib.import_module(modname)
-            _loaded[mod.ROUND.name] = mod
+        suite = [_check(importlib.import_module(f"{__name__}.{m}"), m) for m in module_names()]
+        suite.sort(key=lambda mod: (mod.ROUND.order, mod.ROUND.name))
+        plugins = [_check(importlib.import_module(m), None) for m in plugin_names()]
+        for mod in suite + plugins:
+            name = mod.ROUND.name
+            if name in _loaded:
+                raise ValueError(f"round {name!r} is declared twice: in {_loaded[name].__name__} and {mod.__name__}")
+            _loaded[name] = mod
     return _loaded
 
 
@@ -211,22 +321,20 @@ def get(name: str) -> Round:
         raise KeyError(f"unknown round {name!r} (rounds: {', '.join(modules())})") from None
 
 
-def _module_for(round_name: str) -> ModuleType:
+def module_for(round_name: str) -> ModuleType:
     """One round's module, importing only that one when it is a suite round:
     a child process must not pay (in start-up and peak RSS) for the imports
     of every other round."""
-    if round_name in ROUND_MODULES:
-        return importlib.import_module(f"roundbench.rounds.{round_name}")
+    if round_name in module_names():
+        return _check(importlib.import_module(f"{__name__}.{round_name}"), round_name)
     try:
         return modules()[round_name]
     except KeyError:
         raise KeyError(f"unknown round {round_name!r} (rounds: {', '.join(modules())})") from None
 
 
-def py_variant(round_name: str, impl: str) -> Callable:
-    mod: ModuleType = _module_for(round_name)
-    try:
-        return mod.PY_VARIANTS[impl]
-    except KeyError:
-        have = ", ".join(mod.PY_VARIANTS) or "none"
-        raise KeyError(f"{round_name}: no Python variant {impl!r} (have: {have})") from None
+def hook(round_name: str, name: str) -> Optional[Callable]:
+    """A round module's optional function (provenance, report_section), or
+    None for a round without one or a round that is not known here."""
+    mod = modules().get(round_name)
+    return getattr(mod, name, None) if mod is not None else None

@@ -29,7 +29,7 @@ import resource
 import sys
 
 from .. import harness
-from . import Round, Variant, needs_module
+from . import Option, Round, Variant, int_at_least, needs_module
 
 DEFAULT_N = 100_000
 THREADS_N = 1_000  # py-threads' default size: one OS thread per task
@@ -37,6 +37,7 @@ MAX_N = 1 << 32  # the core's RB_CHAIN_MAX_N
 MAX_PARALLEL = 4096
 CALIBRATION_N = 2000
 INT64_MAX = (1 << 63) - 1
+UNITS = ["setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task", "sys-ns/hop", "cpu-ns/hop"]
 
 
 ROUND = Round(
@@ -49,31 +50,34 @@ ROUND = Round(
     ),
     variants=[
         Variant(
-            "c", "c", "the core: stackful coroutines on one shared stack (frames copied out on suspend), its own switch"
+            "c",
+            "rb-c",
+            "the core: stackful coroutines on one shared stack (frames copied out on suspend), its own switch",
         ),
         Variant(
-            "c-ucontext", "c", "the core's coroutines switched by makecontext/swapcontext (a system call per switch)"
+            "c-ucontext", "rb-c", "the core's coroutines switched by makecontext/swapcontext (a system call per switch)"
         ),
-        Variant("go", "go", "goroutines and unbuffered channels"),
-        Variant("go-c", "go", "Go driving the core's chain through cgo (setup, pass, teardown: one call each)"),
-        Variant("py-asyncio", "py", "asyncio tasks joined by futures"),
+        Variant("go", "rb-go", "goroutines and unbuffered channels"),
+        Variant("go-c", "rb-go", "Go driving the core's chain through cgo (setup, pass, teardown: one call each)"),
+        Variant("py-asyncio", "python", "asyncio tasks joined by futures"),
         Variant(
             "py-greenlet",
-            "py",
+            "python",
             "greenlets; the caller switches the value into each task in turn (greenlets have no scheduler)",
             requires=needs_module("greenlet", "pip install greenlet"),
         ),
         Variant(
             "py-threads",
-            "py",
+            "python",
             "OS threads joined by queue.SimpleQueue (N = 1,000 by default)",
             default_if=lambda p: int(p["n"]) <= THREADS_N,
         ),
-        Variant("py-c", "py", "Python driving the core's chain through the extension (GIL released)"),
+        Variant("py-c", "python", "Python driving the core's chain through the extension (GIL released)"),
     ],
     sizes=[{"n": DEFAULT_N, "hop-work": 0, "parallel": 1}, {"n": THREADS_N, "hop-work": 0, "parallel": 1}],
     quick=[{"n": THREADS_N, "hop-work": 0, "parallel": 1}],
     metric="ns/hop",
+    order=8,
     units={
         "ns/hop": "lower",
         "setup-ns": "lower",
@@ -92,10 +96,22 @@ ROUND = Round(
         ("sys-ns/hop", "pass sys ns/hop"),
         ("cpu-ns/hop", "pass CPU ns/hop"),
     ],
+    options=[
+        Option(
+            "--hop-work",
+            "hop-work",
+            "chain: each task first runs a K-iteration arithmetic loop (default 0)",
+            int_at_least(0),
+            metavar="K",
+        ),
+        Option(
+            "--parallel", "parallel", "chain: P chains at once in one process (default 1)", int_at_least(1), metavar="P"
+        ),
+    ],
 )
 
 
-def report_section(size: dict, cells: dict) -> str:
+def report_section(size: dict, cells: dict, config: dict) -> str:
     """What the chain's extra columns mean, and the system-call cost that
     c-ucontext pays per switch, from this run's figures."""
     lines = [
@@ -221,16 +237,19 @@ class _CoreChain:
         chain_free(self.chain)
 
 
+@harness.implements("chain", "py-c", units=UNITS)
 def run_py_c(args: harness.Args) -> None:
     _run(args, _CoreChain)
 
 
+@harness.implements("chain", "py-asyncio", units=UNITS)
 def run_py_asyncio(args: harness.Args) -> None:
     from ..pure.chain import AsyncioChain
 
     _run(args, AsyncioChain)
 
 
+@harness.implements("chain", "py-greenlet", units=UNITS)
 def run_py_greenlet(args: harness.Args) -> None:
     try:
         import greenlet  # noqa: F401
@@ -241,15 +260,8 @@ def run_py_greenlet(args: harness.Args) -> None:
     _run(args, GreenletChain)
 
 
+@harness.implements("chain", "py-threads", units=UNITS)
 def run_py_threads(args: harness.Args) -> None:
     from ..pure.chain import ThreadChain
 
     _run(args, ThreadChain)
-
-
-PY_VARIANTS = {
-    "py-c": run_py_c,
-    "py-asyncio": run_py_asyncio,
-    "py-greenlet": run_py_greenlet,
-    "py-threads": run_py_threads,
-}

@@ -27,6 +27,7 @@ from . import Round, Variant
 from .loop import MAX_N, expected
 
 MAX_WORKERS = 4096  # RB_CORES_MAX_WORKERS
+UNITS = ["speedup", "efficiency", "t1-ns"]
 
 
 def cores() -> int:
@@ -80,19 +81,23 @@ ROUND = Round(
         "times 1 worker and then T workers in the same process; speed-up is their ratio."
     ),
     variants=[
-        Variant("c-threads", "c", "POSIX threads, each calling the core's rb_loop_range"),
-        Variant("go", "go", "goroutines in pure Go, GOMAXPROCS = T", env=_gomaxprocs),
-        Variant("go-c", "go", "goroutines each calling the core through cgo, GOMAXPROCS = T", env=_gomaxprocs),
-        Variant("py-threads", "py", "threading.Thread in pure Python: the GIL runs one at a time"),
-        Variant("py-processes", "py", "a multiprocessing.Pool of T processes in pure Python (pool start timed)"),
-        Variant("py-c", "py", "Python threads calling the core's loop_range, which releases the GIL"),
+        Variant("c-threads", "rb-c", "POSIX threads, each calling the core's rb_loop_range"),
+        Variant("go", "rb-go", "goroutines in pure Go, GOMAXPROCS = T", env=_gomaxprocs),
+        Variant("go-c", "rb-go", "goroutines each calling the core through cgo, GOMAXPROCS = T", env=_gomaxprocs),
+        Variant("py-threads", "python", "threading.Thread in pure Python: the GIL runs one at a time"),
+        Variant("py-processes", "python", "a multiprocessing.Pool of T processes in pure Python (pool start timed)"),
+        Variant("py-c", "python", "Python threads calling the core's loop_range, which releases the GIL"),
         Variant(
-            "py-freethreaded", "py", "pure-Python threads on a free-threaded interpreter", requires=_needs_freethreaded
+            "py-freethreaded",
+            "python",
+            "pure-Python threads on a free-threaded interpreter",
+            requires=_needs_freethreaded,
         ),
     ],
     sizes=[{"n": 200_000_000, "workers": 1}, {"n": 200_000_000, "workers": cores()}],
     quick=[{"n": 2_000_000, "workers": 1}, {"n": 2_000_000, "workers": cores()}],
     metric="speedup",
+    order=9,
     units={"speedup": "higher", "efficiency": "higher", "t1-ns": "lower"},
     metric_explain="speedup: the 1-worker time divided by the T-worker time, both measured in the same run",
     # T-worker time next to the 1-worker time of the same runs: the speed-up
@@ -112,6 +117,7 @@ def _run(args: harness.Args, pair) -> None:
     harness.emit(args, 1, out["tn_ns"], {"speedup": speedup, "efficiency": speedup / workers, "t1-ns": out["t1_ns"]})
 
 
+@harness.implements("cores", "py-threads", units=UNITS)
 def run_py_threads(args: harness.Args) -> None:
     from ..pure.cores import on_threads, timed_pair
 
@@ -119,12 +125,14 @@ def run_py_threads(args: harness.Args) -> None:
     _run(args, lambda n, w: timed_pair(n, w, on_threads))
 
 
+@harness.implements("cores", "py-processes", units=UNITS)
 def run_py_processes(args: harness.Args) -> None:
     from ..pure.cores import on_processes, timed_pair
 
     _run(args, lambda n, w: timed_pair(n, w, on_processes))
 
 
+@harness.implements("cores", "py-c", units=UNITS)
 def run_py_c(args: harness.Args) -> None:
     from .._core import loop_range
     from ..pure.cores import on_threads, timed_pair
@@ -136,6 +144,7 @@ def run_py_c(args: harness.Args) -> None:
     _run(args, lambda n, w: timed_pair(n, w, run))
 
 
+@harness.implements("cores", "py-freethreaded", units=UNITS)
 def run_py_freethreaded(args: harness.Args) -> None:
     exe = freethreaded_python()
     if exe is None:
@@ -154,11 +163,3 @@ def run_py_freethreaded(args: harness.Args) -> None:
         return out
 
     _run(args, pair)
-
-
-PY_VARIANTS = {
-    "py-threads": run_py_threads,
-    "py-processes": run_py_processes,
-    "py-c": run_py_c,
-    "py-freethreaded": run_py_freethreaded,
-}

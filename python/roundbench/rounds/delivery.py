@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .. import binfmt, harness
-from . import Round, Variant, build_dir, repo_root
+from . import Round, Variant, program_missing, program_path, repo_root
 
 CROSS_TARGETS = [("linux", "arm64"), ("windows", "amd64"), ("darwin", "arm64")]
 CROSS_FORMAT = {"linux": "ELF", "windows": "PE", "darwin": "Mach-O"}
@@ -62,19 +62,20 @@ ROUND = Round(
         "results read from the outputs' headers, clean and incremental build times, the wheel."
     ),
     variants=[
-        Variant("c", "py", "the C hello programs; the C core's build", requires=_source()),
-        Variant("go", "py", "the Go hello programs; their cross-compilation", requires=_source()),
+        Variant("c", "python", "the C hello programs; the C core's build", requires=_source()),
+        Variant("go", "python", "the Go hello programs; their cross-compilation", requires=_source()),
         Variant(
             "go-c",
-            "py",
+            "python",
             "the Go program that calls the core; its cross-compilation; the Go package's build",
             requires=_source(),
         ),
-        Variant("py-c", "py", "the Python extension's build; the wheel", requires=_source()),
+        Variant("py-c", "python", "the Python extension's build; the wheel", requires=_source()),
     ],
     sizes=[{}],
     quick=[{}],
     metric="ns/op",
+    order=6,
     units={"clean-s": "lower", "incremental-s": "lower", "cross-ok": "higher", "wheel-B": "lower"},
     metric_explain="ns/op: how long the child took to gather its facts",
     reference="c",
@@ -152,9 +153,10 @@ def stripped_size(path: Path, tmp: Path) -> Optional[int]:
 def program_fact(name: str, want_linkage: str, tmp: Path) -> dict:
     """Size, stripped size and linkage of build/<name>, checked against how
     the Makefile links it."""
-    path = build_dir() / name
-    if not path.is_file():
-        raise harness.CannotRun(f"{path} is not built (run `make build`)")
+    path = program_path(name)
+    why = program_missing(name)
+    if why:
+        raise harness.CannotRun(why)
     info = binfmt.read(path)
     harness.check(f"{name} linkage", info.linkage, want_linkage)
     size = path.stat().st_size
@@ -260,6 +262,7 @@ def _emit(args: harness.Args, t0: int, metrics: dict) -> None:
     harness.emit(args, 1, time.perf_counter_ns() - t0, metrics)
 
 
+@harness.implements("delivery", "c", units=["clean-s", "incremental-s"])
 def run_c(args: harness.Args) -> None:
     t0 = time.perf_counter_ns()
     with tempfile.TemporaryDirectory(prefix="rb-delivery-") as d:
@@ -290,6 +293,7 @@ def run_c(args: harness.Args) -> None:
     _emit(args, t0, {"clean-s": clean, "incremental-s": incr})
 
 
+@harness.implements("delivery", "go", units=["cross-ok"])
 def run_go(args: harness.Args) -> None:
     t0 = time.perf_counter_ns()
     with tempfile.TemporaryDirectory(prefix="rb-delivery-") as d:
@@ -301,6 +305,7 @@ def run_go(args: harness.Args) -> None:
     _emit(args, t0, {"cross-ok": ok})
 
 
+@harness.implements("delivery", "go-c", units=["clean-s", "incremental-s", "cross-ok"])
 def run_go_c(args: harness.Args) -> None:
     t0 = time.perf_counter_ns()
     go = shutil.which("go")
@@ -334,6 +339,7 @@ def run_go_c(args: harness.Args) -> None:
     _emit(args, t0, {"clean-s": clean, "incremental-s": incr, "cross-ok": ok})
 
 
+@harness.implements("delivery", "py-c", units=["clean-s", "incremental-s", "wheel-B"])
 def run_py_c(args: harness.Args) -> None:
     t0 = time.perf_counter_ns()
     with tempfile.TemporaryDirectory(prefix="rb-delivery-") as d:
@@ -395,9 +401,6 @@ def run_py_c(args: harness.Args) -> None:
     _emit(args, t0, {"clean-s": clean, "incremental-s": incr, "wheel-B": size})
 
 
-PY_VARIANTS = {"c": run_c, "go": run_go, "go-c": run_go_c, "py-c": run_py_c}
-
-
 # --- the report --------------------------------------------------------------
 
 
@@ -418,7 +421,7 @@ def _facts(cells: dict) -> dict:
     return out
 
 
-def report_section(size: dict, cells: dict) -> str:
+def report_section(size: dict, cells: dict, config: dict) -> str:
     facts = _facts(cells)
     w = []
     progs = [(k.split(":", 1)[1], v) for k, v in facts.items() if k.startswith("program:")]

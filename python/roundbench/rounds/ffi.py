@@ -19,6 +19,8 @@ from .. import harness
 from . import Round, Variant, needs_module
 
 BUFFER_SIZE = 1 << 20
+# Python counts no instructions per call: instr/call is the C and Go runners'.
+UNITS = ["ns/call"]
 
 
 def _cffi_api() -> str | None:
@@ -34,30 +36,31 @@ ROUND = Round(
         "the same noinline callee (x + 1); buffer rows hand over 1 MiB."
     ),
     variants=[
-        V("c-direct", "c", "C calling the callee, statically linked"),
-        V("c-so", "c", "C calling the callee in libroundbench.so (through the PLT)", program="rb-c-so"),
-        V("go", "go", "a Go function call (//go:noinline)"),
-        V("go-c", "go", "a cgo call"),
-        V("go-c-noescape", "go", "a cgo call with #cgo noescape"),
-        V("go-c-nocallback", "go", "a cgo call with #cgo nocallback"),
-        V("c-go-callback", "go", "C calling back into Go (//export), minus a C-to-C callback loop"),
-        V("go-c-slice", "go", "1 MiB Go slice handed to C by pointer (zero-copy)"),
-        V("go-c-copy", "go", "1 MiB Go slice copied to C memory (C.CBytes) and freed, per call"),
-        V("py", "py", "a Python function call"),
-        V("py-c-noargs", "py", "extension function, METH_NOARGS"),
-        V("py-c-o", "py", "extension function, METH_O"),
-        V("py-c-fastcall", "py", "extension function, METH_FASTCALL"),
-        V("py-c-varargs", "py", "extension function, METH_VARARGS (PyArg_ParseTuple)"),
-        V("py-ctypes", "py", "ctypes, argtypes and restype set"),
-        V("py-cffi-abi", "py", "cffi ABI mode (dlopen)", requires=needs_module("cffi", "pip install cffi")),
-        V("py-cffi-api", "py", "cffi API mode (compiled)", requires=_cffi_api),
-        V("c-py-callback", "py", "C calling back into Python, minus a C-to-C callback loop"),
-        V("py-c-buffer", "py", "1 MiB bytearray handed to C by the buffer protocol (zero-copy)"),
-        V("py-c-bytes", "py", "1 MiB bytearray copied to bytes, then handed to C, per call"),
+        V("c-direct", "rb-c", "C calling the callee, statically linked"),
+        V("c-so", "rb-c-so", "C calling the callee in libroundbench.so (through the PLT)"),
+        V("go", "rb-go", "a Go function call (//go:noinline)"),
+        V("go-c", "rb-go", "a cgo call"),
+        V("go-c-noescape", "rb-go", "a cgo call with #cgo noescape"),
+        V("go-c-nocallback", "rb-go", "a cgo call with #cgo nocallback"),
+        V("c-go-callback", "rb-go", "C calling back into Go (//export), minus a C-to-C callback loop"),
+        V("go-c-slice", "rb-go", "1 MiB Go slice handed to C by pointer (zero-copy)"),
+        V("go-c-copy", "rb-go", "1 MiB Go slice copied to C memory (C.CBytes) and freed, per call"),
+        V("py", "python", "a Python function call"),
+        V("py-c-noargs", "python", "extension function, METH_NOARGS"),
+        V("py-c-o", "python", "extension function, METH_O"),
+        V("py-c-fastcall", "python", "extension function, METH_FASTCALL"),
+        V("py-c-varargs", "python", "extension function, METH_VARARGS (PyArg_ParseTuple)"),
+        V("py-ctypes", "python", "ctypes, argtypes and restype set"),
+        V("py-cffi-abi", "python", "cffi ABI mode (dlopen)", requires=needs_module("cffi", "pip install cffi")),
+        V("py-cffi-api", "python", "cffi API mode (compiled)", requires=_cffi_api),
+        V("c-py-callback", "python", "C calling back into Python, minus a C-to-C callback loop"),
+        V("py-c-buffer", "python", "1 MiB bytearray handed to C by the buffer protocol (zero-copy)"),
+        V("py-c-bytes", "python", "1 MiB bytearray copied to bytes, then handed to C, per call"),
     ],
     sizes=[{}],
     quick=[{}],
     metric="ns/call",
+    order=4,
     units={"ns/call": "lower", "instr/call": "lower"},
     metric_explain="ns/call: time of one call, loop overhead subtracted",
     reference="c-direct",
@@ -76,30 +79,35 @@ def _call(args: harness.Args, f, *callee_args, want: int) -> None:
     _measure(args, harness.call_timer(f, *callee_args), harness.empty_timer, f(*callee_args), want)
 
 
+@harness.implements("ffi", "py", units=UNITS)
 def run_py(args):
     from ..pure.ffi import noop
 
     _call(args, noop, 41, want=42)
 
 
+@harness.implements("ffi", "py-c-noargs", units=UNITS)
 def run_py_c_noargs(args):
     from .._core import ffi_noargs
 
     _call(args, ffi_noargs, want=1)
 
 
+@harness.implements("ffi", "py-c-o", units=UNITS)
 def run_py_c_o(args):
     from .._core import ffi_o
 
     _call(args, ffi_o, 41, want=42)
 
 
+@harness.implements("ffi", "py-c-fastcall", units=UNITS)
 def run_py_c_fastcall(args):
     from .._core import ffi_fastcall
 
     _call(args, ffi_fastcall, 41, want=42)
 
 
+@harness.implements("ffi", "py-c-varargs", units=UNITS)
 def run_py_c_varargs(args):
     from .._core import ffi_varargs
 
@@ -112,6 +120,7 @@ def _core_path() -> str:
     return _core.__file__
 
 
+@harness.implements("ffi", "py-ctypes", units=UNITS)
 def run_py_ctypes(args):
     import ctypes
 
@@ -122,6 +131,7 @@ def run_py_ctypes(args):
     _call(args, f, 41, want=42)
 
 
+@harness.implements("ffi", "py-cffi-abi", units=UNITS)
 def run_py_cffi_abi(args):
     import cffi
 
@@ -131,6 +141,7 @@ def run_py_cffi_abi(args):
     _call(args, lib.rb_ffi_noop, 41, want=42)
 
 
+@harness.implements("ffi", "py-cffi-api", units=UNITS)
 def run_py_cffi_api(args):
     try:
         from .._cffi_api import lib
@@ -139,6 +150,7 @@ def run_py_cffi_api(args):
     _call(args, lib.rb_ffi_noop, 41, want=42)
 
 
+@harness.implements("ffi", "c-py-callback", units=UNITS)
 def run_c_py_callback(args):
     from .._core import ffi_callback_loop
     from ..pure.ffi import noop
@@ -161,6 +173,7 @@ def _buffer():
     return buf, buf[0] + buf[-1]
 
 
+@harness.implements("ffi", "py-c-buffer", units=UNITS)
 def run_py_c_buffer(args):
     from .._core import ffi_buffer
 
@@ -168,6 +181,7 @@ def run_py_c_buffer(args):
     _call(args, ffi_buffer, buf, want=want)
 
 
+@harness.implements("ffi", "py-c-bytes", units=UNITS)
 def run_py_c_bytes(args):
     from .._core import ffi_buffer
 
@@ -180,16 +194,9 @@ def run_py_c_bytes(args):
     _call(args, copy_then_call, want=want)
 
 
-PY_VARIANTS = {
-    "py": run_py,
-    "py-c-noargs": run_py_c_noargs,
-    "py-c-o": run_py_c_o,
-    "py-c-fastcall": run_py_c_fastcall,
-    "py-c-varargs": run_py_c_varargs,
-    "py-ctypes": run_py_ctypes,
-    "py-cffi-abi": run_py_cffi_abi,
-    "py-cffi-api": run_py_cffi_api,
-    "c-py-callback": run_c_py_callback,
-    "py-c-buffer": run_py_c_buffer,
-    "py-c-bytes": run_py_c_bytes,
-}
+def report_section(size: dict, cells: dict, config: dict) -> str:
+    """Why the instr/call column is empty, where it is."""
+    perf = config.get("perf-instructions", "unknown")
+    if perf.startswith("yes"):
+        return ""
+    return f"Instructions per call (instr/call) are not reported: {perf}.\n"

@@ -27,6 +27,7 @@ from . import Round, Variant, build_dir, needs_module
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
 BAD_RATE = 0.0002
 MAX_LINES = 100_000_000
+UNITS = ["MB/s", "invalid-lines"]
 
 
 def _log_env(params: dict) -> dict:
@@ -38,8 +39,8 @@ def _log_env(params: dict) -> dict:
     return {FILE_ENV: str(path)}
 
 
-def _v(name: str, lang: str, explain: str, requires=None) -> Variant:
-    return Variant(name, lang, explain, requires=requires, env=_log_env)
+def _v(name: str, program: str, explain: str, requires=None) -> Variant:
+    return Variant(name, program, explain, requires=requires, env=_log_env)
 
 
 ROUND = Round(
@@ -53,23 +54,23 @@ ROUND = Round(
     variants=[
         _v(
             "c",
-            "c",
+            "rb-c",
             "the C core, reading the file with read(2): a block index (AVX2 or SSE2, chosen at run "
             "time) validates flat compact lines whole, a line scanner the rest",
         ),
-        _v("go", "go", "encoding/json into a struct, bufio.Reader (no line limit)"),
-        _v("go-c", "go", "Go calling the C core through cgo (the core opens the file)"),
-        _v("py", "py", "the json module, per line, with the rules (NaN, UTF-8, depth)"),
-        _v("py-c", "py", "Python calling the C core through the extension (the core opens the file)"),
+        _v("go", "rb-go", "encoding/json into a struct, bufio.Reader (no line limit)"),
+        _v("go-c", "rb-go", "Go calling the C core through cgo (the core opens the file)"),
+        _v("py", "python", "the json module, per line, with the rules (NaN, UTF-8, depth)"),
+        _v("py-c", "python", "Python calling the C core through the extension (the core opens the file)"),
         _v(
             "py-orjson",
-            "py",
+            "python",
             "orjson.loads per line; refused lines go to the py rules",
             needs_module("orjson", "pip install orjson"),
         ),
         _v(
             "py-msgspec",
-            "py",
+            "python",
             "msgspec decoding into a Struct(status: int); refused lines go to the py rules",
             needs_module("msgspec", "pip install msgspec"),
         ),
@@ -77,6 +78,7 @@ ROUND = Round(
     sizes=[{"lines": genlog.DEFAULT_LINES}],
     quick=[{"lines": 20_000}],
     metric="MB/s",
+    order=10,
     units={"MB/s": "higher", "invalid-lines": "lower"},
     metric_explain="MB/s: log bytes divided by the wall time of one count over the whole file (in page cache)",
     columns=[("invalid-lines", "invalid lines")],
@@ -224,16 +226,19 @@ def _run(args: harness.Args, count) -> None:
     harness.emit(args, 1, elapsed, {"MB/s": size / elapsed * 1e3 if elapsed else 0.0, "invalid-lines": got["invalid"]})
 
 
+@harness.implements("jsonl", "py", units=UNITS)
 def run_py(args):
     _run(args, pure.count_file)
 
 
+@harness.implements("jsonl", "py-c", units=UNITS)
 def run_py_c(args):
     from .._core import jsonl_count_file
 
     _run(args, jsonl_count_file)
 
 
+@harness.implements("jsonl", "py-orjson", units=UNITS)
 def run_py_orjson(args):
     try:
         import orjson  # noqa: F401
@@ -242,12 +247,10 @@ def run_py_orjson(args):
     _run(args, count_file_orjson)
 
 
+@harness.implements("jsonl", "py-msgspec", units=UNITS)
 def run_py_msgspec(args):
     try:
         import msgspec  # noqa: F401
     except ImportError:
         raise harness.CannotRun("msgspec is not installed (pip install msgspec)") from None
     _run(args, count_file_msgspec)
-
-
-PY_VARIANTS = {"py": run_py, "py-c": run_py_c, "py-orjson": run_py_orjson, "py-msgspec": run_py_msgspec}

@@ -25,15 +25,16 @@ ROUND = Round(
     title="loop: sum of i*i % 7 for i in [0, N)",
     explain="One arithmetic loop of N iterations in 64-bit integers; every run checks its sum.",
     variants=[
-        Variant("c", "c", "the C core"),
-        Variant("go", "go", "pure Go"),
-        Variant("go-c", "go", "Go calling the C core through cgo (one call)"),
-        Variant("py", "py", "pure Python (a for loop inside a function)"),
-        Variant("py-c", "py", "Python calling the C core through the extension (one call)"),
+        Variant("c", "rb-c", "the C core"),
+        Variant("go", "rb-go", "pure Go"),
+        Variant("go-c", "rb-go", "Go calling the C core through cgo (one call)"),
+        Variant("py", "python", "pure Python (a for loop inside a function)"),
+        Variant("py-c", "python", "Python calling the C core through the extension (one call)"),
     ],
     sizes=[{"n": 20_000_000}],
     quick=[{"n": 200_000}],
     metric="ns/iter",
+    order=1,
     units={"ns/iter": "lower"},
     metric_explain="ns/iter: wall time of the loop divided by N",
 )
@@ -48,16 +49,15 @@ def _run(args: harness.Args, compute) -> None:
     harness.emit(args, 1, elapsed, {"ns/iter": elapsed / n if n else 0.0})
 
 
+@harness.implements("loop", "py", units=["ns/iter"])
 def run_py(args: harness.Args) -> None:
     from ..pure.loop import loop
 
     _run(args, loop)
 
 
+@harness.implements("loop", "py-c", units=["ns/iter"])
 def run_py_c(args: harness.Args) -> None:
     from .._core import loop
 
     _run(args, loop)
-
-
-PY_VARIANTS = {"py": run_py, "py-c": run_py_c}

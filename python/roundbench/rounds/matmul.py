@@ -33,7 +33,7 @@ from array import array
 from pathlib import Path
 
 from .. import harness
-from . import Round, Variant, build_dir, needs_module
+from . import Option, Round, Variant, needs_module, program_path
 
 MAX_N = 20_000  # three matrices of 20000^2 float64 are 9.6 GB
 SEED = 1
@@ -41,6 +41,7 @@ SEED = 1
 # as csrc/runner/run_matmul.c and go/cmd/rb-go/matmul.go).
 MIN_TIMED_NS = 200_000_000
 BLAS_VARIANTS = ("c-blas", "go-c", "py-c", "py-numpy")
+UNITS = ["GFLOP/s"]
 
 
 def all_threads() -> int:
@@ -63,6 +64,15 @@ def _only_300(params: dict) -> bool:
     return int(params.get("n", 0)) <= 300
 
 
+def parse_threads(text: str) -> int:
+    """--threads: 'all' (every core this process may use) or a count."""
+    if text == "all":
+        return all_threads()
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    raise ValueError("want 'all' or a count >= 1")
+
+
 V = Variant
 ROUND = Round(
     name="matmul",
@@ -72,22 +82,22 @@ ROUND = Round(
         "product is exact and checked). BLAS threads as in the size's `threads`."
     ),
     variants=[
-        V("c", "c", "the core's naive i-k-j loop (C, -O2)", env=thread_env),
-        V("c-blas", "c", "the core's OpenBLAS dgemm, timed in C", env=thread_env),
-        V("go", "go", "naive i-k-j loop, pure Go", env=thread_env),
-        V("go-gonum", "go", "gonum's pure-Go Dgemm (blas/gonum)", env=thread_env),
-        V("go-c", "go", "Go slices to the core's dgemm through cgo (no copy)", env=thread_env),
+        V("c", "rb-c", "the core's naive i-k-j loop (C, -O2)", env=thread_env),
+        V("c-blas", "rb-c", "the core's OpenBLAS dgemm, timed in C", env=thread_env),
+        V("go", "rb-go", "naive i-k-j loop, pure Go", env=thread_env),
+        V("go-gonum", "rb-go", "gonum's pure-Go Dgemm (blas/gonum)", env=thread_env),
+        V("go-c", "rb-go", "Go slices to the core's dgemm through cgo (no copy)", env=thread_env),
         V(
             "py",
-            "py",
+            "python",
             "lists of lists, sum(map(mul, row, col)) (n=300 only by default)",
             env=thread_env,
             default_if=_only_300,
         ),
-        V("py-numpy", "py", "numpy: A @ B", env=thread_env, requires=needs_module("numpy", "pip install numpy")),
+        V("py-numpy", "python", "numpy: A @ B", env=thread_env, requires=needs_module("numpy", "pip install numpy")),
         V(
             "py-c",
-            "py",
+            "python",
             "numpy arrays to the core's dgemm (buffer protocol, in place, GIL released)",
             env=thread_env,
             requires=needs_module("numpy", "pip install numpy"),
@@ -96,10 +106,23 @@ ROUND = Round(
     sizes=[{"n": 300, "threads": 1}, {"n": 1000, "threads": 1}, {"n": 2000, "threads": 1}],
     quick=[{"n": 64, "threads": 1}],
     metric="GFLOP/s",
+    order=2,
     units={"GFLOP/s": "higher"},
     metric_explain="GFLOP/s: 2n³ floating-point operations divided by the product's wall time",
     # The bindings call the core's dgemm: c-blas is what they are held to.
     reference="c-blas",
+    options=[
+        Option(
+            "--threads",
+            "threads",
+            "matmul: BLAS and library threads, 1 (the default: every variant pinned to one thread) or 'all' "
+            "(every usable core); the count is in each result's name as /threads=T",
+            parse_threads,
+            metavar="T",
+            setting=True,
+        )
+    ],
+    helpers=("blas-info",),
 )
 
 
@@ -149,6 +172,7 @@ def _params(args: harness.Args) -> tuple:
     return args.int("n", 300, 0, MAX_N), args.int("threads", 1, 1, 4096)
 
 
+@harness.implements("matmul", "py-numpy", units=UNITS)
 def run_py_numpy(args: harness.Args) -> None:
     import numpy as np
     from threadpoolctl import threadpool_limits
@@ -180,6 +204,7 @@ def _load_blas(threads: int) -> None:
         raise harness.CannotRun(str(e)) from None
 
 
+@harness.implements("matmul", "py-c", units=UNITS)
 def run_py_c(args: harness.Args) -> None:
     import numpy as np
 
@@ -195,6 +220,7 @@ def run_py_c(args: harness.Args) -> None:
     _finish(args, n, a, b, c, ns, reps)
 
 
+@harness.implements("matmul", "py", units=UNITS)
 def run_py(args: harness.Args) -> None:
     from .. import _core
     from ..pure.matmul import matmul
@@ -216,6 +242,7 @@ def run_py(args: harness.Args) -> None:
     _finish(args, n, fa, fb, fc, ns, reps)
 
 
+@harness.implements("matmul", "blas-info")
 def blas_info(args: harness.Args) -> None:
     """`python -m roundbench.child matmul blas-info [threads=T]`: what the
     core's BLAS (py-c) and numpy's BLAS (py-numpy) are in a child with the
@@ -249,10 +276,7 @@ def blas_info(args: harness.Args) -> None:
         break
 
 
-PY_VARIANTS = {"py": run_py, "py-numpy": run_py_numpy, "py-c": run_py_c, "blas-info": blas_info}
-
-
-# ---- provenance: which BLAS each variant really runs --------------------------
+# Which BLAS each variant really runs, for the result file's provenance.
 
 
 def _version(config: str) -> str:
@@ -272,10 +296,9 @@ def probe(threads: int) -> dict:
     # The Python probe must import this very package, wherever it runs from.
     pkg_parent = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
-    bdir = build_dir()
     cmds = {
-        "c": [str(bdir / "rb-c"), "matmul", "blas-info", f"threads={threads}"],
-        "go": [str(bdir / "rb-go"), "matmul", "blas-info", f"threads={threads}"],
+        "c": [str(program_path("rb-c")), "matmul", "blas-info", f"threads={threads}"],
+        "go": [str(program_path("rb-go")), "matmul", "blas-info", f"threads={threads}"],
         "py": [sys.executable, "-m", "roundbench.child", "matmul", "blas-info", f"threads={threads}"],
     }
     names = {"c": "c-blas", "go": "go-c"}
@@ -341,7 +364,7 @@ def mismatches(per_threads: dict) -> list:
 def provenance() -> tuple:
     """One blas-<variant> line per BLAS-using variant (at 1 thread and at
     all cores), go-gonum's line, and a warning per mismatch."""
-    items, per = {}, {}
+    items, per = {"blas": "see the blas-* lines"}, {}
     for threads in sorted({1, all_threads()}):
         per[threads] = probe(threads)
     for v in BLAS_VARIANTS:
@@ -358,9 +381,8 @@ def provenance() -> tuple:
     return items, mismatches(per)
 
 
-def report_section(size: dict, cells: dict, config: dict | None = None) -> str:
+def report_section(size: dict, cells: dict, config: dict) -> str:
     """The BLAS each variant ran, under the table, with any mismatch in bold."""
-    config = config or {}
     lines = ["BLAS per variant (from the result file's provenance; threads as asked by this size):", ""]
     threads = str(size.get("threads", 1))
     for v in BLAS_VARIANTS:

@@ -38,6 +38,7 @@ BASELINE_WAIT_NS = 1_000_000
 # vm.max_map_count / 3.
 PY_THREAD_TOUCHED = 32 * 1024
 PY_THREAD_MAPS = 3
+UNITS = ["overhead-ns", "setup-ns", "B/task", "live-tasks", "base-B"]
 
 ROUND = Round(
     name="sleep",
@@ -49,17 +50,18 @@ ROUND = Round(
         "the machine's limits cannot hold say which limit (exit 4, a FAILED row)."
     ),
     variants=[
-        Variant("c", "c", "the core's single-threaded event loop (timer heap, 16-byte tasks)"),
-        Variant("c-threads", "c", "one POSIX thread per task, 16 KiB stacks from one mapping"),
-        Variant("go", "go", "goroutines, time.Sleep, a WaitGroup"),
-        Variant("go-c", "go", "Go calling the core's event loop through cgo (one call)"),
-        Variant("py-asyncio", "py", "coroutines on an asyncio loop, gathered"),
-        Variant("py-threads", "py", "threading.Thread per task, 64 KiB stacks"),
-        Variant("py-c", "py", "Python calling the core's event loop (one call, GIL released)"),
+        Variant("c", "rb-c", "the core's single-threaded event loop (timer heap, 16-byte tasks)"),
+        Variant("c-threads", "rb-c", "one POSIX thread per task, 16 KiB stacks from one mapping"),
+        Variant("go", "rb-go", "goroutines, time.Sleep, a WaitGroup"),
+        Variant("go-c", "rb-go", "Go calling the core's event loop through cgo (one call)"),
+        Variant("py-asyncio", "python", "coroutines on an asyncio loop, gathered"),
+        Variant("py-threads", "python", "threading.Thread per task, 64 KiB stacks"),
+        Variant("py-c", "python", "Python calling the core's event loop (one call, GIL released)"),
     ],
     sizes=[{"n": 100_000}],
     quick=[{"n": 1000}],
     metric="overhead-ns",
+    order=7,
     units={"overhead-ns": "lower", "setup-ns": "lower", "B/task": "lower", "live-tasks": "higher", "base-B": "lower"},
     metric_explain="overhead-ns: wall time from the common start to the last wake, minus the 1 s wait",
     columns=[
@@ -130,12 +132,14 @@ def _run(args: harness.Args, sleep, threads: bool = False) -> None:
     )
 
 
+@harness.implements("sleep", "py-asyncio", units=UNITS)
 def run_py_asyncio(args: harness.Args) -> None:
     from ..pure.sleep import sleep_asyncio
 
     _run(args, sleep_asyncio)
 
 
+@harness.implements("sleep", "py-threads", units=UNITS)
 def run_py_threads(args: harness.Args) -> None:
     from ..pure.sleep import ThreadLimit, sleep_threads
 
@@ -148,10 +152,8 @@ def run_py_threads(args: harness.Args) -> None:
     _run(args, sleep, threads=True)
 
 
+@harness.implements("sleep", "py-c", units=UNITS)
 def run_py_c(args: harness.Args) -> None:
     from .._core import sleep
 
     _run(args, sleep)
-
-
-PY_VARIANTS = {"py-asyncio": run_py_asyncio, "py-threads": run_py_threads, "py-c": run_py_c}

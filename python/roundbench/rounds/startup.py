@@ -25,7 +25,7 @@ import os
 import sys
 from typing import Optional
 
-from . import Round, Variant, build_dir, needs_module, repo_root
+from . import Round, Variant, needs_module, needs_program, program_path, repo_root
 
 LAUNCHER = "rb-c-static"
 
@@ -39,16 +39,8 @@ def _env(params: dict) -> dict:
     return env
 
 
-def _built(program: str):
-    def check() -> Optional[str]:
-        p = build_dir() / program
-        return None if os.access(p, os.X_OK) else f"{p} is not built (run `make build`)"
-
-    return check
-
-
 def _v(name: str, explain: str, requires=None) -> Variant:
-    return Variant(name, "c", explain, program=LAUNCHER, requires=requires, env=_env)
+    return Variant(name, LAUNCHER, explain, requires=requires, env=_env)
 
 
 ROUND = Round(
@@ -59,11 +51,11 @@ ROUND = Round(
         "each run is the median of 20 starts after a warm-up, each start's exit status and output checked."
     ),
     variants=[
-        _v("c", "C hello-world, the core's flags, dynamically linked", _built("hello-c")),
-        _v("c-static", "the same C hello-world, statically linked", _built("hello-c-static")),
-        _v("go", "Go hello-world, CGO_ENABLED=0 (static)", _built("hello-go")),
-        _v("go-cgo", "the same Go program with cgo (dynamic, libc)", _built("hello-go-cgo")),
-        _v("go-c", "a Go program that calls the C core once through cgo", _built("hello-go-c")),
+        _v("c", "C hello-world, the core's flags, dynamically linked", needs_program("hello-c")),
+        _v("c-static", "the same C hello-world, statically linked", needs_program("hello-c-static")),
+        _v("go", "Go hello-world, CGO_ENABLED=0 (static)", needs_program("hello-go")),
+        _v("go-cgo", "the same Go program with cgo (dynamic, libc)", needs_program("hello-go-cgo")),
+        _v("go-c", "a Go program that calls the C core once through cgo", needs_program("hello-go-c")),
         _v("py", "python -c pass"),
         _v("py-S", "python -S -c pass (no site module)"),
         _v("py-I", "python -I -c pass (isolated mode)"),
@@ -75,6 +67,7 @@ ROUND = Round(
     sizes=[{"starts": 20}],
     quick=[{"starts": 3}],
     metric="ms",
+    order=5,
     units={
         "ms": "lower",
         "spread-ms": "lower",
@@ -110,14 +103,14 @@ def provenance() -> tuple:
         if os.path.isdir(d):
             pth += sorted(f for f in os.listdir(d) if f.endswith(".pth"))
     items = {
-        "startup-launcher": f"{build_dir() / LAUNCHER} (static; fork, exec, wait4)",
+        "startup-launcher": f"{program_path(LAUNCHER)} (static; fork, exec, wait4)",
         "startup-python": sys.executable,
         "startup-site-pth": ", ".join(pth) if pth else "none",
     }
     return items, []
 
 
-# The targets (benchmarks, checked in the report, never in tests).
+# The round's targets (benchmarks: checked in the report, never in tests).
 IMPORT_BUDGET_MS = 5.0
 C_HELLO_MS = 1.0
 GO_HELLO_MS = 2.0
@@ -141,7 +134,7 @@ def _under(what: str, value: float, limit: float, ci) -> str:
     return f"{what} {value:.3f} ms (target under {limit:g} ms): {verdict}"
 
 
-def report_section(size: dict, cells: dict) -> str:
+def report_section(size: dict, cells: dict, config: dict) -> str:
     def med(impl: str, unit: str = "ms") -> Optional[float]:
         c = cells.get(impl)
         return c.median_of(unit) if c is not None else None
@@ -183,6 +176,3 @@ def report_section(size: dict, cells: dict) -> str:
             "1,000 starts: median × 1,000, the cost of a command-line tool called in a loop.\n"
         )
     return "\n".join(lines)
-
-
-PY_VARIANTS: dict = {}

@@ -28,6 +28,7 @@ MAX_N = 3037000500  # a[i]*a[i] must fit in int64, as in the loop round
 TRAFFIC_PER_ELEM = {"fused": 8, "py-numpy": 40, "py-numpy-out": 40}
 
 _numpy = needs_module("numpy", "pip install numpy")
+UNITS = ["ns/elem", "traffic-B"]
 
 ROUND = Round(
     name="temps",
@@ -37,16 +38,17 @@ ROUND = Round(
         "traffic-B is the memory traffic the variant's passes imply."
     ),
     variants=[
-        Variant("c", "c", "the core: one fused pass (C)"),
-        Variant("go", "go", "one fused pass, pure Go"),
-        Variant("go-c", "go", "a Go slice to the core's fused pass through cgo (no copy)"),
-        Variant("py-numpy", "py", "numpy: (a*a % 7).sum(), two full-size temporaries", requires=_numpy),
-        Variant("py-numpy-out", "py", "numpy with a preallocated out= buffer", requires=_numpy),
-        Variant("py-c", "py", "a numpy array to the core's fused pass (buffer protocol, no copy)", requires=_numpy),
+        Variant("c", "rb-c", "the core: one fused pass (C)"),
+        Variant("go", "rb-go", "one fused pass, pure Go"),
+        Variant("go-c", "rb-go", "a Go slice to the core's fused pass through cgo (no copy)"),
+        Variant("py-numpy", "python", "numpy: (a*a % 7).sum(), two full-size temporaries", requires=_numpy),
+        Variant("py-numpy-out", "python", "numpy with a preallocated out= buffer", requires=_numpy),
+        Variant("py-c", "python", "a numpy array to the core's fused pass (buffer protocol, no copy)", requires=_numpy),
     ],
     sizes=[{"n": 20_000_000}],
     quick=[{"n": 200_000}],
     metric="ns/elem",
+    order=3,
     units={"ns/elem": "lower", "traffic-B": "lower"},
     metric_explain="ns/elem: wall time of the evaluation divided by N",
     columns=[("traffic-B", "memory traffic")],
@@ -67,6 +69,7 @@ def _run(args: harness.Args, make, traffic: int) -> None:
     harness.emit(args, 1, elapsed, {"ns/elem": elapsed / n if n else 0.0, "traffic-B": traffic * n})
 
 
+@harness.implements("temps", "py-numpy", units=UNITS)
 def run_py_numpy(args: harness.Args) -> None:
     def make(_a):
         def chain(a):
@@ -77,6 +80,7 @@ def run_py_numpy(args: harness.Args) -> None:
     _run(args, make, TRAFFIC_PER_ELEM["py-numpy"])
 
 
+@harness.implements("temps", "py-numpy-out", units=UNITS)
 def run_py_numpy_out(args: harness.Args) -> None:
     import numpy as np
 
@@ -95,10 +99,8 @@ def run_py_numpy_out(args: harness.Args) -> None:
     _run(args, make, TRAFFIC_PER_ELEM["py-numpy-out"])
 
 
+@harness.implements("temps", "py-c", units=UNITS)
 def run_py_c(args: harness.Args) -> None:
     from .._core import temps
 
     _run(args, lambda _a: temps, TRAFFIC_PER_ELEM["fused"])
-
-
-PY_VARIANTS = {"py-numpy": run_py_numpy, "py-numpy-out": run_py_numpy_out, "py-c": run_py_c}

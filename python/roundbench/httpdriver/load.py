@@ -1,0 +1,150 @@
+"""The http round's load generators, each a separate process pinned to the
+load CPUs: wrk at full speed (its Lua `done` hook prints what the driver
+reads), and build/rb-load (csrc/tools/loadgen.c) at a fixed rate, which
+measures latency from each request's intended send time, so a server that
+stalls cannot hide its tail (wrk2 is not packaged by Debian).
+
+Both return the same record: requests, duration_ns, p50/p90/p99/p999/max
+(ns), socket_errors, non200, and hist (bound ns -> % of requests at or
+below it)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from .. import harness
+from ..rounds import program_path
+
+WRK_TIMEOUT_S = 2  # wrk counts a response slower than this as a timeout error
+
+WRK_SCRIPT = """
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("rb-wrk requests=%d duration_us=%d connect=%d read=%d write=%d timeout=%d status=%d\\n",
+    summary.requests, summary.duration, e.connect, e.read, e.write, e.timeout, e.status))
+  for _, p in ipairs({50, 90, 99, 99.9}) do
+    io.write(string.format("rb-wrk-p %s %d\\n", tostring(p), latency:percentile(p)))
+  end
+  io.write(string.format("rb-wrk-max %d\\n", latency.max))
+  -- The share of requests at or below each bound, by bisection over
+  -- wrk's own percentile function (its histogram is not exposed otherwise).
+  for _, us in ipairs({%BOUNDS%}) do
+    local lo, hi = 0, 100
+    if latency.max <= us then lo = 100
+    elseif latency:percentile(0.0001) > us then lo = 0
+    else
+      for _ = 1, 30 do
+        local mid = (lo + hi) / 2
+        if latency:percentile(mid) <= us then lo = mid else hi = mid end
+      end
+    end
+    io.write(string.format("rb-wrk-le %d %.4f\\n", us, lo))
+  end
+end
+"""
+
+
+def write_wrk_script(path: Path, bounds_ns: tuple) -> None:
+    """The wrk script for the histogram bounds (wrk reports microseconds)."""
+    path.write_text(WRK_SCRIPT.replace("%BOUNDS%", ", ".join(str(ns // 1000) for ns in bounds_ns)))
+
+
+def _pinned_run(argv: list, cpus: list, timeout: float) -> str:
+    old = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cpus)
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    finally:
+        os.sched_setaffinity(0, old)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise harness.CannotRun(f"{argv[0]} did not finish within {timeout:.0f} s") from None
+    if proc.returncode != 0:
+        raise harness.CannotRun(
+            f"{' '.join(argv)} exited {proc.returncode}: {err.decode(errors='replace').strip()[-300:]}"
+        )
+    return out.decode("utf-8", "replace")
+
+
+def run_wrk(port: int, conns: int, secs: int, cpus: list, script: Path) -> dict:
+    threads = max(1, min(len(cpus), conns))
+    out = _pinned_run(
+        [
+            "wrk",
+            f"-t{threads}",
+            f"-c{conns}",
+            f"-d{secs}s",
+            "--timeout",
+            f"{WRK_TIMEOUT_S}s",
+            "-s",
+            str(script),
+            f"http://127.0.0.1:{port}/",
+        ],
+        cpus,
+        secs + 30,
+    )
+    res = {"hist": {}}
+    for line in out.splitlines():
+        if line.startswith("rb-wrk "):
+            res.update({k: int(v) for k, v in (kv.split("=") for kv in line.split()[1:])})
+        elif line.startswith("rb-wrk-p "):
+            _, p, us = line.split()
+            res[f"p{p}"] = int(us) * 1000
+        elif line.startswith("rb-wrk-max "):
+            res["max"] = int(line.split()[1]) * 1000
+        elif line.startswith("rb-wrk-le "):
+            _, us, pct = line.split()
+            res["hist"][int(us) * 1000] = float(pct)
+    if "requests" not in res:
+        raise harness.CannotRun(f"could not read wrk's output: {out[-300:]}")
+    socket_errors = res["connect"] + res["read"] + res["write"] + res["timeout"]
+    return {
+        "requests": res["requests"],
+        "duration_ns": res["duration_us"] * 1000,
+        "p50": res["p50"],
+        "p90": res["p90"],
+        "p99": res["p99"],
+        "p999": res["p99.9"],
+        "max": res["max"],
+        "socket_errors": socket_errors,
+        "non200": res["status"],
+        "hist": res["hist"],
+    }
+
+
+def run_rate(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: list, bounds_ns: tuple) -> dict:
+    argv = [
+        str(program_path("rb-load")),
+        f"port={port}",
+        f"conns={conns}",
+        f"rate={rate}",
+        f"secs={secs}",
+        f"warmup={warmup}",
+    ] + [f"le={ns}" for ns in bounds_ns]
+    out = _pinned_run(argv, cpus, secs + warmup + 30)
+    res, hist = {}, {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "rb-load":
+            res.update({k: int(v) for k, v in (kv.split("=") for kv in parts[1:])})
+        elif parts and parts[0] == "rb-load-le":
+            hist[int(parts[1])] = float(parts[2])
+    if "requests" not in res:
+        raise harness.CannotRun(f"could not read rb-load's output: {out[-300:]}")
+    return {
+        "requests": res["requests"],
+        "duration_ns": res["duration_ns"],
+        "p50": res["p50_ns"],
+        "p90": res["p90_ns"],
+        "p99": res["p99_ns"],
+        "p999": res["p999_ns"],
+        "max": res["max_ns"],
+        "socket_errors": res["socket_errors"] + res["late"],
+        "non200": res["non200"],
+        "hist": hist,
+    }

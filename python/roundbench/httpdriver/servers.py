@@ -1,0 +1,214 @@
+"""The http round's servers as processes: which command starts each
+variant's server, starting it pinned to its cores under build/rb-spawn (so
+its peak RSS and CPU time are its own, from wait4), waiting until it answers,
+and stopping it with a signal it must exit cleanly on."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .. import harness
+from ..rounds import program_path
+from .client import HELLO, get_once
+
+READY_TIMEOUT_S = 30.0  # a server that does not answer by then fails the run
+STOP_TIMEOUT_S = 15.0  # a server that does not exit by then is killed: a failed run
+
+
+def split_cpus() -> tuple:
+    """(server cpus, load cpus, how): half the usable CPUs each (the server
+    gets the first half, at least one); with one CPU they share it."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return cpus, cpus, f"not pinned: 1 usable CPU, server and load generator share CPU {cpus[0]}"
+    half = len(cpus) // 2
+    server, load = cpus[:half], cpus[half:]
+    how = (
+        f"server pinned to CPU {','.join(map(str, server))}, load generator to CPU "
+        f"{','.join(map(str, load))} ({len(cpus)} usable CPUs); the driver is not pinned and sleeps"
+    )
+    return server, load, how
+
+
+def free_port() -> int:
+    """A port free on 127.0.0.1 now (the server binds it a moment later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000) -> tuple:
+    """(argv, extra environment) that start variant impl's server; the
+    header timeout applies to the core's servers (c, py-c, go-c)."""
+    py = [sys.executable]
+    hto = f"header_timeout_ms={header_timeout_ms}"
+    if impl == "c":
+        return [str(program_path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
+    if impl == "go":
+        return [str(program_path("rb-go-http")), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
+    if impl == "go-c":
+        return [str(program_path("rb-go-http")), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
+            "GOMAXPROCS": str(cores)
+        }
+    if impl == "py-c":
+        return py + ["-m", "roundbench.pure.http", str(port), str(cores), str(header_timeout_ms)], {}
+    if impl == "py-flask":
+        return (
+            py
+            + [
+                "-m",
+                "gunicorn",
+                "--workers",
+                str(2 * cores + 1),
+                "--worker-class",
+                "sync",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--log-level",
+                "warning",
+                "--backlog",
+                "2048",
+                "roundbench.pure.http:flask_app",
+            ],
+            {},
+        )
+    if impl == "py-fastapi":
+        return (
+            py
+            + [
+                "-m",
+                "uvicorn",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                str(cores),
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "--backlog",
+                "2048",
+                "roundbench.pure.http:fastapi_app",
+            ],
+            {},
+        )
+    raise harness.UsageError(f"http: no variant {impl!r}")
+
+
+class Server:
+    """A server started through rb-spawn, pinned to `cpus`."""
+
+    def __init__(self, argv: list, env: dict, cpus: list):
+        self.rfd, wfd = os.pipe()
+        full_env = dict(os.environ)
+        full_env.update(env)
+        # The package must be importable by the Python servers' workers.
+        pkg_root = str(Path(__file__).resolve().parents[2])
+        full_env["PYTHONPATH"] = pkg_root + os.pathsep + full_env.get("PYTHONPATH", "")
+        old = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, cpus)  # inherited by rb-spawn and the server
+        try:
+            self.spawn = subprocess.Popen(
+                [str(program_path("rb-spawn")), str(wfd), *argv],
+                env=full_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(wfd,),
+            )
+        finally:
+            os.sched_setaffinity(0, old)
+            os.close(wfd)
+        self.pid = self._find_pid()
+
+    def _find_pid(self) -> int:
+        """The server's pid: rb-spawn's only child."""
+        path = f"/proc/{self.spawn.pid}/task/{self.spawn.pid}/children"
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with open(path) as f:
+                    kids = f.read().split()
+            except OSError:
+                kids = []
+            if kids:
+                return int(kids[0])
+            if self.spawn.poll() is not None:
+                break
+            time.sleep(0.005)
+        raise harness.CannotRun(f"cannot find the server process under rb-spawn ({path})")
+
+    def alive(self) -> bool:
+        return self.spawn.poll() is None
+
+    def stop(self, sig: int = signal.SIGTERM) -> dict:
+        """Sends sig, then waits; returns rb-spawn's report (status, maxrss_kb,
+        utime_ns, stime_ns) and the server's stdout and stderr."""
+        try:
+            os.kill(self.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            out, err = self.spawn.communicate(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.kill(self.pid, signal.SIGKILL)
+            out, err = self.spawn.communicate()
+            raise harness.WrongResult(
+                "server stopped within",
+                f"> {STOP_TIMEOUT_S} s after {signal.Signals(sig).name} (killed)",
+                "a clean exit",
+            ) from None
+        report = os.read(self.rfd, 4096).decode()
+        os.close(self.rfd)
+        fields = dict(kv.split("=", 1) for kv in report.split())
+        fields["stdout"] = out.decode("utf-8", "replace")
+        fields["stderr"] = err.decode("utf-8", "replace")
+        return fields
+
+    def kill(self) -> None:
+        for pid in (self.pid, self.spawn.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.spawn.communicate()
+
+
+def wait_ready(srv: Server, port: int) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if not srv.alive():
+            rep = srv.stop()
+            raise harness.CannotRun(f"the server exited before answering: {rep.get('stderr', '').strip()[-300:]}")
+        try:
+            status, body = get_once(port, timeout=1.0)
+        except OSError:
+            status = None
+        if status is None:
+            # Not listening yet, or listening while its workers boot.
+            time.sleep(0.05)
+            continue
+        harness.check("GET / status", status, 200)
+        harness.check("GET / body", body, HELLO)
+        return
+    raise harness.CannotRun(f"the server did not answer within {READY_TIMEOUT_S:.0f} s")
+
+
+def check_clean_exit(rep: dict, impl: str) -> None:
+    status = int(rep.get("status", -1))
+    clean = os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    # uvicorn shuts down gracefully on SIGTERM, then restores the default
+    # handler and raises the signal again, so that its parent sees why it
+    # ended (uvicorn's Server.capture_signals): that is its clean exit.
+    if impl == "py-fastapi" and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
+        clean = True
+    if not clean:
+        tail = rep.get("stderr", "").strip()[-300:]
+        raise harness.WrongResult("server exit status after the stop signal", f"{status} ({tail})", 0)
