@@ -122,7 +122,8 @@ typedef struct rbc_round {
  *
  *   RBC_ROUND("loop", run_loop, {"c", "ns/iter", NULL});
  *
- * which declares `static int run_loop(const rbc_args *a)` (the file defines
+ * (each variant is an rbc_variant: name, units, the round's own data), which
+ * declares `static int run_loop(const rbc_args *a)` (the file defines
  * it) and puts a pointer to the entry into the linker section rbc_rounds.
  * GNU ld and gold collect every such pointer of the program into one array
  * and define __start_rbc_rounds and __stop_rbc_rounds around it, for a
