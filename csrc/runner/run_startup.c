@@ -57,7 +57,7 @@ static const target hello_c_static = {"hello-c-static", {NULL}, 0, 1};
 static const target hello_go = {"hello-go", {NULL}, 0, 1};
 static const target hello_go_cgo = {"hello-go-cgo", {NULL}, 0, 1};
 static const target hello_go_c = {"hello-go-c", {NULL}, 1, 0};
-static const target py = {NULL, {"-c", "pass"}, 0, 0};
+static const target py_plain = {NULL, {"-c", "pass"}, 0, 0};
 static const target py_S = {NULL, {"-S", "-c", "pass"}, 0, 0};
 static const target py_I = {NULL, {"-I", "-c", "pass"}, 0, 0};
 static const target py_numpy = {NULL, {"-c", "import numpy"}, 0, 0};
@@ -69,7 +69,7 @@ static const target py_pandas = {NULL, {"-c", "import pandas"}, 0, 0};
 #define UNITS "ms spread-ms start-peak-B s/1000-starts cpu-ms launcher-anon-B"
 RBC_ROUND("startup", run_startup, {"c", UNITS, &hello_c}, {"c-static", UNITS, &hello_c_static},
           {"go", UNITS, &hello_go}, {"go-cgo", UNITS, &hello_go_cgo}, {"go-c", UNITS, &hello_go_c},
-          {"py", UNITS, &py}, {"py-S", UNITS, &py_S}, {"py-I", UNITS, &py_I},
+          {"py", UNITS, &py_plain}, {"py-S", UNITS, &py_S}, {"py-I", UNITS, &py_I},
           {"py-numpy", UNITS, &py_numpy}, {"py-roundbench", UNITS, &py_roundbench},
           {"py-c", UNITS, &py_c}, {"py-pandas", UNITS, &py_pandas});
 
