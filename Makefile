@@ -73,9 +73,10 @@ $(BUILD)/rb-c: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.a
 	$(CC) $(CFLAGS) $(RUNNER_SRC) $(BUILD)/libroundbench.a -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # The runner's launcher: children forked from it report their own peak RSS.
-$(BUILD)/rb-spawn: csrc/tools/spawn.c
+# Its fork/exec/wait4 is the C runner's own (round startup uses it too).
+$(BUILD)/rb-spawn: csrc/tools/spawn.c csrc/runner/forkwait.c csrc/runner/forkwait.h
 	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(CFLAGS) csrc/tools/spawn.c csrc/runner/forkwait.c -o $@
 
 # round http: the fixed-rate load generator (latency from the intended send
 # time); the round's driver runs it as a separate process.
@@ -148,7 +149,8 @@ links: ## recreate go/core_*.c links for every csrc/*.c (after adding a round)
 	cd go && for f in ../csrc/*.c; do ln -sfn "$$f" "core_$$(basename $$f)"; done && \
 	  for h in ../csrc/*.h; do ln -sfn "$$h" "$$(basename $$h)"; done
 
-$(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR)
+# test_harness.c compiles the C runner's harness.c into itself.
+$(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR) $(RUNNER_SRC) $(RUNNER_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ $(BLAS_LIBS) -lpthread -lm
 

@@ -8,9 +8,11 @@ release flags; the full command line is recorded in the module
 
 import glob
 import os
+import runpy
 import sysconfig
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORE_SOURCES = sorted(os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "csrc", "*.c")))
@@ -42,7 +44,23 @@ core = Extension(
     extra_link_args=BLAS_LINK,
 )
 
+
+
+class build_ext_with_stub(build_ext):
+    """Builds the extensions, then writes roundbench._core's type stubs
+    (_core.pyi) next to it, from the `pyi` comments of _core.c
+    (scripts/gen_core_stub.py): in place for `make build`, into the build
+    tree, and so the wheel, otherwise."""
+
+    def run(self):
+        super().run()
+        write_stub = runpy.run_path(os.path.join(HERE, "scripts", "gen_core_stub.py"))["write_stub"]
+        out = os.path.join(os.path.dirname(self.get_ext_fullpath(core.name)), "_core.pyi")
+        write_stub(os.path.join(HERE, "python", "roundbench", "_core.c"), out)
+
+
 setup(
+    cmdclass={"build_ext": build_ext_with_stub},
     ext_modules=[core],
     cffi_modules=["python/roundbench/_cffi_build.py:ffibuilder"],
 )

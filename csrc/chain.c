@@ -250,8 +250,30 @@ int64_t rb_chain_hop(int64_t x, int64_t hop_work)
     return x + 1 + s;
 }
 
-int64_t rb_chain_expected(int64_t n, int64_t hop_work)
+/* hop_work >= 0, and the value after n hops, each adding at most
+ * 1 + 6 * hop_work, fits in int64 (n >= 0). */
+static rb_status check_hop_work(int64_t n, int64_t hop_work, rb_error *err)
 {
+    if (hop_work < 0)
+        return rb_failf(err, RB_ERR_ARG, "hop_work", hop_work, "must be >= 0, not %lld",
+                        (long long)hop_work);
+    if (n > 0 && hop_work > (INT64_MAX / n - 1) / 6)
+        return rb_failf(err, RB_ERR_OVERFLOW, "hop_work", hop_work,
+                        "is too large: n * (1 + 6 * hop_work) would overflow int64 (n = %lld, "
+                        "hop_work = %lld)",
+                        (long long)n, (long long)hop_work);
+    return RB_OK;
+}
+
+rb_status rb_chain_expected(int64_t n, int64_t hop_work, int64_t *out, rb_error *err)
+{
+    if (!out)
+        return rb_fail(err, RB_ERR_ARG, "out", "must not be NULL", -1);
+    if (n < 0)
+        return rb_failf(err, RB_ERR_ARG, "n", n, "must be >= 0, not %lld", (long long)n);
+    rb_status st = check_hop_work(n, hop_work, err);
+    if (st != RB_OK)
+        return st;
     /* Per hop in O(1): t*t % 7 over t = (x+i) % 7 repeats every 7 steps
      * (0 1 4 2 2 4 1, sum 14), so the work depends only on x % 7. */
     static const int64_t sq[7] = {0, 1, 4, 2, 2, 4, 1};
@@ -265,7 +287,8 @@ int64_t rb_chain_expected(int64_t n, int64_t hop_work)
     int64_t x = 0;
     for (int64_t i = 0; i < n; i++)
         x += add[x % 7];
-    return x;
+    *out = x;
+    return RB_OK;
 }
 
 static void make_runnable(sched *s, co *t)
@@ -452,7 +475,9 @@ static rb_status sched_init(sched *s, const rb_chain *c, rb_error *err)
     if (c->how == RB_CHAIN_UCONTEXT)
         s->ucs = calloc(n, sizeof *s->ucs);
     if (!s->tasks || !s->chans || (c->how == RB_CHAIN_UCONTEXT && !s->ucs))
-        return rb_fail(err, RB_ERR_NOMEM, "n", "cannot allocate the tasks", c->n);
+        return rb_failf(err, RB_ERR_NOMEM, "n", c->n,
+                        "%lld tasks x %lld chains do not fit in memory", (long long)c->n,
+                        (long long)c->parallel);
     s->map =
         mmap(NULL, STACK_SIZE + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (s->map == MAP_FAILED) {
@@ -511,21 +536,21 @@ rb_status rb_chain_new(int64_t n, int64_t hop_work, int64_t parallel, rb_chain_s
                        rb_chain **out, rb_error *err)
 {
     if (!out)
-        return rb_fail(err, RB_ERR_ARG, "out", "out must not be NULL", -1);
+        return rb_fail(err, RB_ERR_ARG, "out", "must not be NULL", -1);
     if (n < 1)
-        return rb_fail(err, RB_ERR_ARG, "n", "must be >= 1", n);
+        return rb_failf(err, RB_ERR_ARG, "n", n, "must be >= 1, not %lld", (long long)n);
     if (n > RB_CHAIN_MAX_N)
-        return rb_fail(err, RB_ERR_OVERFLOW, "n", "too large (n <= 2^32)", n);
-    if (hop_work < 0)
-        return rb_fail(err, RB_ERR_ARG, "hop_work", "must be >= 0", hop_work);
-    /* Each hop adds at most 1 + 6 * hop_work: the result must fit. */
-    if (hop_work > (INT64_MAX / n - 1) / 6)
-        return rb_fail(err, RB_ERR_OVERFLOW, "hop_work",
-                       "n * (1 + 6 * hop_work) would overflow int64", hop_work);
+        return rb_failf(err, RB_ERR_OVERFLOW, "n", n, "must be <= %lld (2^32), not %lld",
+                        (long long)RB_CHAIN_MAX_N, (long long)n);
+    rb_status st = check_hop_work(n, hop_work, err);
+    if (st != RB_OK)
+        return st;
     if (parallel < 1 || parallel > RB_CHAIN_MAX_PARALLEL)
-        return rb_fail(err, RB_ERR_ARG, "parallel", "must be in [1, 4096]", parallel);
+        return rb_failf(err, RB_ERR_ARG, "parallel", parallel, "must be in [1, %d], not %lld",
+                        RB_CHAIN_MAX_PARALLEL, (long long)parallel);
     if (how != RB_CHAIN_ASM && how != RB_CHAIN_UCONTEXT)
-        return rb_fail(err, RB_ERR_ARG, "how", "must be RB_CHAIN_ASM or RB_CHAIN_UCONTEXT", how);
+        return rb_failf(err, RB_ERR_ARG, "how", how,
+                        "must be RB_CHAIN_ASM or RB_CHAIN_UCONTEXT, not %d", (int)how);
     rb_chain *c = calloc(1, sizeof *c);
     if (!c)
         return rb_fail(err, RB_ERR_NOMEM, NULL, "cannot allocate the chain", -1);
@@ -539,7 +564,7 @@ rb_status rb_chain_new(int64_t n, int64_t hop_work, int64_t parallel, rb_chain_s
         return rb_fail(err, RB_ERR_NOMEM, NULL, "cannot allocate the chain", -1);
     }
     for (int64_t p = 0; p < parallel; p++) {
-        rb_status st = sched_init(&c->scheds[p], c, err);
+        st = sched_init(&c->scheds[p], c, err);
         if (st != RB_OK) {
             tls_sched = NULL;
             rb_chain_free(c);
@@ -599,10 +624,8 @@ rb_status rb_chain_pass(rb_chain *c, int64_t *out, rb_error *err)
         pthread_join(threads[i], NULL);
     rb_status st = RB_OK;
     if (create_errno) {
-        st = rb_fail(err, RB_ERR_IO, "parallel", "cannot start a thread for a chain",
-                     (int64_t)started);
-        if (err)
-            err->sys_errno = create_errno;
+        st = rb_fail_sys(err, create_errno, "parallel", (int64_t)started,
+                         "cannot start a thread for chain %zu of %zu", started + 1, p);
     } else {
         for (size_t i = 0; i < p && st == RB_OK; i++) {
             if (jobs[i].st != RB_OK) {

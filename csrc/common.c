@@ -1,16 +1,20 @@
 /* common.c: the error record and build information shared by every round. */
 #include "roundbench.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "internal.h"
 
 void rb_error_clear(rb_error *err)
 {
     if (err) {
         err->code = RB_OK;
-        err->msg = NULL;
         err->arg = NULL;
         err->pos = -1;
         err->sys_errno = 0;
+        err->msg[0] = '\0';
     }
 }
 
@@ -28,16 +32,47 @@ const char *rb_status_name(rb_status code)
     return "unknown status";
 }
 
+static void set(rb_error *err, rb_status code, const char *arg, int64_t pos, int sys_errno)
+{
+    err->code = code;
+    err->arg = arg;
+    err->pos = pos;
+    err->sys_errno = sys_errno;
+}
+
 rb_status rb_fail(rb_error *err, rb_status code, const char *arg, const char *msg, int64_t pos)
 {
     if (err) {
-        err->code = code;
-        err->msg = msg;
-        err->arg = arg;
-        err->pos = pos;
-        err->sys_errno = 0;
+        set(err, code, arg, pos, 0);
+        snprintf(err->msg, sizeof err->msg, "%s", msg ? msg : "");
     }
     return code;
+}
+
+rb_status rb_failf(rb_error *err, rb_status code, const char *arg, int64_t pos, const char *fmt,
+                   ...)
+{
+    if (err) {
+        set(err, code, arg, pos, 0);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+rb_status rb_fail_sys(rb_error *err, int sys_errno, const char *arg, int64_t pos, const char *fmt,
+                      ...)
+{
+    if (err) {
+        set(err, RB_ERR_IO, arg, pos, sys_errno);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return RB_ERR_IO;
 }
 
 #ifndef RB_CFLAGS

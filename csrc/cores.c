@@ -29,14 +29,13 @@ static void *cores_worker(void *arg)
 rb_status rb_loop_parallel(int64_t n, int64_t workers, int64_t *out, rb_error *err)
 {
     if (!out)
-        return rb_fail(err, RB_ERR_ARG, "out", "out must not be NULL", -1);
-    if (n < 0)
-        return rb_fail(err, RB_ERR_ARG, "n", "must be >= 0", n);
-    if (n > RB_LOOP_MAX_N)
-        return rb_fail(err, RB_ERR_OVERFLOW, "n", "i*i would overflow int64 (n <= 3037000500)", n);
+        return rb_fail(err, RB_ERR_ARG, "out", "must not be NULL", -1);
+    rb_status st = rb_loop_check(n, err);
+    if (st != RB_OK)
+        return st;
     if (workers < 1 || workers > RB_CORES_MAX_WORKERS)
-        return rb_fail(err, RB_ERR_ARG, "workers", "must be in [1, 4096]", workers);
-    rb_status st = RB_OK;
+        return rb_failf(err, RB_ERR_ARG, "workers", workers, "must be in [1, %d], not %lld",
+                        RB_CORES_MAX_WORKERS, (long long)workers);
     int64_t started = 0;
     cores_share *shares = calloc((size_t)workers, sizeof *shares);
     pthread_t *tids = calloc((size_t)workers, sizeof *tids);
@@ -49,8 +48,10 @@ rb_status rb_loop_parallel(int64_t n, int64_t workers, int64_t *out, rb_error *e
     /* The calling thread does worker 0's share instead of idling in
      * pthread_join: T busy threads either way, one fewer to create. */
     for (; started < workers - 1; started++) {
-        if (pthread_create(&tids[started], NULL, cores_worker, &shares[started + 1]) != 0) {
-            st = rb_fail(err, RB_ERR_IO, "workers", "pthread_create failed", started);
+        int rc = pthread_create(&tids[started], NULL, cores_worker, &shares[started + 1]);
+        if (rc != 0) {
+            st = rb_fail_sys(err, rc, "workers", started, "cannot start thread %lld of %lld",
+                             (long long)started + 2, (long long)workers);
             break;
         }
     }

@@ -33,17 +33,19 @@ rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int
                                rb_error *err)
 {
     if (!cb)
-        return rb_fail(err, RB_ERR_ARG, "cb", "callback must not be NULL", -1);
+        return rb_fail(err, RB_ERR_ARG, "cb", "must not be NULL", -1);
     if (count < 0)
-        return rb_fail(err, RB_ERR_ARG, "count", "must be >= 0", count);
+        return rb_failf(err, RB_ERR_ARG, "count", count, "must be >= 0, not %lld",
+                        (long long)count);
     if (!sink)
-        return rb_fail(err, RB_ERR_ARG, "sink", "sink must not be NULL", -1);
+        return rb_fail(err, RB_ERR_ARG, "sink", "must not be NULL", -1);
     uint64_t acc = 0;
     for (int64_t i = 0; i < count; i++) {
         int64_t r = 0;
         if (cb(ctx, i, &r) != 0) {
             *sink = (int64_t)acc;
-            return rb_fail(err, RB_ERR_INTERRUPTED, "cb", "callback failed", i);
+            return rb_failf(err, RB_ERR_INTERRUPTED, "cb", i, "the callback failed on call %lld",
+                            (long long)i);
         }
         acc += (uint64_t)r;
     }

@@ -718,19 +718,24 @@ rb_status rb_http_server_open(const rb_http_config *cfg, rb_http_server **out, r
         c.host = "127.0.0.1";
     struct sockaddr_in sa = {.sin_family = AF_INET};
     if (inet_pton(AF_INET, c.host, &sa.sin_addr) != 1)
-        return rb_fail(err, RB_ERR_ARG, "host", "must be an IPv4 address", -1);
+        return rb_failf(err, RB_ERR_ARG, "host", -1, "must be an IPv4 address, not '%s'", c.host);
     if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127)
-        return rb_fail(err, RB_ERR_ARG, "host", "must be a loopback address (127.0.0.0/8)", -1);
+        return rb_failf(err, RB_ERR_ARG, "host", -1,
+                        "must be a loopback address (127.0.0.0/8), not %s", c.host);
     if (c.port < 0 || c.port > 65535)
-        return rb_fail(err, RB_ERR_ARG, "port", "must be in [0, 65535]", c.port);
+        return rb_failf(err, RB_ERR_ARG, "port", c.port, "must be in [0, 65535], not %d", c.port);
     if (c.threads < 0 || c.threads > 256)
-        return rb_fail(err, RB_ERR_ARG, "threads", "must be in [0, 256]", c.threads);
+        return rb_failf(err, RB_ERR_ARG, "threads", c.threads, "must be in [0, 256], not %d",
+                        c.threads);
     if (c.header_timeout_ms < 0)
-        return rb_fail(err, RB_ERR_ARG, "header_timeout_ms", "must be >= 0", c.header_timeout_ms);
+        return rb_failf(err, RB_ERR_ARG, "header_timeout_ms", c.header_timeout_ms,
+                        "must be >= 0, not %d", c.header_timeout_ms);
     if (c.idle_timeout_ms < 0)
-        return rb_fail(err, RB_ERR_ARG, "idle_timeout_ms", "must be >= 0", c.idle_timeout_ms);
+        return rb_failf(err, RB_ERR_ARG, "idle_timeout_ms", c.idle_timeout_ms,
+                        "must be >= 0, not %d", c.idle_timeout_ms);
     if (c.max_head > 65536)
-        return rb_fail(err, RB_ERR_ARG, "max_head", "must be <= 65536", (int64_t)c.max_head);
+        return rb_failf(err, RB_ERR_ARG, "max_head", (int64_t)c.max_head,
+                        "must be <= 65536, not %zu", c.max_head);
     if (!c.threads)
         c.threads = 1;
     if (!c.header_timeout_ms)
@@ -745,7 +750,7 @@ rb_status rb_http_server_open(const rb_http_config *cfg, rb_http_server **out, r
 
     rb_http_server *s = calloc(1, sizeof *s);
     if (!s)
-        return rb_fail(err, RB_ERR_NOMEM, NULL, "server", -1);
+        return rb_fail(err, RB_ERR_NOMEM, NULL, "cannot allocate the server", -1);
     s->cfg = c;
     s->cfg.host = NULL; /* the caller's string need not outlive this call */
     s->lfd = s->efd = -1;
@@ -786,10 +791,7 @@ sys_fail:
     if (s->lfd >= 0)
         close(s->lfd);
     free(s);
-    rb_fail(err, RB_ERR_IO, NULL, what, -1);
-    if (err)
-        err->sys_errno = e;
-    return RB_ERR_IO;
+    return rb_fail_sys(err, e, NULL, -1, "%s failed", what);
 }
 
 int rb_http_server_port(const rb_http_server *s)
@@ -802,10 +804,10 @@ rb_status rb_http_server_start(rb_http_server *s, rb_error *err)
     if (!s)
         return rb_fail(err, RB_ERR_ARG, "s", "must not be NULL", -1);
     if (s->started)
-        return rb_fail(err, RB_ERR_ARG, "s", "already started", -1);
+        return rb_fail(err, RB_ERR_ARG, NULL, "the server is already started", -1);
     s->w = calloc((size_t)s->nworkers, sizeof *s->w);
     if (!s->w)
-        return rb_fail(err, RB_ERR_NOMEM, NULL, "workers", -1);
+        return rb_fail(err, RB_ERR_NOMEM, NULL, "cannot allocate the workers", -1);
     /* Workers block every signal, so a process's SIGINT and SIGTERM reach
      * the thread that owns the server (its handler calls stop). */
     sigset_t all, old;
@@ -848,10 +850,8 @@ rb_status rb_http_server_start(rb_http_server *s, rb_error *err)
         s->done += s->nworkers - k;
         pthread_mutex_unlock(&s->mu);
         rb_http_server_stop(s);
-        rb_fail(err, RB_ERR_IO, NULL, what, -1);
-        if (err)
-            err->sys_errno = e;
-        return RB_ERR_IO;
+        return rb_fail_sys(err, e, NULL, -1, "%s failed (worker %d of %d)", what, k + 1,
+                           s->nworkers);
     }
     return RB_OK;
 }

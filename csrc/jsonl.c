@@ -1090,10 +1090,13 @@ static int kernel_resolve(rb_error *err)
     if (env && *env) {
         k = kernel_named(env);
         if (k < 0 || !kernel_runs(k)) {
-            rb_fail(err, RB_ERR_ARG, "ROUNDBENCH_JSONL_KERNEL",
-                    k < 0 ? "names no jsonl kernel (auto, scan, sse2, avx2)"
-                          : "names a jsonl kernel this CPU or build cannot run",
-                    -1);
+            /* An environment variable, not an argument: arg stays NULL. */
+            rb_failf(err, RB_ERR_ARG, NULL, -1,
+                     k < 0 ? "$ROUNDBENCH_JSONL_KERNEL must name a jsonl kernel (auto, scan, "
+                             "sse2, avx2), not '%s'"
+                           : "$ROUNDBENCH_JSONL_KERNEL names '%s', a jsonl kernel this CPU or "
+                             "build cannot run",
+                     env);
             return -1;
         }
         if (k != K_AUTO)
@@ -1121,10 +1124,11 @@ rb_status rb_jsonl_set_kernel(const char *name, rb_error *err)
 {
     int k = name ? kernel_named(name) : K_AUTO;
     if (k < 0)
-        return rb_fail(err, RB_ERR_ARG, "name", "is no jsonl kernel (auto, scan, sse2, avx2)", -1);
+        return rb_failf(err, RB_ERR_ARG, "name", -1,
+                        "must be a jsonl kernel (auto, scan, sse2, avx2), not '%s'", name);
     if (!kernel_runs(k))
-        return rb_fail(err, RB_ERR_ARG, "name", "is a jsonl kernel this CPU or build cannot run",
-                       -1);
+        return rb_failf(err, RB_ERR_ARG, "name", -1,
+                        "must be a jsonl kernel this CPU and build run, not '%s'", name);
     __atomic_store_n(&kernel_choice, k, __ATOMIC_RELAXED);
     return RB_OK;
 }
@@ -1198,12 +1202,8 @@ rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *
     uint8_t *buf = NULL;
     tally *t = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        st = rb_fail(err, RB_ERR_IO, "path", "cannot open the file", 0);
-        if (err)
-            err->sys_errno = errno;
-        return st;
-    }
+    if (fd < 0)
+        return rb_fail_sys(err, errno, "path", 0, "cannot open %s", path);
     size_t cap = READ_CHUNK, have = 0;
     /* One spare byte: the newline a last line without one gets. */
     buf = malloc(cap + 1);
@@ -1219,11 +1219,8 @@ rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            int e = errno;
-            st = rb_fail(err, RB_ERR_IO, "path", "read failed; pos is how far the count got",
-                         res->bytes);
-            if (err)
-                err->sys_errno = e;
+            st = rb_fail_sys(err, errno, "path", res->bytes, "cannot read %s after %lld bytes",
+                             path, (long long)res->bytes);
             goto done;
         }
         if (n == 0) {

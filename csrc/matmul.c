@@ -79,13 +79,13 @@ static struct {
  * so a binding can still name another file after a failure. */
 static atomic_int blas_loaded;
 static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
-static char blas_path[4096];   /* rb_blas_set_library's copy; "" when none */
-static char blas_detail[1024]; /* the loader's text for the last failure */
+static char blas_path[4096]; /* rb_blas_set_library's copy; "" when none */
 
 rb_status rb_blas_set_library(const char *path, rb_error *err)
 {
     if (path && strlen(path) >= sizeof blas_path)
-        return rb_fail(err, RB_ERR_ARG, "path", "is too long (at most 4095 bytes)", -1);
+        return rb_failf(err, RB_ERR_ARG, "path", -1, "must be at most %zu bytes long, not %zu",
+                        sizeof blas_path - 1, strlen(path));
     if (path && !*path)
         return rb_fail(err, RB_ERR_ARG, "path", "must not be empty (NULL clears it)", -1);
     rb_status st = RB_OK;
@@ -93,8 +93,8 @@ rb_status rb_blas_set_library(const char *path, rb_error *err)
     if (atomic_load_explicit(&blas_loaded, memory_order_relaxed)) {
         /* The loaded library stays: naming the same file again is harmless. */
         if (!path || strcmp(path, blas_path) != 0)
-            st = rb_fail(err, RB_ERR_ARG, "path", "the BLAS is already loaded from another file",
-                         -1);
+            st = rb_failf(err, RB_ERR_ARG, "path", -1,
+                          "cannot change: the BLAS is already loaded from %s", blas_path);
     } else if (path) {
         memcpy(blas_path, path, strlen(path) + 1);
     } else {
@@ -104,41 +104,19 @@ rb_status rb_blas_set_library(const char *path, rb_error *err)
     return st;
 }
 
-size_t rb_blas_load_error(char *buf, size_t size)
-{
-    pthread_mutex_lock(&blas_lock);
-    size_t len = strlen(blas_detail);
-    if (buf && size) {
-        size_t k = len < size ? len : size - 1;
-        memcpy(buf, blas_detail, k);
-        buf[k] = '\0';
-    }
-    pthread_mutex_unlock(&blas_lock);
-    return len;
-}
-
-/* Keeps the loader's text, cut to the buffer (it names the file first). */
-static void keep_detail(const char *text)
-{
-    size_t k = strlen(text);
-    if (k >= sizeof blas_detail)
-        k = sizeof blas_detail - 1;
-    memcpy(blas_detail, text, k);
-    blas_detail[k] = '\0';
-}
-
-/* Resolves one symbol into *slot; on failure keeps dlerror's text. */
-static int resolve(void *handle, const char *name, void **slot)
+/* Resolves one symbol into *slot; on failure the error names it with the
+ * loader's own words. */
+static rb_status resolve(void *handle, const char *name, void **slot, rb_error *err)
 {
     dlerror();
     void *p = dlsym(handle, name);
     if (!p) {
         const char *e = dlerror();
-        keep_detail(e ? e : name);
-        return -1;
+        return rb_failf(err, RB_ERR_IO, NULL, -1, "the BLAS library lacks %s: %s", name,
+                        e ? e : "no such symbol");
     }
     *slot = p;
-    return 0;
+    return RB_OK;
 }
 
 static rb_status load_locked(rb_error *err)
@@ -154,10 +132,9 @@ static rb_status load_locked(rb_error *err)
      * product. */
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
+        /* dlerror's text names the file first, then why. */
         const char *e = dlerror();
-        keep_detail(e ? e : path);
-        return rb_fail(err, RB_ERR_IO, NULL,
-                       "cannot load the BLAS library (rb_blas_load_error says why)", -1);
+        return rb_failf(err, RB_ERR_IO, NULL, -1, "cannot load the BLAS library: %s", e ? e : path);
     }
     void *p[5];
     static const char *const names[5] = {
@@ -165,12 +142,10 @@ static rb_status load_locked(rb_error *err)
         RB_BLAS_NAME(openblas_get_corename), RB_BLAS_NAME(openblas_get_num_threads),
         RB_BLAS_NAME(openblas_set_num_threads)};
     for (int i = 0; i < 5; i++) {
-        if (resolve(handle, names[i], &p[i]) < 0) {
+        rb_status st = resolve(handle, names[i], &p[i], err);
+        if (st != RB_OK) {
             dlclose(handle);
-            return rb_fail(
-                err, RB_ERR_IO, NULL,
-                "the BLAS library lacks a symbol the core needs (rb_blas_load_error says which)",
-                -1);
+            return st;
         }
     }
     /* Object pointers to function pointers: POSIX guarantees dlsym's
@@ -182,7 +157,6 @@ static rb_status load_locked(rb_error *err)
     blas.set_num_threads = (set_int_fn)p[4];
     if (path != blas_path)
         snprintf(blas_path, sizeof blas_path, "%s", path);
-    blas_detail[0] = '\0';
     atomic_store_explicit(&blas_loaded, 1, memory_order_release);
     return RB_OK;
 }
@@ -204,16 +178,23 @@ static int overlaps(const double *p, const double *q, size_t count)
     return a < b + len && b < a + len;
 }
 
+rb_status rb_matmul_check(int64_t n, rb_error *err)
+{
+    if (n < 0)
+        return rb_failf(err, RB_ERR_ARG, "n", n, "must be >= 0, not %lld", (long long)n);
+    if (n > RB_MATMUL_MAX_N)
+        return rb_failf(err, RB_ERR_OVERFLOW, "n", n, "must be <= %lld, not %lld",
+                        (long long)RB_MATMUL_MAX_N, (long long)n);
+    return RB_OK;
+}
+
 /* The argument checks every matmul entry point shares. */
 static rb_status check_args(int64_t n, const double *a, const double *b, const double *c,
                             int c_is_output, rb_error *err)
 {
-    if (n < 0)
-        return rb_fail(err, RB_ERR_ARG, "n", "must be >= 0", n);
-    if (n > RB_MATMUL_MAX_N)
-        return rb_fail(err, RB_ERR_OVERFLOW, "n", "is too large (n <= 1000000)", n);
-    if (n == 0)
-        return RB_OK;
+    rb_status st = rb_matmul_check(n, err);
+    if (st != RB_OK || n == 0)
+        return st;
     if (!a)
         return rb_fail(err, RB_ERR_ARG, "a", "must not be NULL", -1);
     if (!b)
@@ -361,13 +342,14 @@ rb_status rb_blas_get_info(rb_blas_info *info, rb_error *err)
     return RB_OK;
 }
 
-rb_status rb_blas_set_threads(int n, rb_error *err)
+rb_status rb_blas_set_threads(int64_t n, rb_error *err)
 {
-    if (n < 1)
-        return rb_fail(err, RB_ERR_ARG, "n", "must be >= 1", n);
+    if (n < 1 || n > RB_BLAS_MAX_THREADS)
+        return rb_failf(err, RB_ERR_ARG, "n", n, "must be in [1, %d], not %lld",
+                        RB_BLAS_MAX_THREADS, (long long)n);
     rb_status st = rb_blas_load(err);
     if (st != RB_OK)
         return st;
-    blas.set_num_threads(n);
+    blas.set_num_threads((int)n);
     return RB_OK;
 }

@@ -7,8 +7,11 @@
  *
  * Error contract: the core never prints, exits or aborts on bad input. Each
  * function that can fail returns an rb_status and, when `err` is not NULL,
- * fills it with the code, a constant message and the position (argument
- * index or byte offset) where it applies. `err` may always be NULL.
+ * fills it with everything a binding needs to raise its own error: the
+ * code, the argument, a position, the errno of a failed system call and
+ * the core's own text with the specifics (the value out of range, the
+ * file's path, the loader's words). Nothing travels beside the record, so
+ * each binding maps it in one place. `err` may always be NULL.
  *
  * Thread safety: unless a function says otherwise it touches no global state
  * and may be called from any number of threads at once.
@@ -26,7 +29,9 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                    */
 
-/** Status codes. RB_OK is zero; every failure is non-zero. */
+/** Status codes. RB_OK is zero; every failure is non-zero. A binding maps a
+ *  code it does not know (a newer core's) to its generic error, never to
+ *  one of these. */
 typedef enum rb_status {
     RB_OK = 0,
     RB_ERR_ARG = 1,        /**< an argument is out of its domain (maps to ValueError) */
@@ -37,15 +42,28 @@ typedef enum rb_status {
     RB_ERR_INTERRUPTED = 6 /**< the caller asked the work to stop */
 } rb_status;
 
-/** Error record. `msg` points to a constant string owned by the core (never
- *  freed by the caller); `arg` names the argument that was wrong, or is NULL;
- *  `pos` is a byte offset or index where it applies, else -1. */
+/** The size of rb_error.msg, its NUL included: messages are one line. */
+#define RB_ERROR_MSG_MAX 256
+
+/** Error record, filled by a failing function (see the error contract).
+ *  - `code`: the status the function returned.
+ *  - `arg`: the argument that was wrong (a constant string owned by the
+ *    core), or NULL when the failure is no argument's fault.
+ *  - `pos`: a byte offset, index or count where it applies, else -1 (each
+ *    function says which).
+ *  - `sys_errno`: the errno of the system call that failed (RB_ERR_IO),
+ *    else 0. `msg` does not repeat its text: strerror() gives it.
+ *  - `msg`: what was wrong, with the values that make it specific. When
+ *    `arg` is set, it reads after the argument's name for the domain codes
+ *    (RB_ERR_ARG, RB_ERR_OVERFLOW, RB_ERR_TYPE): "must be >= 0, not -1", so
+ *    a binding prints "loop() argument 'n' must be >= 0, not -1". Always
+ *    NUL-terminated; cut to RB_ERROR_MSG_MAX - 1 bytes; "" after RB_OK. */
 typedef struct rb_error {
     rb_status code;
-    const char *msg;
     const char *arg;
     int64_t pos;
     int sys_errno;
+    char msg[RB_ERROR_MSG_MAX];
 } rb_error;
 
 /** Clears `err` (when not NULL) to RB_OK. */
@@ -62,8 +80,9 @@ const char *rb_status_name(rb_status code);
 #define RB_LOOP_MAX_N INT64_C(3037000500)
 
 /** Computes the sum of i*i % 7 for i in [lo, hi) into *out.
- *  @param lo, hi  0 <= lo <= hi <= RB_LOOP_MAX_N, else RB_ERR_ARG (negative
- *                 or lo > hi) or RB_ERR_OVERFLOW (hi too large).
+ *  @param lo, hi  0 <= lo <= hi <= RB_LOOP_MAX_N, else RB_ERR_ARG naming lo
+ *                 (negative) or hi (below lo), or RB_ERR_OVERFLOW naming hi
+ *                 (too large).
  *  @param out     must not be NULL (RB_ERR_ARG).
  *  @param err     optional error record, may be NULL.
  *  @return RB_OK or a failure code; *out is untouched on failure.
@@ -71,8 +90,16 @@ const char *rb_status_name(rb_status code);
  *  worker; it is thread-safe. */
 rb_status rb_loop_range(int64_t lo, int64_t hi, int64_t *out, rb_error *err);
 
-/** rb_loop_range(0, n, out, err). */
+/** rb_loop_range(0, n, out, err), but an n out of range is named "n".
+ *  @param n  0 <= n <= RB_LOOP_MAX_N, else RB_ERR_ARG or RB_ERR_OVERFLOW. */
 rb_status rb_loop(int64_t n, int64_t *out, rb_error *err);
+
+/** The argument checks of rb_loop_range and rb_loop alone, without the
+ *  work: for a binding that splits one call into slices (to let Ctrl-C in
+ *  between them) and must fail the whole call before the first slice, with
+ *  the same error. Thread-safe. */
+rb_status rb_loop_range_check(int64_t lo, int64_t hi, rb_error *err);
+rb_status rb_loop_check(int64_t n, rb_error *err);
 
 /** The expected loop sum, by the period-7 closed form. Used only to verify
  *  results; never as the round's work. Requires 0 <= n <= RB_LOOP_MAX_N. */
@@ -115,11 +142,17 @@ int rb_ffi_noop_callback(void *ctx, int64_t x, int64_t *result);
 
 /* ------------------------------------------------------------------------ */
 /* Round matmul: C = A*B for dense row-major n x n float64 matrices.         */
-/* (issue 3; csrc/matmul.c)                                                  */
+/* (csrc/matmul.c)                                                           */
 
 /** The largest n the matmul round accepts: n*n*8 bytes must stay far from
  *  overflowing size_t and int64_t. */
 #define RB_MATMUL_MAX_N INT64_C(1000000)
+
+/** The check of n that every matmul function below makes first: RB_ERR_ARG
+ *  for n < 0, RB_ERR_OVERFLOW for n > RB_MATMUL_MAX_N, both naming "n". For
+ *  a binding that must know n is sound before it sizes buffers from it (Go
+ *  compares its slices' lengths with n*n). Thread-safe. */
+rb_status rb_matmul_check(int64_t n, rb_error *err);
 
 /** C = A*B by the naive i-k-j triple loop (the loop order that walks B and C
  *  contiguously), compiled with the core's own flags.
@@ -185,16 +218,11 @@ rb_status rb_blas_set_library(const char *path, rb_error *err);
 /** Loads the BLAS now if it is not loaded yet. A failed load is not
  *  remembered: the next call tries again (so rb_blas_set_library can still
  *  fix it). Thread-safe; after the first success it costs one atomic load.
- *  @return RB_OK; RB_ERR_IO when the file cannot be loaded or lacks one of
- *          the symbols the core needs (the message says which of the two;
- *          rb_blas_load_error gives the loader's text). */
+ *  @return RB_OK; RB_ERR_IO (sys_errno 0) when the file cannot be loaded or
+ *          lacks one of the symbols the core needs: the message says which,
+ *          in the loader's own words (dlerror(): the file and why, or the
+ *          missing symbol). */
 rb_status rb_blas_load(rb_error *err);
-
-/** Copies the loader's text for the last failed load (dlerror(): the file
- *  and why, or the missing symbol) into buf, NUL-terminated and truncated
- *  to size - 1 bytes; "" after a success. buf may be NULL when size is 0.
- *  @return the text's full length. Thread-safe. */
-size_t rb_blas_load_error(char *buf, size_t size);
 
 /** What the BLAS is, as it runs in this process. The strings are owned by
  *  the BLAS or the loader and live as long as the process (never freed by
@@ -211,15 +239,18 @@ typedef struct rb_blas_info {
  *  RB_ERR_IO (*info untouched). */
 rb_status rb_blas_get_info(rb_blas_info *info, rb_error *err);
 
-/** Sets the BLAS's thread count for the whole process (n >= 1), as
- *  openblas_set_num_threads does, loading the BLAS first if need be. Not
- *  thread-safe with a running dgemm. @return RB_OK; RB_ERR_ARG naming "n";
- *  rb_blas_load's RB_ERR_IO. */
-rb_status rb_blas_set_threads(int n, rb_error *err);
+/** The most threads rb_blas_set_threads accepts. */
+#define RB_BLAS_MAX_THREADS (1 << 20)
+
+/** Sets the BLAS's thread count for the whole process (1 <= n <=
+ *  RB_BLAS_MAX_THREADS), as openblas_set_num_threads does, loading the BLAS
+ *  first if need be (a bad n fails before). Not thread-safe with a running
+ *  dgemm. @return RB_OK; RB_ERR_ARG naming "n"; rb_blas_load's RB_ERR_IO. */
+rb_status rb_blas_set_threads(int64_t n, rb_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Round temps: the sum of a[i]*a[i] % 7 over an int64 array, one fused pass. */
-/* (issue 3; csrc/temps.c)                                                   */
+/* (csrc/temps.c)                                                            */
 
 /** The largest |a[i]| rb_temps accepts: a[i]*a[i] must fit in int64_t. */
 #define RB_TEMPS_MAX_ABS INT64_C(3037000499)
@@ -231,6 +262,13 @@ rb_status rb_blas_set_threads(int n, rb_error *err);
  *  @return RB_OK; RB_ERR_OVERFLOW naming "a" with pos = the index of the
  *          first |a[i]| > RB_TEMPS_MAX_ABS. Thread-safe. */
 rb_status rb_temps(const int64_t *a, int64_t n, int64_t *out, rb_error *err);
+
+/** The same sum over a[lo, hi) only, with the same errors, indices counted
+ *  from `a`: for a binding that goes through a large array in slices (to
+ *  let Ctrl-C in between them) and must still name the element that
+ *  overflows by its place in the whole array.
+ *  @param lo, hi  0 <= lo <= hi (RB_ERR_ARG); `a` holds at least hi values. */
+rb_status rb_temps_range(const int64_t *a, int64_t lo, int64_t hi, int64_t *out, rb_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Round http: the core's HTTP/1.1 server (csrc/http.c). An epoll event loop */
@@ -365,9 +403,12 @@ typedef struct rb_chain rb_chain;
  *  computed by the loop (the hop's work, which every variant repeats). */
 int64_t rb_chain_hop(int64_t x, int64_t hop_work);
 
-/** The value the last task yields, by an O(1)-per-hop closed form of the
- *  hop work: for verifying results only, never as the round's work. */
-int64_t rb_chain_expected(int64_t n, int64_t hop_work);
+/** The value the last of n tasks yields into *out, by an O(1)-per-hop
+ *  closed form of the hop work: for verifying results only, never as the
+ *  round's work. @return RB_OK; RB_ERR_ARG for n < 0 or hop_work < 0;
+ *  RB_ERR_OVERFLOW naming hop_work when the value would not fit in int64
+ *  (the check rb_chain_new makes); *out untouched on failure. */
+rb_status rb_chain_expected(int64_t n, int64_t hop_work, int64_t *out, rb_error *err);
 
 /** Setup: builds `parallel` chains of n tasks and runs every task until it
  *  waits to receive, so all n * parallel tasks exist when it returns.
@@ -489,14 +530,14 @@ rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *
 rb_status rb_jsonl_set_kernel(const char *name, rb_error *err);
 
 /** The kernel counts use now, resolved ("scan", "sse2" or "avx2"; never
- *  "auto"). NULL, with err (may be NULL) set to RB_ERR_ARG naming
- *  ROUNDBENCH_JSONL_KERNEL, when under "auto" that variable names no
- *  kernel this CPU runs: then every count fails the same way, rather than
- *  run a kernel nobody asked for. */
+ *  "auto"). NULL, with err (may be NULL) set to RB_ERR_ARG (no argument:
+ *  the message names $ROUNDBENCH_JSONL_KERNEL), when under "auto" that
+ *  variable names no kernel this CPU runs: then every count fails the same
+ *  way, rather than run a kernel nobody asked for. */
 const char *rb_jsonl_kernel(rb_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Round sleep (issue 5): N tasks, all alive at once, each waiting until a   */
+/* Round sleep: N tasks, all alive at once, each waiting until a            */
 /* common deadline one wait after a common start. csrc/sleep.c.              */
 
 /** The most tasks one sleep run accepts (task ids and counters are 32-bit). */
@@ -601,7 +642,7 @@ rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes, rb_s
                            rb_error *err);
 
 /* ------------------------------------------------------------------------ */
-/* Round cores (issue 5): the loop round's work on T threads. csrc/cores.c.  */
+/* Round cores: the loop round's work on T threads. csrc/cores.c.            */
 
 /** The most workers rb_loop_parallel accepts. */
 #define RB_CORES_MAX_WORKERS 4096

@@ -57,7 +57,7 @@ struct rb_evloop {
 rb_status rb_evloop_new(int64_t capacity, rb_evloop **out, rb_error *err)
 {
     if (!out)
-        return rb_fail(err, RB_ERR_ARG, "out", "out must not be NULL", -1);
+        return rb_fail(err, RB_ERR_ARG, "out", "must not be NULL", -1);
     if (capacity < 0)
         return rb_fail(err, RB_ERR_ARG, "capacity", "must be >= 0", capacity);
     if ((uint64_t)capacity > SIZE_MAX / sizeof(ev_timer))
@@ -117,7 +117,7 @@ static int grow(void **p, size_t *cap, size_t elem)
 rb_status rb_evloop_post(rb_evloop *loop, rb_evloop_fn fn, void *ctx, rb_error *err)
 {
     if (!fn)
-        return rb_fail(err, RB_ERR_ARG, "fn", "fn must not be NULL", -1);
+        return rb_fail(err, RB_ERR_ARG, "fn", "must not be NULL", -1);
     if (loop->nready == loop->capready) {
         size_t old = loop->capready;
         if (grow((void **)&loop->ring, &loop->capready, sizeof *loop->ring) < 0)
@@ -137,7 +137,7 @@ rb_status rb_evloop_at(rb_evloop *loop, int64_t deadline_ns, rb_evloop_fn fn, vo
                        rb_error *err)
 {
     if (!fn)
-        return rb_fail(err, RB_ERR_ARG, "fn", "fn must not be NULL", -1);
+        return rb_fail(err, RB_ERR_ARG, "fn", "must not be NULL", -1);
     if (loop->nheap == loop->capheap &&
         grow((void **)&loop->heap, &loop->capheap, sizeof *loop->heap) < 0)
         return rb_fail(err, RB_ERR_NOMEM, NULL, "cannot grow the timer heap", -1);
@@ -203,10 +203,7 @@ rb_status rb_evloop_run(rb_evloop *loop, rb_error *err)
         while ((rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) == EINTR) {
         }
         if (rc != 0) {
-            rb_fail(err, RB_ERR_IO, NULL, "clock_nanosleep failed", -1);
-            if (err)
-                err->sys_errno = rc;
-            return RB_ERR_IO;
+            return rb_fail_sys(err, rc, NULL, -1, "clock_nanosleep failed");
         }
     }
     if (loop->fail_code != RB_OK)
@@ -250,13 +247,16 @@ static void task_start(rb_evloop *loop, void *ctx)
 static rb_status check_sleep_args(int64_t n, int64_t wait_ns, rb_sleep_stats *stats, rb_error *err)
 {
     if (!stats)
-        return rb_fail(err, RB_ERR_ARG, "stats", "stats must not be NULL", -1);
+        return rb_fail(err, RB_ERR_ARG, "stats", "must not be NULL", -1);
     if (n < 0)
-        return rb_fail(err, RB_ERR_ARG, "n", "must be >= 0", n);
+        return rb_failf(err, RB_ERR_ARG, "n", n, "must be >= 0, not %lld", (long long)n);
     if (n > RB_SLEEP_MAX_N)
-        return rb_fail(err, RB_ERR_OVERFLOW, "n", "too many tasks (n <= 100000000)", n);
+        return rb_failf(err, RB_ERR_OVERFLOW, "n", n,
+                        "must be <= %lld (task ids are 32-bit), not %lld",
+                        (long long)RB_SLEEP_MAX_N, (long long)n);
     if (wait_ns < 0)
-        return rb_fail(err, RB_ERR_ARG, "wait_ns", "must be >= 0", wait_ns);
+        return rb_failf(err, RB_ERR_ARG, "wait_ns", wait_ns, "must be >= 0, not %lld",
+                        (long long)wait_ns);
     return RB_OK;
 }
 
@@ -381,11 +381,13 @@ rb_status rb_thread_limit_now(int64_t touched_bytes, int64_t maps_per_thread, rb
                               rb_error *err)
 {
     if (!out)
-        return rb_fail(err, RB_ERR_ARG, "out", "out must not be NULL", -1);
+        return rb_fail(err, RB_ERR_ARG, "out", "must not be NULL", -1);
     if (touched_bytes < 0)
-        return rb_fail(err, RB_ERR_ARG, "touched_bytes", "must be >= 0", touched_bytes);
+        return rb_failf(err, RB_ERR_ARG, "touched_bytes", touched_bytes, "must be >= 0, not %lld",
+                        (long long)touched_bytes);
     if (maps_per_thread < 0)
-        return rb_fail(err, RB_ERR_ARG, "maps_per_thread", "must be >= 0", maps_per_thread);
+        return rb_failf(err, RB_ERR_ARG, "maps_per_thread", maps_per_thread,
+                        "must be >= 0, not %lld", (long long)maps_per_thread);
     rb_thread_limit lim = {NULL, 0, 0};
     int64_t used = threads_in_use();
     int64_t pid_max = read_proc_int("/proc/sys/kernel/pid_max");
@@ -394,10 +396,7 @@ rb_status rb_thread_limit_now(int64_t touched_bytes, int64_t maps_per_thread, rb
     int64_t maps = maps_in_use();
     int64_t avail = mem_available();
     if (used < 0 || pid_max < 0 || threads_max < 0 || map_max < 0 || maps < 0 || avail < 0) {
-        rb_fail(err, RB_ERR_IO, NULL, "cannot read the thread limits from /proc", -1);
-        if (err)
-            err->sys_errno = errno;
-        return RB_ERR_IO;
+        return rb_fail_sys(err, errno, NULL, -1, "cannot read the thread limits from /proc");
     }
     /* Every thread takes a pid; after wrapping, the kernel hands out pids
      * from 300 up (RESERVED_PIDS in kernel/pid.c). */
@@ -479,9 +478,11 @@ rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes, rb_s
     if (st != RB_OK)
         return st;
     if (stack_bytes < 0)
-        return rb_fail(err, RB_ERR_ARG, "stack_bytes", "must be >= 0", stack_bytes);
+        return rb_failf(err, RB_ERR_ARG, "stack_bytes", stack_bytes, "must be >= 0, not %lld",
+                        (long long)stack_bytes);
     if (stack_bytes > (INT64_C(1) << 30))
-        return rb_fail(err, RB_ERR_OVERFLOW, "stack_bytes", "must be <= 1 GiB", stack_bytes);
+        return rb_failf(err, RB_ERR_OVERFLOW, "stack_bytes", stack_bytes,
+                        "must be <= 1 GiB, not %lld", (long long)stack_bytes);
     int64_t page = sysconf(_SC_PAGESIZE);
     int64_t min = sysconf(_SC_THREAD_STACK_MIN);
     if (min < PTHREAD_STACK_MIN)
@@ -491,7 +492,9 @@ rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes, rb_s
         stack = min;
     stack = (stack + page - 1) / page * page;
     if (n > 0 && stack > INT64_MAX / n)
-        return rb_fail(err, RB_ERR_OVERFLOW, "n", "n stacks do not fit in the address space", n);
+        return rb_failf(err, RB_ERR_OVERFLOW, "n", n,
+                        "is too large: %lld stacks of %lld bytes do not fit in the address space",
+                        (long long)n, (long long)stack);
 
     int64_t t0 = now_ns();
     thread_state s = {.n = (uint32_t)n};
@@ -519,10 +522,9 @@ rb_status rb_sleep_threads(int64_t n, int64_t wait_ns, int64_t stack_bytes, rb_s
         if (rc == 0)
             rc = pthread_create(&tids[created], &attr, sleep_thread, &s);
         if (rc != 0) {
-            st = rb_fail(err, RB_ERR_IO, "n", "pthread_create failed: a thread limit was reached",
-                         created);
-            if (err)
-                err->sys_errno = rc;
+            st = rb_fail_sys(err, rc, "n", created,
+                             "cannot start thread %lld of %lld: a thread limit was reached",
+                             (long long)created + 1, (long long)n);
             /* Release the threads already made (they end at once) and join
              * them below, so a refused run leaves nothing behind. */
             s.abort = 1;

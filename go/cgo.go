@@ -2,31 +2,33 @@ package roundbench
 
 // This is the package's only cgo file: every crossing into the C core is
 // here, and each function only converts arguments, calls, and converts the
-// result or the core's error record. The preamble holds declarations only,
-// as a file with //export requires (cmd/cgo documentation, "C references
-// to Go").
+// result or the core's error record. The core checks every argument's
+// value; what is checked here is only what conversion needs (a slice's
+// length, a number that must fit in a C int). The preamble holds
+// declarations only, as a file with //export requires (cmd/cgo
+// documentation, "C references to Go").
 
 /*
 #cgo CFLAGS: -O2 -std=gnu11 -DRB_CGO
 #cgo noescape rb_ffi_noop_noescape
 #cgo nocallback rb_ffi_noop_nocallback
-// ---- issue 3 (matmul): the OpenBLAS at build/blas (the scipy-openblas64
+// The matmul round's BLAS: the OpenBLAS at build/blas (the scipy-openblas64
 // package, the library numpy bundles; README, "The BLAS"), which the core
 // dlopen()s on first use and nothing links. cgo refuses a string in a -D
 // flag, so the core's default is the library's bare name and this rpath is
 // where the loader finds it (ROUNDBENCH_BLAS_LIB or BlasSetLibrary win).
 #cgo CFLAGS: -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_ -DBLAS_ILP64
 #cgo LDFLAGS: -Wl,-rpath,${SRCDIR}/../build/blas/lib -ldl -lm
-// ---- end issue 3
 #include <stdlib.h>
 #include "roundbench.h"
 int rbGoCallback(void *ctx, int64_t x, int64_t *result);
-// round http
 int rbGoHTTPHandler(void *ctx, rb_http_request *req, rb_http_response *resp);
 */
 import "C"
 
 import (
+	"fmt"
+	"math"
 	"runtime"
 	"runtime/cgo"
 	"sync"
@@ -35,10 +37,12 @@ import (
 	"unsafe"
 )
 
-// coreError converts the core's error record into an *Error.
-func coreError(fn string, st C.rb_status, e *C.rb_error) error {
-	kind := ErrInterrupted
-	switch st {
+// coreError is the one place the core's error record becomes a Go error:
+// everything it needs travels in the record (csrc/roundbench.h, rb_error).
+// A status this package does not know (a newer core's) is an ErrCore.
+func coreError(fn string, e *C.rb_error) error {
+	kind := ErrCore
+	switch e.code {
 	case C.RB_ERR_ARG:
 		kind = ErrArg
 	case C.RB_ERR_OVERFLOW:
@@ -49,10 +53,13 @@ func coreError(fn string, st C.rb_status, e *C.rb_error) error {
 		kind = ErrIO
 	case C.RB_ERR_TYPE:
 		kind = ErrType
+	case C.RB_ERR_INTERRUPTED:
+		kind = ErrInterrupted
 	}
-	out := &Error{Func: fn, Msg: C.GoString(C.rb_status_name(st)), Pos: int64(e.pos), Kind: kind}
-	if e.msg != nil {
-		out.Msg = C.GoString(e.msg)
+	out := &Error{Func: fn, Msg: C.GoString(&e.msg[0]), Pos: int64(e.pos), Kind: kind,
+		Errno: syscall.Errno(e.sys_errno)}
+	if out.Msg == "" {
+		out.Msg = fmt.Sprintf("%s (status %d)", C.GoString(C.rb_status_name(e.code)), int(e.code))
 	}
 	if e.arg != nil {
 		out.Arg = C.GoString(e.arg)
@@ -60,16 +67,39 @@ func coreError(fn string, st C.rb_status, e *C.rb_error) error {
 	return out
 }
 
+// statusError runs coreError on a record holding only these fields: the
+// tests reach the mapper through it (a _test.go file cannot use cgo), for
+// every status, unknown ones included.
+func statusError(fn string, code int, arg, msg string) error {
+	var e C.rb_error
+	e.code = C.rb_status(code)
+	e.pos = -1
+	for i := 0; i < len(msg) && i < len(e.msg)-1; i++ {
+		e.msg[i] = C.char(msg[i])
+	}
+	if arg != "" {
+		e.arg = C.CString(arg)
+		defer C.free(unsafe.Pointer(e.arg))
+	}
+	return coreError(fn, &e)
+}
+
+// cInt converts v to a C int for argument arg of fn: a value that does not
+// fit is refused here, since the core would see another number.
+func cInt(fn, arg string, v int64) (C.int, error) {
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		return 0, argError(fn, arg, ErrOverflow, "%d does not fit in a C int", v)
+	}
+	return C.int(v), nil
+}
+
 // Loop returns the sum of i*i % 7 for i in [0, n), computed by the C core in
 // one call.
 func Loop(n int64) (int64, error) {
-	if err := checkLoopN("Loop", n); err != nil {
-		return 0, err
-	}
 	var sum C.int64_t
 	var e C.rb_error
-	if st := C.rb_loop(C.int64_t(n), &sum, &e); st != C.RB_OK {
-		return 0, coreError("Loop", st, &e)
+	if C.rb_loop(C.int64_t(n), &sum, &e) != C.RB_OK {
+		return 0, coreError("Loop", &e)
 	}
 	return int64(sum), nil
 }
@@ -79,8 +109,8 @@ func Loop(n int64) (int64, error) {
 func LoopRange(lo, hi int64) (int64, error) {
 	var sum C.int64_t
 	var e C.rb_error
-	if st := C.rb_loop_range(C.int64_t(lo), C.int64_t(hi), &sum, &e); st != C.RB_OK {
-		return 0, coreError("LoopRange", st, &e)
+	if C.rb_loop_range(C.int64_t(lo), C.int64_t(hi), &sum, &e) != C.RB_OK {
+		return 0, coreError("LoopRange", &e)
 	}
 	return int64(sum), nil
 }
@@ -136,13 +166,13 @@ func FfiCallbackLoopC(count int64) (int64, error) {
 func callbackLoop(fn string, cb C.rb_ffi_callback, count int64) (int64, error) {
 	var sink C.int64_t
 	var e C.rb_error
-	if st := C.rb_ffi_callback_loop(cb, nil, C.int64_t(count), &sink, &e); st != C.RB_OK {
-		return 0, coreError(fn, st, &e)
+	if C.rb_ffi_callback_loop(cb, nil, C.int64_t(count), &sink, &e) != C.RB_OK {
+		return 0, coreError(fn, &e)
 	}
 	return int64(sink), nil
 }
 
-// ---- round http ----
+// ---- round http ----------------------------------------------------------
 
 //export rbGoHTTPHandler
 func rbGoHTTPHandler(ctx unsafe.Pointer, req *C.rb_http_request, resp *C.rb_http_response) C.int {
@@ -172,20 +202,29 @@ type HTTPServer struct {
 
 // NewHTTPServer binds and listens on cfg.Host:cfg.Port (loopback only) and
 // returns a server that is not yet serving; Start starts it. A nil h makes
-// the core answer with its own C handler (rb_http_hello_handler).
+// the core answer with its own C handler (rb_http_hello_handler). The core
+// checks the configuration; its errors name the C fields (max_head for
+// MaxHead).
 func NewHTTPServer(cfg HTTPConfig, h HTTPHandler) (*HTTPServer, error) {
-	if err := cfg.check("NewHTTPServer"); err != nil {
+	const fn = "NewHTTPServer"
+	var c C.rb_http_config
+	var err error
+	if c.port, err = cInt(fn, "Port", int64(cfg.Port)); err != nil {
 		return nil, err
 	}
+	if c.threads, err = cInt(fn, "Threads", int64(cfg.Threads)); err != nil {
+		return nil, err
+	}
+	if c.header_timeout_ms, err = cInt(fn, "HeaderTimeout", cfg.HeaderTimeout.Milliseconds()); err != nil {
+		return nil, err
+	}
+	if cfg.MaxHead < 0 {
+		return nil, argError(fn, "MaxHead", ErrArg, "%d does not fit in a C size_t", cfg.MaxHead)
+	}
+	c.max_head = C.size_t(cfg.MaxHead)
 	host := C.CString(cfg.host())
 	defer C.free(unsafe.Pointer(host))
-	c := C.rb_http_config{
-		host:              host,
-		port:              C.int(cfg.Port),
-		threads:           C.int(cfg.Threads),
-		header_timeout_ms: C.int(cfg.HeaderTimeout.Milliseconds()),
-		max_head:          C.size_t(cfg.MaxHead),
-	}
+	c.host = host
 	srv := &HTTPServer{}
 	if h != nil {
 		// The core keeps ctx for the server's lifetime, so it is C memory
@@ -198,9 +237,9 @@ func NewHTTPServer(cfg HTTPConfig, h HTTPHandler) (*HTTPServer, error) {
 		c.handler_ctx = srv.ctx
 	}
 	var e C.rb_error
-	if st := C.rb_http_server_open(&c, &srv.s, &e); st != C.RB_OK {
+	if C.rb_http_server_open(&c, &srv.s, &e) != C.RB_OK {
 		srv.free()
-		return nil, coreError("NewHTTPServer", st, &e)
+		return nil, coreError(fn, &e)
 	}
 	return srv, nil
 }
@@ -231,8 +270,8 @@ func (s *HTTPServer) Start() error {
 		return argError("HTTPServer.Start", "s", ErrArg, "server is closed")
 	}
 	var e C.rb_error
-	if st := C.rb_http_server_start(s.s, &e); st != C.RB_OK {
-		return coreError("HTTPServer.Start", st, &e)
+	if C.rb_http_server_start(s.s, &e) != C.RB_OK {
+		return coreError("HTTPServer.Start", &e)
 	}
 	return nil
 }
@@ -291,66 +330,71 @@ func (s *HTTPServer) Close() error {
 	return nil
 }
 
-// ---- issue 5: round sleep ----
+// ---- round sleep ---------------------------------------------------------
 
 // Sleep runs the sleep round on the core's single-threaded event loop, in
 // one cgo call that blocks its OS thread for about wait: n tasks, all live
 // at once, each waking at a common start + wait.
 func Sleep(n int64, wait time.Duration) (SleepStats, error) {
-	if err := checkSleepArgs("Sleep", n, wait); err != nil {
-		return SleepStats{}, err
-	}
 	var s C.rb_sleep_stats
 	var e C.rb_error
-	if st := C.rb_sleep(C.int64_t(n), C.int64_t(wait.Nanoseconds()), &s, &e); st != C.RB_OK {
-		return SleepStats{}, coreError("Sleep", st, &e)
+	if C.rb_sleep(C.int64_t(n), C.int64_t(wait.Nanoseconds()), &s, &e) != C.RB_OK {
+		return SleepStats{}, coreError("Sleep", &e)
 	}
 	return SleepStats{N: int64(s.n), SetupNs: int64(s.setup_ns), RunNs: int64(s.run_ns),
 		OverheadNs: int64(s.overhead_ns), PeakLive: int64(s.peak_live),
 		Completed: int64(s.completed), Early: int64(s.early)}, nil
 }
 
-// ---- end of round sleep ----
-
 // BuildInfo returns the compiler and flags the core was built with.
 func BuildInfo() string { return C.GoString(C.rb_build_info()) }
 
-// ---- issue 3: rounds matmul and temps ------------------------------------
+// ---- rounds matmul and temps ---------------------------------------------
+
+// matrix is one n x n argument of a matmul function.
+type matrix struct {
+	name string
+	m    []float64
+}
+
+// matrixPointers has the core check n, then converts each slice to a C
+// pointer to its first element (nil when n == 0). C cannot see a slice's
+// length, so a slice that does not hold n*n values is refused here.
+func matrixPointers(fn string, n int, ms ...matrix) ([]*C.double, error) {
+	var e C.rb_error
+	if C.rb_matmul_check(C.int64_t(n), &e) != C.RB_OK {
+		return nil, coreError(fn, &e)
+	}
+	ps := make([]*C.double, len(ms))
+	for i, x := range ms {
+		if len(x.m) != n*n {
+			return nil, argError(fn, x.name, ErrArg, "has %d elements; want n*n = %d", len(x.m), n*n)
+		}
+		if n > 0 {
+			ps[i] = (*C.double)(unsafe.Pointer(&x.m[0]))
+		}
+	}
+	return ps, nil
+}
 
 // matmulCall hands three Go slices to a core matmul function without
 // copying them: C reads a and b and writes c in place.
 func matmulCall(fn string, n int, a, b, c []float64, call func(n C.int64_t, a, b, c *C.double, e *C.rb_error) C.rb_status) error {
-	if err := checkMatmul(fn, n, a, b, c); err != nil {
+	p, err := matrixPointers(fn, n, matrix{"a", a}, matrix{"b", b}, matrix{"c", c})
+	if err != nil {
 		return err
 	}
-	if n == 0 {
-		return nil
-	}
 	var e C.rb_error
-	st := call(C.int64_t(n), (*C.double)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&b[0])), (*C.double)(unsafe.Pointer(&c[0])), &e)
+	st := call(C.int64_t(n), p[0], p[1], p[2], &e)
 	// cgo pins the slices for the call; KeepAlive says that the core uses
 	// their memory up to here.
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)
 	runtime.KeepAlive(c)
 	if st != C.RB_OK {
-		return blasError(fn, st, &e)
+		return coreError(fn, &e)
 	}
 	return nil
-}
-
-// blasError is coreError plus, when the BLAS could not be loaded, the
-// loader's own words (which file, which symbol, why).
-func blasError(fn string, st C.rb_status, e *C.rb_error) error {
-	err := coreError(fn, st, e)
-	if st == C.RB_ERR_IO {
-		var buf [1024]C.char
-		C.rb_blas_load_error(&buf[0], C.size_t(len(buf)))
-		if detail := C.GoString(&buf[0]); detail != "" {
-			err.(*Error).Msg += ": " + detail
-		}
-	}
-	return err
 }
 
 // BlasSetLibrary names the BLAS file the core loads on first use, instead
@@ -364,8 +408,8 @@ func BlasSetLibrary(path string) error {
 		defer C.free(unsafe.Pointer(cpath))
 	}
 	var e C.rb_error
-	if st := C.rb_blas_set_library(cpath, &e); st != C.RB_OK {
-		return coreError("BlasSetLibrary", st, &e)
+	if C.rb_blas_set_library(cpath, &e) != C.RB_OK {
+		return coreError("BlasSetLibrary", &e)
 	}
 	return nil
 }
@@ -391,20 +435,18 @@ func MatmulNaive(n int, a, b, c []float64) error {
 // stated in csrc/roundbench.h) and returns the round's checksum of c. A
 // wrong c is an *Error with Arg "c" and Pos the first wrong row.
 func MatmulVerify(n int, a, b, c []float64) (int64, error) {
-	if err := checkMatmulSizes("MatmulVerify", n, a, b, c); err != nil {
+	p, err := matrixPointers("MatmulVerify", n, matrix{"a", a}, matrix{"b", b}, matrix{"c", c})
+	if err != nil {
 		return 0, err
-	}
-	if n == 0 {
-		return 0, nil
 	}
 	var sum C.int64_t
 	var e C.rb_error
-	st := C.rb_matmul_verify(C.int64_t(n), (*C.double)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&b[0])), (*C.double)(unsafe.Pointer(&c[0])), &sum, &e)
+	st := C.rb_matmul_verify(C.int64_t(n), p[0], p[1], p[2], &sum, &e)
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)
 	runtime.KeepAlive(c)
 	if st != C.RB_OK {
-		return 0, coreError("MatmulVerify", st, &e)
+		return 0, coreError("MatmulVerify", &e)
 	}
 	return int64(sum), nil
 }
@@ -412,18 +454,16 @@ func MatmulVerify(n int, a, b, c []float64) (int64, error) {
 // MatmulFill fills a and b (n*n each) with the round's seeded small
 // integers, the same values in every language.
 func MatmulFill(n int, seed uint64, a, b []float64) error {
-	if err := checkMatmulSizes("MatmulFill", n, a, b, a); err != nil {
+	p, err := matrixPointers("MatmulFill", n, matrix{"a", a}, matrix{"b", b})
+	if err != nil {
 		return err
 	}
-	if n == 0 {
-		return nil
-	}
 	var e C.rb_error
-	st := C.rb_matmul_fill(C.int64_t(n), C.uint64_t(seed), (*C.double)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&b[0])), &e)
+	st := C.rb_matmul_fill(C.int64_t(n), C.uint64_t(seed), p[0], p[1], &e)
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)
 	if st != C.RB_OK {
-		return coreError("MatmulFill", st, &e)
+		return coreError("MatmulFill", &e)
 	}
 	return nil
 }
@@ -441,8 +481,8 @@ type BlasInfo struct {
 func GetBlasInfo() (BlasInfo, error) {
 	var info C.rb_blas_info
 	var e C.rb_error
-	if st := C.rb_blas_get_info(&info, &e); st != C.RB_OK {
-		return BlasInfo{}, blasError("GetBlasInfo", st, &e)
+	if C.rb_blas_get_info(&info, &e) != C.RB_OK {
+		return BlasInfo{}, coreError("GetBlasInfo", &e)
 	}
 	return BlasInfo{
 		Library:  C.GoString(info.library),
@@ -455,12 +495,9 @@ func GetBlasInfo() (BlasInfo, error) {
 // BlasSetThreads sets the core's BLAS thread count (n >= 1) for the
 // process, loading the BLAS if need be.
 func BlasSetThreads(n int) error {
-	if n < 1 || n > 1<<20 {
-		return argError("BlasSetThreads", "n", ErrArg, "must be in [1, 1048576], not %d", n)
-	}
 	var e C.rb_error
-	if st := C.rb_blas_set_threads(C.int(n), &e); st != C.RB_OK {
-		return blasError("BlasSetThreads", st, &e)
+	if C.rb_blas_set_threads(C.int64_t(n), &e) != C.RB_OK {
+		return coreError("BlasSetThreads", &e)
 	}
 	return nil
 }
@@ -477,13 +514,12 @@ func Temps(a []int64) (int64, error) {
 	st := C.rb_temps((*C.int64_t)(unsafe.Pointer(&a[0])), C.int64_t(len(a)), &sum, &e)
 	runtime.KeepAlive(a)
 	if st != C.RB_OK {
-		return 0, coreError("Temps", st, &e)
+		return 0, coreError("Temps", &e)
 	}
 	return int64(sum), nil
 }
 
-// ---- end issue 3 ----------------------------------------------------------
-// --- round chain (issue 5) ---
+// ---- round chain ---------------------------------------------------------
 
 // Chain is `parallel` chains of n coroutines in the C core (rb_chain).
 // NewChain is the setup, Pass the pass, Close the teardown. Not safe for
@@ -497,17 +533,14 @@ type Chain struct {
 // waits to receive. ucontext selects swapcontext over the core's own
 // context switch.
 func NewChain(n, hopWork, parallel int64, ucontext bool) (*Chain, error) {
-	if err := checkChain("NewChain", n, hopWork, parallel); err != nil {
-		return nil, err
-	}
 	how := C.rb_chain_switch(C.RB_CHAIN_ASM)
 	if ucontext {
 		how = C.RB_CHAIN_UCONTEXT
 	}
 	var c *C.rb_chain
 	var e C.rb_error
-	if st := C.rb_chain_new(C.int64_t(n), C.int64_t(hopWork), C.int64_t(parallel), how, &c, &e); st != C.RB_OK {
-		return nil, coreError("NewChain", st, &e)
+	if C.rb_chain_new(C.int64_t(n), C.int64_t(hopWork), C.int64_t(parallel), how, &c, &e) != C.RB_OK {
+		return nil, coreError("NewChain", &e)
 	}
 	ch := &Chain{c: c, parallel: parallel}
 	runtime.SetFinalizer(ch, (*Chain).Close)
@@ -526,7 +559,7 @@ func (c *Chain) Pass() ([]int64, error) {
 	st := C.rb_chain_pass(c.c, (*C.int64_t)(unsafe.Pointer(&out[0])), &e)
 	runtime.KeepAlive(out)
 	if st != C.RB_OK {
-		return nil, coreError("Chain.Pass", st, &e)
+		return nil, coreError("Chain.Pass", &e)
 	}
 	return out, nil
 }
@@ -540,7 +573,6 @@ func (c *Chain) Close() {
 	}
 }
 
-// --- end round chain ---
 // ---- round jsonl ----------------------------------------------------------
 
 // jsonlResult converts the core's tally (statuses sorted, reasons by name).
@@ -565,7 +597,8 @@ func jsonlResult(r *C.rb_jsonl_result) *JsonlResult {
 // JsonlCountFile counts the statuses of the JSON Lines file at path with the
 // C core, which opens and reads the file itself (README.md, "jsonl", has
 // the rules). A read error returns the counts so far with an *Error whose
-// Pos is how many bytes were counted.
+// Pos is how many bytes were counted (errors.Is(err, fs.ErrNotExist) and
+// the like work).
 func JsonlCountFile(path string) (*JsonlResult, error) {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
@@ -574,12 +607,10 @@ func JsonlCountFile(path string) (*JsonlResult, error) {
 	C.rb_jsonl_result_init(&res)
 	defer C.rb_jsonl_result_free(&res)
 	if st := C.rb_jsonl_count_file(cpath, &res, &e); st != C.RB_OK {
-		err := coreError("JsonlCountFile", st, &e)
 		if st == C.RB_ERR_IO {
-			err.(*Error).Msg += ": " + syscall.Errno(e.sys_errno).Error()
-			return jsonlResult(&res), err
+			return jsonlResult(&res), coreError("JsonlCountFile", &e)
 		}
-		return nil, err
+		return nil, coreError("JsonlCountFile", &e)
 	}
 	return jsonlResult(&res), nil
 }
@@ -599,7 +630,7 @@ func JsonlCountBytes(b []byte) (*JsonlResult, error) {
 	// The core reads b until it returns.
 	runtime.KeepAlive(b)
 	if st != C.RB_OK {
-		return nil, coreError("JsonlCountBytes", st, &e)
+		return nil, coreError("JsonlCountBytes", &e)
 	}
 	return jsonlResult(&res), nil
 }
@@ -611,7 +642,7 @@ func JsonlKernel() (string, error) {
 	var e C.rb_error
 	k := C.rb_jsonl_kernel(&e)
 	if k == nil {
-		return "", coreError("JsonlKernel", C.RB_ERR_ARG, &e)
+		return "", coreError("JsonlKernel", &e)
 	}
 	return C.GoString(k), nil
 }
@@ -626,8 +657,8 @@ func SetJsonlKernel(name string) error {
 		cname = C.CString(name)
 		defer C.free(unsafe.Pointer(cname))
 	}
-	if st := C.rb_jsonl_set_kernel(cname, &e); st != C.RB_OK {
-		return coreError("SetJsonlKernel", st, &e)
+	if C.rb_jsonl_set_kernel(cname, &e) != C.RB_OK {
+		return coreError("SetJsonlKernel", &e)
 	}
 	return nil
 }

@@ -29,25 +29,6 @@ func (c HTTPConfig) host() string {
 	return c.Host
 }
 
-// check validates the numbers before they are converted for C. The host is
-// the core's to check (a loopback IPv4 address): parsing it here would link
-// a Go address parser into every program that uses this package.
-func (c HTTPConfig) check(fn string) error {
-	if c.Port < 0 || c.Port > 65535 {
-		return argError(fn, "Port", ErrArg, "must be in [0, 65535], not %d", c.Port)
-	}
-	if c.Threads < 0 || c.Threads > 256 {
-		return argError(fn, "Threads", ErrArg, "must be in [0, 256], not %d", c.Threads)
-	}
-	if c.HeaderTimeout < 0 || c.HeaderTimeout > time.Hour {
-		return argError(fn, "HeaderTimeout", ErrArg, "must be in [0, 1h], not %v", c.HeaderTimeout)
-	}
-	if c.MaxHead < 0 || c.MaxHead > 65536 {
-		return argError(fn, "MaxHead", ErrArg, "must be in [0, 65536], not %d", c.MaxHead)
-	}
-	return nil
-}
-
 // HTTPStats are the core server's counters.
 type HTTPStats struct {
 	Requests, BadRequests, Timeouts, Accepted, Open int64

@@ -40,7 +40,7 @@ func TestLoopVectors(t *testing.T) {
 }
 
 func TestLoopRangeVectors(t *testing.T) {
-	for _, v := range loadVectors(t, "loop-range") {
+	for _, v := range loadAtLeast(t, "loop-range", 8) {
 		lo, hi, want := v.int(t, "lo"), v.int(t, "hi"), v.int(t, "sum")
 		for name, f := range loopRanges {
 			if got, err := f(lo, hi); err != nil || got != want {

@@ -50,3 +50,14 @@ func loadVectors(t testing.TB, kind string) []vector {
 	}
 	return out
 }
+
+// loadAtLeast is loadVectors with a minimum count, so that a kind renamed or
+// cut down in the file cannot pass with fewer cases than it was written for.
+func loadAtLeast(t testing.TB, kind string, least int) []vector {
+	t.Helper()
+	out := loadVectors(t, kind)
+	if len(out) < least {
+		t.Fatalf("%d vectors of kind %q; want at least %d", len(out), kind, least)
+	}
+	return out
+}

@@ -26,7 +26,12 @@ def _core_threads(n, workers):
     return pure.on_threads(n, workers, roundbench.loop_range)
 
 
-RUNS = {"py-threads": pure.on_threads, "py-c": _core_threads, "py-processes": pure.on_processes}
+RUNS = {
+    "py-threads": pure.on_threads,
+    "py-c": _core_threads,
+    "py-processes": pure.on_processes,
+    "core-threads": roundbench.loop_parallel,
+}
 
 
 @pytest.mark.parametrize("v", CORES, ids=lambda v: f"n={v['n']}-t={v['workers']}")
@@ -40,6 +45,20 @@ def test_variants_agree_and_leave_nothing_behind(name, v):
     assert _threads(threads) <= threads, "threads left running"
     assert _fds() == fds, "file descriptors left open"
     assert not __import__("multiprocessing").active_children(), "worker processes left running"
+
+
+CORES_ERRORS = load_vectors("cores-error")
+assert len(CORES) >= 8 and len(CORES_ERRORS) >= 4, "too few cores or cores-error vectors"
+
+
+@pytest.mark.parametrize("v", CORES_ERRORS, ids=lambda v: f"n={v['n']}-t={v['workers']}")
+def test_core_refuses_bad_arguments(v):
+    """The core's own checks, through the binding's one mapper."""
+    n, workers, arg = int(v["n"]), int(v["workers"]), v["arg"]
+    exc = OverflowError if v["error"] == "overflow" else ValueError
+    value = n if arg == "n" else workers
+    with pytest.raises(exc, match=f"^loop_parallel\\(\\) argument '{arg}' .*, not {value}$"):
+        roundbench.loop_parallel(n, workers)
 
 
 @pytest.mark.parametrize("v", load_vectors("cores-share"), ids=lambda v: f"{v['n']}/{v['workers']}/{v['w']}")

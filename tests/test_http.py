@@ -99,7 +99,7 @@ def test_bad_arguments_name_the_argument():
     with pytest.raises(TypeError, match="'handler'"):
         roundbench.HttpServer(42)
     with pytest.raises(ValueError, match="'threads'"):
-        roundbench.HttpServer(threads=0)
+        roundbench.HttpServer(threads=-1)
     with pytest.raises(ValueError, match="'port'"):
         roundbench.HttpServer(port=70000)
     with pytest.raises(TypeError):

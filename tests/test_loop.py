@@ -29,9 +29,34 @@ def test_pure_python(v):
     assert pure_loop(int(v["n"])) == int(v["sum"])
 
 
-@pytest.mark.parametrize("v", load_vectors("loop-range"), ids=lambda v: f"{v['lo']}-{v['hi']}")
+RANGES = load_vectors("loop-range")
+RANGE_ERRORS = load_vectors("loop-range-error")
+assert len(RANGES) >= 8 and len(RANGE_ERRORS) >= 6, "too few loop-range or loop-range-error vectors"
+
+
+@pytest.mark.parametrize("v", RANGES, ids=lambda v: f"{v['lo']}-{v['hi']}")
 def test_loop_range(v):
     assert roundbench.loop_range(int(v["lo"]), int(v["hi"])) == int(v["sum"])
+
+
+@pytest.mark.parametrize("v", RANGE_ERRORS, ids=lambda v: f"{v['lo']}-{v['hi']}")
+def test_loop_range_errors(v):
+    """rb_loop_range's own bounds, which loop()'s vectors cannot reach (loop
+    checks n before it calls the range form)."""
+    lo, hi, arg = int(v["lo"]), int(v["hi"]), v["arg"]
+    exc = OverflowError if v["error"] == "overflow" else ValueError
+    value = lo if arg == "lo" else hi
+    with pytest.raises(exc, match=f"^loop_range\\(\\) argument '{arg}' .*, not {value}$"):
+        roundbench.loop_range(lo, hi)
+
+
+def test_message_comes_from_the_core():
+    with pytest.raises(ValueError) as e:
+        roundbench.loop(-1)
+    assert str(e.value) == "loop() argument 'n' must be >= 0, not -1"
+    with pytest.raises(OverflowError) as e:
+        roundbench.loop(roundbench.LOOP_MAX_N + 1)
+    assert str(e.value) == "loop() argument 'n' must be <= 3037000500 (i*i must fit in int64), not 3037000501"
 
 
 @pytest.mark.parametrize("v", load_vectors("loop-error"), ids=lambda v: f"n={v['n']}")

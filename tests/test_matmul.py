@@ -311,3 +311,51 @@ def test_threads_all_lands_in_the_name_and_keeps_py_at_300(tmp_path, built):
     assert all(p.params["threads"] == 2 for p in plans)
     bad = run_roundbench("run", "matmul", "--threads", "none")
     assert bad.returncode != 0 and "--threads" in bad.stderr
+
+
+MATMUL_ERRORS = load_vectors("matmul-error")
+assert len(MATMUL_ERRORS) >= 2, "too few matmul-error vectors"
+
+
+def _views(n, count):
+    """`count` 1-D float64 buffers that claim n*n items without owning
+    them: ctypes arrays over one small block. The core checks n before it
+    reads a byte, so an n too large to allocate still reaches it."""
+    import ctypes
+
+    block = (ctypes.c_double * 4)()
+    view = ctypes.c_double * (n * n)
+    return block, [view.from_address(ctypes.addressof(block)) for _ in range(count)]
+
+
+@pytest.mark.parametrize("v", MATMUL_ERRORS, ids=lambda v: f"n={v['n']}")
+def test_matmul_error_vectors(v):
+    n = int(v["n"])
+    exc = OverflowError if v["error"] == "overflow" else ValueError
+    if n < 0:
+        # No buffer has a negative side: Python meets such an n only as a
+        # runner argument, which the child refuses before any work.
+        import subprocess
+        import sys
+
+        from conftest import child_env
+
+        out = subprocess.run(
+            [sys.executable, "-m", "roundbench.child", "matmul", "py-c", f"n={n}"],
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            timeout=60,
+        )
+        assert out.returncode == 2 and f"n={n}" in out.stderr, out.stderr
+        return
+    keep, (a, b, c) = _views(n, 3)
+    for name, call in [
+        ("matmul_naive", lambda: roundbench.matmul_naive(a, b, c)),
+        ("matmul_blas", lambda: roundbench.matmul_blas(a, b, c)),
+        ("matmul_verify", lambda: roundbench.matmul_verify(a, b, c)),
+        ("matmul_fill", lambda: roundbench.matmul_fill(a, b, 1)),
+    ]:
+        with pytest.raises(exc, match=f"^{name}\\(\\) argument 'n' .*, not {n}$"):
+            call()
+    del keep

@@ -47,7 +47,7 @@ def test_array_vectors(v):
 @pytest.mark.parametrize("v", load_vectors("temps-error"), ids=lambda v: v["a"])
 def test_overflow_names_the_element(v):
     a = np.array(ints(v["a"]), dtype=np.int64)
-    with pytest.raises(OverflowError, match=f"temps\\(\\) argument 'a': a\\[{v['pos']}\\]"):
+    with pytest.raises(OverflowError, match=f"temps\\(\\) argument 'a' has a\\[{v['pos']}\\]"):
         roundbench.temps(a)
 
 

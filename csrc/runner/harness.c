@@ -50,9 +50,32 @@ static void print_value(double x)
         printf(" %.6g", x);
 }
 
+int rbc_unit_declared(const rbc_variant *v, const char *unit)
+{
+    size_t len = strlen(unit);
+    for (const char *p = v->units; p && *p;) {
+        p += strspn(p, " ");
+        size_t k = strcspn(p, " ");
+        if (k == len && strncmp(p, unit, len) == 0)
+            return 1;
+        p += k;
+    }
+    return 0;
+}
+
 void rbc_emit(const rbc_args *a, int64_t iters, double ns_per_op, const rbc_metric *metrics,
               int nmetrics)
 {
+    /* Checked before anything is printed: a refused line is not half out. */
+    for (int i = 0; i < nmetrics; i++) {
+        if (!rbc_unit_declared(a->variant, metrics[i].unit)) {
+            fprintf(stderr,
+                    "%s %s: unit '%s' is not declared for this variant (it declares: '%s'; "
+                    "see its RBC_ROUND)\n",
+                    a->round, a->impl, metrics[i].unit, a->variant->units ? a->variant->units : "");
+            exit(RBC_EXIT_USAGE);
+        }
+    }
     printf("Benchmark%c%s/impl=%s", toupper((unsigned char)a->round[0]), a->round + 1, a->impl);
     for (int i = 0; i < a->count; i++)
         printf("/%s=%s", a->keys[i], a->values[i]);
@@ -86,9 +109,12 @@ void rbc_wrong(const char *what, long long got, long long want)
 
 void rbc_core_failed(const char *call, const rb_error *err)
 {
-    fprintf(stderr, "%s failed: %s: %s%s%s (pos %lld)\n", call, rb_status_name(err->code),
-            err->arg ? err->arg : "", err->arg ? ": " : "", err->msg ? err->msg : "",
-            (long long)err->pos);
+    fprintf(stderr, "%s failed: %s: %s%s%s", call, rb_status_name(err->code),
+            err->arg ? "argument " : "", err->arg ? err->arg : "", err->arg ? ": " : "");
+    fprintf(stderr, "%s", err->msg);
+    if (err->sys_errno)
+        fprintf(stderr, ": %s", strerror(err->sys_errno));
+    fprintf(stderr, " (pos %lld)\n", (long long)err->pos);
     exit(RBC_EXIT_FAILED);
 }
 

@@ -21,11 +21,32 @@ enum {
 
 #define RBC_MAX_PARAMS 8
 
+/* One variant a round's entry point implements, as the round's file
+ * registers it (RBC_ROUND below). */
+typedef struct rbc_variant {
+    const char *name; /* "c", "c-blas", ... */
+    /* The units its result line may carry besides ns/op, space-separated
+     * ("" for none). rbc_emit refuses any other, and `--list` prints these,
+     * so the list cannot drift from what is printed. NULL marks a tool
+     * entry (RBC_TOOL), not a variant. */
+    const char *units;
+    const void *data; /* the round's own data for this variant, or NULL */
+} rbc_variant;
+
+/* An entry point that is no variant of its round (matmul's blas-info prints
+ * the BLAS's provenance): it runs, but `--list` leaves it out and it may
+ * print no result line. */
+#define RBC_TOOL(name)                                                                             \
+    {                                                                                              \
+        name, NULL, NULL                                                                           \
+    }
+
 /* key=value parameters from the command line, in the order given; the order
  * is kept in the benchmark name. */
 typedef struct rbc_args {
     const char *round;
     const char *impl;
+    const rbc_variant *variant; /* impl's entry in the round's registration */
     int count;
     const char *keys[RBC_MAX_PARAMS];
     const char *values[RBC_MAX_PARAMS];
@@ -47,7 +68,9 @@ uint64_t rbc_now_ns(void);
 int64_t rbc_int_arg(const rbc_args *a, const char *key, int64_t def, int64_t min, int64_t max);
 
 /* Prints the result line `Benchmark<Round>/impl=<impl>/<k>=<v>... iters
- * ns_per_op ns/op [metrics...]` and flushes it. */
+ * ns_per_op ns/op [metrics...]` and flushes it. A metric whose unit the
+ * variant did not declare is refused: a message naming the unit and the
+ * variant, and exit with RBC_EXIT_USAGE. */
 void rbc_emit(const rbc_args *a, int64_t iters, double ns_per_op, const rbc_metric *metrics,
               int nmetrics);
 
@@ -78,12 +101,41 @@ void rbc_warm_up(void (*fn)(void *ctx), void *ctx);
 typedef uint64_t (*rbc_timed)(void *ctx, int64_t count);
 double rbc_calibrated(rbc_timed op, rbc_timed empty, void *ctx, int64_t *count_out);
 
-/* A round's entry point in the C runner. */
+/* Whether `unit` is one of the space-separated words of v->units (never
+ * for a tool entry). */
+int rbc_unit_declared(const rbc_variant *v, const char *unit);
+
+/* A round's entry point in the C runner: a->variant is one of its own
+ * registered variants (main.c checks that before calling it). */
 typedef int (*rbc_round_fn)(const rbc_args *a);
 
 typedef struct rbc_round {
     const char *name;
     rbc_round_fn run;
+    const rbc_variant *variants; /* ends with a NULL name */
 } rbc_round;
+
+/* The C runner's registry is the set of RBC_ROUND lines in the round files:
+ * adding a round means adding its csrc/runner/run_<round>.c, and nothing
+ * else. Each file registers its entry point, its name and every variant it
+ * implements with that variant's units, e.g.
+ *
+ *   RBC_ROUND("loop", run_loop, {"c", "ns/iter", NULL});
+ *
+ * (each variant is an rbc_variant: name, units, the round's own data), which
+ * declares `static int run_loop(const rbc_args *a)` (the file defines
+ * it) and puts a pointer to the entry into the linker section rbc_rounds.
+ * GNU ld and gold collect every such pointer of the program into one array
+ * and define __start_rbc_rounds and __stop_rbc_rounds around it, for a
+ * section whose name is a C identifier (ld manual, "Input Section
+ * Example"; "used" keeps the pointer when nothing refers to it). main.c
+ * walks that array. A round name `<round>-<role>` (http-serve) is a helper
+ * entry point of that round, listed without units. */
+#define RBC_ROUND(NAME, RUN, ...)                                                                  \
+    static int RUN(const rbc_args *a);                                                             \
+    static const rbc_variant RUN##_variants[] = {__VA_ARGS__, {NULL, NULL, NULL}};                 \
+    static const rbc_round RUN##_round = {NAME, RUN, RUN##_variants};                              \
+    static const rbc_round *const RUN##_entry __attribute__((used, section("rbc_rounds"))) =       \
+        &RUN##_round
 
 #endif

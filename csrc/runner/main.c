@@ -1,16 +1,97 @@
 /* main.c: the C runner. `rb-c ROUND IMPL [key=value...]` runs one variant
- * once and prints its result line (see harness.h). */
+ * once and prints its result line (see harness.h); `rb-c --list` prints
+ * every variant it implements, `ROUND VARIANT UNIT...` a line, sorted. The
+ * rounds are the RBC_ROUND entries of the run_<round>.c files, which the
+ * linker gathers into the section rbc_rounds (harness.h says how). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
-#include "rounds.h"
+
+/* The registry: [__start_rbc_rounds, __stop_rbc_rounds), one pointer per
+ * RBC_ROUND, in link order. */
+extern const rbc_round *const __start_rbc_rounds[];
+extern const rbc_round *const __stop_rbc_rounds[];
+
+/* One line of --list. */
+typedef struct entry {
+    const rbc_round *round;
+    const rbc_variant *variant;
+} entry;
+
+static int by_name(const void *x, const void *y)
+{
+    const entry *a = x, *b = y;
+    int c = strcmp(a->round->name, b->round->name);
+    return c ? c : strcmp(a->variant->name, b->variant->name);
+}
+
+/* Every registered entry that is a variant (tools left out), sorted by
+ * round then variant; *count gets how many. NULL when out of memory. */
+static entry *sorted_entries(size_t *count)
+{
+    size_t n = 0;
+    for (const rbc_round *const *r = __start_rbc_rounds; r < __stop_rbc_rounds; r++)
+        for (const rbc_variant *v = (*r)->variants; v->name; v++)
+            n += v->units != NULL;
+    entry *e = malloc((n ? n : 1) * sizeof *e);
+    if (!e)
+        return NULL;
+    n = 0;
+    for (const rbc_round *const *r = __start_rbc_rounds; r < __stop_rbc_rounds; r++)
+        for (const rbc_variant *v = (*r)->variants; v->name; v++)
+            if (v->units)
+                e[n++] = (entry){*r, v};
+    qsort(e, n, sizeof *e, by_name);
+    *count = n;
+    return e;
+}
+
+static int list(void)
+{
+    size_t n;
+    entry *e = sorted_entries(&n);
+    if (!e) {
+        fprintf(stderr, "rb-c --list: out of memory\n");
+        return RBC_EXIT_FAILED;
+    }
+    for (size_t i = 0; i < n; i++) {
+        printf("%s %s", e[i].round->name, e[i].variant->name);
+        /* A helper entry point (`<round>-<role>`) is no variant: no units. */
+        if (!strchr(e[i].round->name, '-') && *e[i].variant->units)
+            printf(" %s", e[i].variant->units);
+        printf("\n");
+    }
+    free(e);
+    return RBC_EXIT_OK;
+}
+
+/* The round names, sorted, after `prefix`, on stderr. */
+static void print_rounds(const char *prefix)
+{
+    size_t n;
+    entry *e = sorted_entries(&n);
+    fprintf(stderr, "%s", prefix);
+    for (size_t i = 0; e && i < n; i++)
+        if (i == 0 || e[i].round != e[i - 1].round)
+            fprintf(stderr, "%s%s", i ? " " : "", e[i].round->name);
+    free(e);
+}
 
 static const rbc_round *find_round(const char *name)
 {
-    for (size_t i = 0; rbc_rounds[i].name; i++)
-        if (strcmp(rbc_rounds[i].name, name) == 0)
-            return &rbc_rounds[i];
+    for (const rbc_round *const *r = __start_rbc_rounds; r < __stop_rbc_rounds; r++)
+        if (strcmp((*r)->name, name) == 0)
+            return *r;
+    return NULL;
+}
+
+static const rbc_variant *find_variant(const rbc_round *r, const char *name)
+{
+    for (const rbc_variant *v = r->variants; v->name; v++)
+        if (strcmp(v->name, name) == 0)
+            return v;
     return NULL;
 }
 
@@ -20,11 +101,12 @@ int main(int argc, char **argv)
         printf("%s\n", rb_build_info());
         return RBC_EXIT_OK;
     }
+    if (argc == 2 && strcmp(argv[1], "--list") == 0)
+        return list();
     if (argc < 3) {
-        fprintf(stderr, "usage: %s ROUND IMPL [key=value...]\n%s\nrounds:", argv[0],
+        fprintf(stderr, "usage: %s ROUND IMPL [key=value...] | --list | --info\n%s\n", argv[0],
                 rb_build_info());
-        for (size_t i = 0; rbc_rounds[i].name; i++)
-            fprintf(stderr, " %s", rbc_rounds[i].name);
+        print_rounds("rounds: ");
         fprintf(stderr, "\n");
         return RBC_EXIT_USAGE;
     }
@@ -43,7 +125,17 @@ int main(int argc, char **argv)
     }
     const rbc_round *r = find_round(a.round);
     if (!r) {
-        fprintf(stderr, "unknown round '%s'\n", a.round);
+        fprintf(stderr, "unknown round '%s' ", a.round);
+        print_rounds("(rounds: ");
+        fprintf(stderr, ")\n");
+        return RBC_EXIT_USAGE;
+    }
+    a.variant = find_variant(r, a.impl);
+    if (!a.variant) {
+        fprintf(stderr, "%s: the C runner has no variant '%s' (it has:", a.round, a.impl);
+        for (const rbc_variant *v = r->variants; v->name; v++)
+            fprintf(stderr, " %s", v->name);
+        fprintf(stderr, ")\n");
         return RBC_EXIT_USAGE;
     }
     return r->run(&a);

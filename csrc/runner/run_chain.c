@@ -14,7 +14,12 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "rounds.h"
+#include "harness.h"
+
+#define CHAIN_UNITS "setup-ns pass-ns teardown-ns ns/hop B/task sys-ns/hop cpu-ns/hop"
+static const rb_chain_switch on_asm = RB_CHAIN_ASM, on_ucontext = RB_CHAIN_UCONTEXT;
+RBC_ROUND("chain", run_chain, {"c", CHAIN_UNITS, &on_asm},
+          {"c-ucontext", CHAIN_UNITS, &on_ucontext});
 
 /* The calibration chain's length: enough tasks for the RSS growth to be
  * many pages, few enough to cost a millisecond. */
@@ -25,18 +30,9 @@ static uint64_t cpu_ns(const struct timeval *tv)
     return (uint64_t)tv->tv_sec * 1000000000u + (uint64_t)tv->tv_usec * 1000u;
 }
 
-int rbc_run_chain(const rbc_args *a)
+static int run_chain(const rbc_args *a)
 {
-    rb_chain_switch how;
-    if (strcmp(a->impl, "c") == 0)
-        how = RB_CHAIN_ASM;
-    else if (strcmp(a->impl, "c-ucontext") == 0)
-        how = RB_CHAIN_UCONTEXT;
-    else {
-        fprintf(stderr, "chain: the C runner has no variant '%s' (it has: c, c-ucontext)\n",
-                a->impl);
-        return RBC_EXIT_USAGE;
-    }
+    rb_chain_switch how = *(const rb_chain_switch *)a->variant->data;
     int64_t n = rbc_int_arg(a, "n", 100000, 1, RB_CHAIN_MAX_N);
     int64_t k = rbc_int_arg(a, "hop-work", 0, 0, INT64_MAX);
     int64_t p = rbc_int_arg(a, "parallel", 1, 1, RB_CHAIN_MAX_PARALLEL);
@@ -92,7 +88,9 @@ int rbc_run_chain(const rbc_args *a)
     rb_chain_free(c);
     uint64_t t5 = rbc_now_ns();
 
-    int64_t want = rb_chain_expected(n, k);
+    int64_t want = 0;
+    if (rb_chain_expected(n, k, &want, &err) != RB_OK)
+        rbc_core_failed("rb_chain_expected", &err);
     for (int64_t i = 0; i < p; i++)
         if (out[i] != want)
             rbc_wrong("value", out[i], want);

@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rounds.h"
+#include "harness.h"
+
+RBC_ROUND("cores", run_cores, {"c-threads", "speedup efficiency t1-ns", NULL});
 
 /* A child at T workers times the same work on 1 worker first and then on T,
  * and reports the speed-up of that pair. Measuring both in one process,
@@ -10,12 +12,8 @@
  * shared machine out of the ratio and gives every run its own speed-up (the
  * report shows its median and spread). ns/op is the T-worker time; t1-ns the
  * 1-worker time. The Python and Go runners do the same. */
-int rbc_run_cores(const rbc_args *a)
+static int run_cores(const rbc_args *a)
 {
-    if (strcmp(a->impl, "c-threads") != 0) {
-        fprintf(stderr, "cores: the C runner has no variant '%s' (it has: c-threads)\n", a->impl);
-        return RBC_EXIT_USAGE;
-    }
     int64_t n = rbc_int_arg(a, "n", 200000000, 0, RB_LOOP_MAX_N);
     int64_t t = rbc_int_arg(a, "workers", 1, 1, RB_CORES_MAX_WORKERS);
     rb_error err;

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rounds.h"
+#include "harness.h"
+
+RBC_ROUND("ffi", run_ffi, {"c-direct", "ns/call", NULL}, {"c-so", "ns/call", NULL});
 
 /* Keeps the compiler from deleting or merging the loop's work: the value is
  * forced into a register each iteration, as a result would be. */
@@ -41,13 +43,8 @@ static uint64_t time_empty(void *ctx, int64_t count)
     return t1 - t0;
 }
 
-int rbc_run_ffi(const rbc_args *a)
+static int run_ffi(const rbc_args *a)
 {
-    if (strcmp(a->impl, "c-direct") != 0 && strcmp(a->impl, "c-so") != 0) {
-        fprintf(stderr, "ffi: the C runner has no variant '%s' (it has: c-direct, c-so)\n",
-                a->impl);
-        return RBC_EXIT_USAGE;
-    }
     /* The callee must do its work: check it before trusting any timing. */
     if (rb_ffi_noop(41) != 42)
         rbc_wrong("rb_ffi_noop(41)", rb_ffi_noop(41), 42);

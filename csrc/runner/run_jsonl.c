@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rounds.h"
+#include "harness.h"
+
+RBC_ROUND("jsonl", run_jsonl, {"c", "MB/s invalid-lines", NULL});
 
 /* Formats the result as every variant prints it (roundbench/genlog.py,
  * result_text): counts, statuses, and an FNV-1a hash of the reported
@@ -39,12 +41,8 @@ static char *result_text(const rb_jsonl_result *r)
     return s;
 }
 
-int rbc_run_jsonl(const rbc_args *a)
+static int run_jsonl(const rbc_args *a)
 {
-    if (strcmp(a->impl, "c") != 0) {
-        fprintf(stderr, "jsonl: the C runner has no variant '%s' (it has: c)\n", a->impl);
-        return RBC_EXIT_USAGE;
-    }
     const char *path = getenv("ROUNDBENCH_JSONL_FILE");
     if (!path || !*path) {
         fprintf(stderr, "jsonl: ROUNDBENCH_JSONL_FILE names no log (run it through `roundbench "

@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rounds.h"
+#include "harness.h"
+
+RBC_ROUND("loop", run_loop, {"c", "ns/iter", NULL});
 
 /* One warm-up pass: at most 2^20 iterations. */
 static void warm_loop(void *ctx)
@@ -12,12 +14,8 @@ static void warm_loop(void *ctx)
     __asm__ volatile("" : : "r"(sum));
 }
 
-int rbc_run_loop(const rbc_args *a)
+static int run_loop(const rbc_args *a)
 {
-    if (strcmp(a->impl, "c") != 0) {
-        fprintf(stderr, "loop: the C runner has no variant '%s' (it has: c)\n", a->impl);
-        return RBC_EXIT_USAGE;
-    }
     int64_t n = rbc_int_arg(a, "n", 20000000, 0, RB_LOOP_MAX_N);
     rb_error err;
     int64_t sum = 0;

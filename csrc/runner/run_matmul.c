@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rounds.h"
+#include "harness.h"
+
+RBC_ROUND("matmul", run_matmul, {"c", "GFLOP/s", NULL}, {"c-blas", "GFLOP/s", NULL},
+          RBC_TOOL("blas-info"));
 
 typedef rb_status (*matmul_fn)(int64_t, const double *, const double *, double *, rb_error *);
 
@@ -20,9 +23,6 @@ static void run_product(matmul_fn fn, int64_t n, const double *a, const double *
         rbc_core_failed("matmul", &err);
 }
 
-/* `rb-c matmul blas-info` prints what the BLAS is and does in this process
- * (threads as OPENBLAS_NUM_THREADS and threads=T leave it): the runner's
- * provenance for c-blas. */
 /* The BLAS is loaded on first use; a machine without it cannot run the
  * BLAS variants, which is not a failure of the core. */
 static int blas_missing(void)
@@ -30,19 +30,20 @@ static int blas_missing(void)
     rb_error err;
     if (rb_blas_load(&err) == RB_OK)
         return 0;
-    char why[1024];
-    rb_blas_load_error(why, sizeof why);
-    fprintf(stderr, "matmul: cannot run here: %s: %s\n", err.msg, why);
+    fprintf(stderr, "matmul: cannot run here: %s\n", err.msg);
     return 1;
 }
 
+/* `rb-c matmul blas-info` prints what the BLAS is and does in this process
+ * (threads as OPENBLAS_NUM_THREADS and threads=T leave it): the runner's
+ * provenance for c-blas. */
 static int blas_info(const rbc_args *a)
 {
     int64_t threads = rbc_int_arg(a, "threads", 0, 0, 1024);
     if (blas_missing())
         return RBC_EXIT_CANNOT;
     if (threads > 0)
-        rb_blas_set_threads((int)threads, NULL);
+        rb_blas_set_threads(threads, NULL);
     rb_blas_info info;
     rb_error err;
     if (rb_blas_get_info(&info, &err) != RB_OK)
@@ -52,25 +53,17 @@ static int blas_info(const rbc_args *a)
     return RBC_EXIT_OK;
 }
 
-int rbc_run_matmul(const rbc_args *a)
+static int run_matmul(const rbc_args *a)
 {
-    matmul_fn fn;
     if (strcmp(a->impl, "blas-info") == 0)
         return blas_info(a);
-    if (strcmp(a->impl, "c") == 0)
-        fn = rb_matmul_naive;
-    else if (strcmp(a->impl, "c-blas") == 0)
-        fn = rb_matmul_blas;
-    else {
-        fprintf(stderr, "matmul: the C runner has no variant '%s' (it has: c, c-blas)\n", a->impl);
-        return RBC_EXIT_USAGE;
-    }
+    matmul_fn fn = strcmp(a->impl, "c-blas") == 0 ? rb_matmul_blas : rb_matmul_naive;
     int64_t n = rbc_int_arg(a, "n", 300, 0, 20000);
     int64_t threads = rbc_int_arg(a, "threads", 1, 1, 1024);
     rb_error err;
     if (fn == rb_matmul_blas && blas_missing())
         return RBC_EXIT_CANNOT;
-    if (fn == rb_matmul_blas && rb_blas_set_threads((int)threads, &err) != RB_OK)
+    if (fn == rb_matmul_blas && rb_blas_set_threads(threads, &err) != RB_OK)
         rbc_core_failed("rb_blas_set_threads", &err);
 
     size_t count = (size_t)n * (size_t)n;

@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rounds.h"
+#include "harness.h"
+
+#define SLEEP_UNITS "overhead-ns setup-ns B/task live-tasks base-B"
+RBC_ROUND("sleep", run_sleep, {"c", SLEEP_UNITS, NULL}, {"c-threads", SLEEP_UNITS, NULL});
 
 /* This process's peak resident set (VmHWM), in bytes; -1 if unknown: the
  * same figure wait4 reports at exit, read mid-run for the N=1 baseline. */
@@ -29,14 +32,9 @@ static rb_status on_threads(int64_t n, int64_t wait_ns, rb_sleep_stats *s, rb_er
     return rb_sleep_threads(n, wait_ns, 0, s, err);
 }
 
-int rbc_run_sleep(const rbc_args *a)
+static int run_sleep(const rbc_args *a)
 {
     int threads = strcmp(a->impl, "c-threads") == 0;
-    if (!threads && strcmp(a->impl, "c") != 0) {
-        fprintf(stderr, "sleep: the C runner has no variant '%s' (it has: c, c-threads)\n",
-                a->impl);
-        return RBC_EXIT_USAGE;
-    }
     int64_t n = rbc_int_arg(a, "n", 100000, 1, RB_SLEEP_MAX_N);
     int64_t wait_ms = rbc_int_arg(a, "wait_ms", 1000, 0, 3600000);
     int64_t fit = rbc_int_arg(a, "fit", 0, 0, 1);
@@ -76,9 +74,8 @@ int rbc_run_sleep(const rbc_args *a)
     }
     rb_status st = run(n, wait_ms * 1000000, &s, &err);
     if (st == RB_ERR_IO && threads) {
-        fprintf(stderr,
-                "cannot run here: n=%lld is not possible here: %s after %lld threads (%s)\n",
-                (long long)n, err.msg, (long long)err.pos, strerror(err.sys_errno));
+        fprintf(stderr, "cannot run here: n=%lld is not possible here: %s (%s)\n", (long long)n,
+                err.msg, strerror(err.sys_errno));
         return RBC_EXIT_CANNOT;
     }
     if (st != RB_OK)

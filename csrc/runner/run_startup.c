@@ -36,34 +36,42 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rounds.h"
+#include "forkwait.h"
+#include "harness.h"
 
 #define MAX_STARTS 10000
 #define SUM_N 1000          /* the core call of go-c and py-c: rb_loop(1000) */
 #define WARMUP_NS 50000000u /* the warm-up rule of every timed run: 50 ms */
 
+/* What one variant starts: the data of its registration below. */
 typedef struct target {
-    const char *impl;
     const char *program; /* a file next to the runner; NULL: the Python interpreter */
     const char *args[4]; /* the interpreter's arguments */
     int prints_sum;      /* stdout is "sum=<rb_loop(SUM_N)>\n", else as below */
     int prints_hello;    /* stdout is "hello, world\n"; neither: nothing */
 } target;
 
-static const target targets[] = {
-    {"c", "hello-c", {NULL}, 0, 1},
-    {"c-static", "hello-c-static", {NULL}, 0, 1},
-    {"go", "hello-go", {NULL}, 0, 1},
-    {"go-cgo", "hello-go-cgo", {NULL}, 0, 1},
-    {"go-c", "hello-go-c", {NULL}, 1, 0},
-    {"py", NULL, {"-c", "pass"}, 0, 0},
-    {"py-S", NULL, {"-S", "-c", "pass"}, 0, 0},
-    {"py-I", NULL, {"-I", "-c", "pass"}, 0, 0},
-    {"py-numpy", NULL, {"-c", "import numpy"}, 0, 0},
-    {"py-roundbench", NULL, {"-c", "import roundbench"}, 0, 0},
-    {"py-c", NULL, {"-c", "import roundbench; print(f'sum={roundbench.loop(1000)}')"}, 1, 0},
-    {"py-pandas", NULL, {"-c", "import pandas"}, 0, 0},
-};
+/* The programs the variants start. */
+static const target hello_c = {"hello-c", {NULL}, 0, 1};
+static const target hello_c_static = {"hello-c-static", {NULL}, 0, 1};
+static const target hello_go = {"hello-go", {NULL}, 0, 1};
+static const target hello_go_cgo = {"hello-go-cgo", {NULL}, 0, 1};
+static const target hello_go_c = {"hello-go-c", {NULL}, 1, 0};
+static const target py_plain = {NULL, {"-c", "pass"}, 0, 0};
+static const target py_S = {NULL, {"-S", "-c", "pass"}, 0, 0};
+static const target py_I = {NULL, {"-I", "-c", "pass"}, 0, 0};
+static const target py_numpy = {NULL, {"-c", "import numpy"}, 0, 0};
+static const target py_roundbench = {NULL, {"-c", "import roundbench"}, 0, 0};
+static const target py_c = {
+    NULL, {"-c", "import roundbench; print(f'sum={roundbench.loop(1000)}')"}, 1, 0};
+static const target py_pandas = {NULL, {"-c", "import pandas"}, 0, 0};
+
+#define UNITS "ms spread-ms start-peak-B s/1000-starts cpu-ms launcher-anon-B"
+RBC_ROUND("startup", run_startup, {"c", UNITS, &hello_c}, {"c-static", UNITS, &hello_c_static},
+          {"go", UNITS, &hello_go}, {"go-cgo", UNITS, &hello_go_cgo}, {"go-c", UNITS, &hello_go_c},
+          {"py", UNITS, &py_plain}, {"py-S", UNITS, &py_S}, {"py-I", UNITS, &py_I},
+          {"py-numpy", UNITS, &py_numpy}, {"py-roundbench", UNITS, &py_roundbench},
+          {"py-c", UNITS, &py_c}, {"py-pandas", UNITS, &py_pandas});
 
 typedef struct start_ctx {
     char *const *argv;
@@ -77,37 +85,22 @@ static uint64_t tv_ns(struct timeval tv)
     return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
 }
 
-/* One start: fork, exec, wait4. Returns the elapsed ns, the start's own
- * peak RSS in KiB and its user + system CPU ns; exits the runner on a start
- * that fails or misprints. */
+/* One start: fork, exec, wait4 (forkwait.h). Returns the elapsed ns, the
+ * start's own peak RSS in KiB and its user + system CPU ns; exits the
+ * runner on a start that fails or misprints. */
 static uint64_t start_once(const start_ctx *c, long *maxrss_kb, uint64_t *cpu_ns)
 {
     if (ftruncate(c->out_fd, 0) != 0 || lseek(c->out_fd, 0, SEEK_SET) != 0) {
         fprintf(stderr, "startup: cannot reset the output file: %s\n", strerror(errno));
         exit(RBC_EXIT_FAILED);
     }
-    uint64_t t0 = rbc_now_ns();
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "startup: fork: %s\n", strerror(errno));
-        exit(RBC_EXIT_FAILED);
-    }
-    if (pid == 0) {
-        if (dup2(c->null_fd, 0) < 0 || dup2(c->out_fd, 1) < 0)
-            _exit(126);
-        execvp(c->argv[0], c->argv);
-        fprintf(stderr, "startup: cannot run %s: %s\n", c->argv[0], strerror(errno));
-        _exit(127);
-    }
     int status = 0;
     struct rusage ru;
-    pid_t got;
-    do
-        got = wait4(pid, &status, 0, &ru);
-    while (got < 0 && errno == EINTR);
+    uint64_t t0 = rbc_now_ns();
+    int rc = rbc_fork_exec_wait(c->argv, c->null_fd, c->out_fd, "startup", &status, &ru);
     uint64_t t1 = rbc_now_ns();
-    if (got < 0) {
-        fprintf(stderr, "startup: wait4: %s\n", strerror(errno));
+    if (rc < 0) {
+        fprintf(stderr, "startup: fork or wait4: %s\n", strerror(errno));
         exit(RBC_EXIT_FAILED);
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -172,19 +165,9 @@ static long rss_anon_kb(void)
     return kb;
 }
 
-int rbc_run_startup(const rbc_args *a)
+static int run_startup(const rbc_args *a)
 {
-    const target *t = NULL;
-    for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-        if (strcmp(targets[i].impl, a->impl) == 0)
-            t = &targets[i];
-    if (!t) {
-        fprintf(stderr, "startup: the C runner has no variant '%s' (it has:", a->impl);
-        for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
-            fprintf(stderr, " %s", targets[i].impl);
-        fprintf(stderr, ")\n");
-        return RBC_EXIT_USAGE;
-    }
+    const target *t = a->variant->data;
     int starts = (int)rbc_int_arg(a, "starts", 20, 1, MAX_STARTS);
 
     /* The command line of one start. */

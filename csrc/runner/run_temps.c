@@ -4,14 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rounds.h"
+#include "harness.h"
 
-int rbc_run_temps(const rbc_args *a)
+RBC_ROUND("temps", run_temps, {"c", "ns/elem traffic-B", NULL});
+
+static int run_temps(const rbc_args *a)
 {
-    if (strcmp(a->impl, "c") != 0) {
-        fprintf(stderr, "temps: the C runner has no variant '%s' (it has: c)\n", a->impl);
-        return RBC_EXIT_USAGE;
-    }
     int64_t n = rbc_int_arg(a, "n", 20000000, 0, RB_LOOP_MAX_N);
     int64_t *arr = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     if (!arr) {

@@ -11,8 +11,9 @@ static void chain_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
     long long n = rbt_int(v, "n"), k = rbt_int(v, "hop-work"), want = rbt_int(v, "value");
-    CHECK(rb_chain_expected(n, k) == want, "rb_chain_expected(%lld, %lld) = %lld; want %lld", n, k,
-          (long long)rb_chain_expected(n, k), want);
+    int64_t expected = -1;
+    CHECK(rb_chain_expected(n, k, &expected, NULL) == RB_OK && expected == want,
+          "rb_chain_expected(%lld, %lld) = %lld; want %lld", n, k, (long long)expected, want);
     for (int h = 0; h < 2; h++) {
         for (int64_t p = 1; p <= 3; p += 2) {
             rb_chain *c = NULL;
@@ -48,8 +49,7 @@ static void error_vector(const rbt_vector *v, void *ctx)
     rb_error err;
     rb_status st = rb_chain_new(n, k, p, RB_CHAIN_ASM, &c, &err);
     CHECK(st == want, "rb_chain_new(%lld, %lld, %lld) status %d; want %d", n, k, p, st, want);
-    CHECK(err.arg && err.msg && *err.msg, "rb_chain_new(%lld, %lld, %lld) names no argument", n, k,
-          p);
+    CHECK(err.arg && *err.msg, "rb_chain_new(%lld, %lld, %lld) names no argument", n, k, p);
     CHECK(c == (rb_chain *)&c, "rb_chain_new wrote its output on failure");
     CHECK(rb_chain_new(n, k, p, RB_CHAIN_ASM, &c, NULL) == want, "err=NULL status");
 }
@@ -69,6 +69,19 @@ int main(int argc, char **argv)
               strcmp(err.arg, "how") == 0,
           "an unknown switch must be RB_ERR_ARG naming how");
     CHECK(rb_chain_pass(NULL, &(int64_t){0}, &err) == RB_ERR_ARG, "NULL chain must fail");
+    /* The closed form checks what rb_chain_new checks of n and hop_work
+     * (n = 0 is a fine closed form, though no chain). */
+    int64_t x = -7;
+    CHECK(rb_chain_expected(0, 5, &x, &err) == RB_OK && x == 0, "expected(0, 5)");
+    CHECK(rb_chain_expected(-1, 0, &x, &err) == RB_ERR_ARG && strcmp(err.arg, "n") == 0,
+          "expected(-1, 0) must name n");
+    CHECK(rb_chain_expected(1, -1, &x, &err) == RB_ERR_ARG && strcmp(err.arg, "hop_work") == 0,
+          "expected(1, -1) must name hop_work");
+    CHECK(rb_chain_expected(1000, INT64_C(2000000000000000), &x, &err) == RB_ERR_OVERFLOW &&
+              strcmp(err.arg, "hop_work") == 0 && x == 0,
+          "expected(1000, 2e15) must overflow naming hop_work, output untouched");
+    CHECK(rb_chain_expected(1, 0, NULL, &err) == RB_ERR_ARG && strcmp(err.arg, "out") == 0,
+          "expected with NULL out");
     /* A chain freed before it passed: its suspended tasks must not leak. */
     for (int h = 0; h < 2; h++) {
         c = NULL;

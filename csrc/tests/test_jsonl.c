@@ -484,9 +484,9 @@ static void kernel_choice(void)
     setenv("ROUNDBENCH_JSONL_KERNEL", "bogus", 1);
     rb_jsonl_result r;
     rb_jsonl_result_init(&r);
-    CHECK(rb_jsonl_kernel(&err) == NULL && err.code == RB_ERR_ARG &&
-              strcmp(err.arg, "ROUNDBENCH_JSONL_KERNEL") == 0,
-          "a bad environment kernel names the variable");
+    CHECK(rb_jsonl_kernel(&err) == NULL && err.code == RB_ERR_ARG && err.arg == NULL &&
+              strstr(err.msg, "$ROUNDBENCH_JSONL_KERNEL") && strstr(err.msg, "'bogus'"),
+          "a bad environment kernel names the variable and its value: %s", err.msg);
     CHECK(rb_jsonl_count_buffer((const uint8_t *)"{}\n", 3, &r, &err) == RB_ERR_ARG && r.lines == 0,
           "a bad environment kernel fails the count before it starts");
     CHECK(rb_jsonl_count_file("/dev/null", &r, &err) == RB_ERR_ARG, "and the file count");
@@ -558,8 +558,18 @@ int main(int argc, char **argv)
     rb_jsonl_result r;
     rb_jsonl_result_init(&r);
     CHECK(rb_jsonl_count_file("/nonexistent/rb-jsonl", &r, &err) == RB_ERR_IO &&
-              err.sys_errno == ENOENT && strcmp(err.arg, "path") == 0,
-          "a missing file is RB_ERR_IO with ENOENT naming path");
+              err.sys_errno == ENOENT && strcmp(err.arg, "path") == 0 &&
+              strcmp(err.msg, "cannot open /nonexistent/rb-jsonl") == 0,
+          "a missing file is RB_ERR_IO with ENOENT naming path and the file: %s", err.msg);
+    /* The record's text is cut to its buffer, never overrun. */
+    char long_path[3 * RB_ERROR_MSG_MAX];
+    memset(long_path, 'x', sizeof long_path - 1);
+    long_path[0] = '/';
+    long_path[sizeof long_path - 1] = '\0';
+    CHECK(rb_jsonl_count_file(long_path, &r, &err) == RB_ERR_IO &&
+              strlen(err.msg) == RB_ERROR_MSG_MAX - 1 &&
+              strncmp(err.msg, "cannot open /x", 14) == 0,
+          "a long message is cut to RB_ERROR_MSG_MAX - 1 bytes (%zu)", strlen(err.msg));
     CHECK(rb_jsonl_count_file("/", &r, &err) == RB_ERR_IO && err.sys_errno == EISDIR,
           "reading a directory is RB_ERR_IO (EISDIR), got errno %d", err.sys_errno);
     CHECK(rb_jsonl_count_file(NULL, &r, &err) == RB_ERR_ARG, "NULL path");

@@ -52,6 +52,15 @@ static void error_vector(const rbt_vector *v, void *ctx)
               err.pos == pos && got == 12345,
           "rb_temps(%s): status %d pos %lld; want overflow at %lld", rbt_get(v, "a"), err.code,
           (long long)err.pos, pos);
+    char where[32];
+    snprintf(where, sizeof where, "has a[%lld] = %lld,", pos, (long long)a[pos]);
+    CHECK(strncmp(err.msg, where, strlen(where)) == 0, "rb_temps(%s) message '%s'; want '%s...'",
+          rbt_get(v, "a"), err.msg, where);
+    /* The range form counts indices from a, wherever the range starts. */
+    CHECK(rb_temps_range(a, pos, k, &got, &err) == RB_ERR_OVERFLOW && err.pos == pos &&
+              strncmp(err.msg, where, strlen(where)) == 0,
+          "rb_temps_range(%s, %lld, %d): pos %lld", rbt_get(v, "a"), pos, k, (long long)err.pos);
+    CHECK(rb_temps_range(a, 0, pos, &got, &err) == RB_OK, "rb_temps_range up to the bad element");
 }
 
 int main(int argc, char **argv)
@@ -66,5 +75,9 @@ int main(int argc, char **argv)
     CHECK(rb_temps(&one, -1, &out, &err) == RB_ERR_ARG && strcmp(err.arg, "n") == 0, "n < 0");
     CHECK(rb_temps(&one, 1, NULL, &err) == RB_ERR_ARG && strcmp(err.arg, "out") == 0, "NULL out");
     CHECK(rb_temps(NULL, 0, &out, NULL) == RB_OK && out == 0, "empty");
+    CHECK(rb_temps_range(&one, 1, 0, &out, &err) == RB_ERR_ARG && strcmp(err.arg, "hi") == 0,
+          "hi < lo");
+    CHECK(rb_temps_range(&one, -1, 1, &out, &err) == RB_ERR_ARG && strcmp(err.arg, "lo") == 0,
+          "lo < 0");
     return rbt_done("test_temps");
 }

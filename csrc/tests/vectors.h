@@ -47,7 +47,7 @@ static const char *rbt_get(const rbt_vector *v, const char *key)
     return NULL;
 }
 
-static long long rbt_int(const rbt_vector *v, const char *key)
+static inline long long rbt_int(const rbt_vector *v, const char *key)
 {
     const char *s = rbt_get(v, key);
     if (!s) {
@@ -65,8 +65,8 @@ static long long rbt_int(const rbt_vector *v, const char *key)
 }
 
 /* Calls fn(v, ctx) for every vector of the given kind; returns how many. */
-static int rbt_each(const char *path, const char *kind, void (*fn)(const rbt_vector *, void *),
-                    void *ctx)
+static inline int rbt_each(const char *path, const char *kind,
+                           void (*fn)(const rbt_vector *, void *), void *ctx)
 {
     FILE *f = fopen(path, "r");
     if (!f) {

@@ -20,9 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "forkwait.h"
 
 static long long tv_ns(struct timeval tv)
 {
@@ -43,24 +42,10 @@ int main(int argc, char **argv)
     }
     /* The program must not inherit the report descriptor. */
     fcntl((int)fd, F_SETFD, FD_CLOEXEC);
-    pid_t pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "rb-spawn: fork: %s\n", strerror(errno));
-        return 127;
-    }
-    if (pid == 0) {
-        execvp(argv[2], argv + 2);
-        fprintf(stderr, "rb-spawn: cannot run %s: %s\n", argv[2], strerror(errno));
-        _exit(127);
-    }
     int status = 0;
     struct rusage ru;
-    pid_t got;
-    do
-        got = wait4(pid, &status, 0, &ru);
-    while (got < 0 && errno == EINTR);
-    if (got < 0) {
-        fprintf(stderr, "rb-spawn: wait4: %s\n", strerror(errno));
+    if (rbc_fork_exec_wait(argv + 2, -1, -1, "rb-spawn", &status, &ru) < 0) {
+        fprintf(stderr, "rb-spawn: fork or wait4: %s\n", strerror(errno));
         return 127;
     }
     dprintf((int)fd, "status=%d maxrss_kb=%ld utime_ns=%lld stime_ns=%lld\n", status, ru.ru_maxrss,

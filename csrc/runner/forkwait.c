@@ -1,0 +1,29 @@
+/* forkwait.c: fork, exec and wait4 for the launchers (see forkwait.h). */
+#define _GNU_SOURCE
+#include "forkwait.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int rbc_fork_exec_wait(char *const argv[], int in_fd, int out_fd, const char *who, int *status,
+                       struct rusage *ru)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if ((in_fd >= 0 && dup2(in_fd, 0) < 0) || (out_fd >= 0 && dup2(out_fd, 1) < 0))
+            _exit(126);
+        execvp(argv[0], argv);
+        fprintf(stderr, "%s: cannot run %s: %s\n", who, argv[0], strerror(errno));
+        _exit(127);
+    }
+    pid_t got;
+    do
+        got = wait4(pid, status, 0, ru);
+    while (got < 0 && errno == EINTR);
+    return got < 0 ? -1 : 0;
+}
