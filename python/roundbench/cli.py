@@ -31,6 +31,7 @@ examples:
   roundbench run --quick                  every round scaled down (tests, CI)
   roundbench run matmul --threads all     BLAS on every core (default: 1 thread)
   roundbench report results/latest        write results/latest/report.md
+  roundbench compare results/A results/B  is B different from A? (ratio, CI and a U test per cell)
 
 results go to --out DIR (default results/<date-time>), as DIR/results.txt in
 the Go benchmark format, appended run by run, then DIR/report.md.
@@ -308,6 +309,10 @@ def parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_report)
 
     _add_gen_log(sub)  # the jsonl round's input
+
+    from . import compare
+
+    compare.add_parser(sub)
     return p
 
 

@@ -1,0 +1,126 @@
+"""roundbench compare: the verdicts on result sets whose answer is known."""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import child_env
+from roundbench import benchfmt, compare
+
+HEAD = "goos: linux\nUnit ns/op better=lower\nUnit MB/s better=higher\n"
+
+
+def write(path, cells):
+    """cells: name -> list of (ns/op, MB/s) pairs, written interleaved."""
+    lines = [HEAD]
+    longest = max(len(v) for v in cells.values())
+    for k in range(longest):
+        for name, runs in cells.items():
+            if k < len(runs):
+                ns, mbs = runs[k]
+                lines.append(f"{name} 1 {ns} ns/op {mbs} MB/s 1000 peak-B\n")
+    path.write_text("".join(lines))
+    return path
+
+
+SAME = [100, 101, 99, 102, 98, 100, 101, 99]
+SLOWER = [120, 121, 119, 122, 118, 120, 121, 119]
+
+
+def rows_for(tmp_path, a_cells, b_cells, **kw):
+    a = benchfmt.read_dir(write(tmp_path / "a.txt", a_cells))
+    b = benchfmt.read_dir(write(tmp_path / "b.txt", b_cells))
+    return {(r.name, r.unit): r for r in compare.compare(a, b, **kw)}
+
+
+def test_no_change_is_not_significant(tmp_path):
+    rows = rows_for(
+        tmp_path,
+        {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME]},
+        {"BenchmarkLoop/impl=c": [(v + 0.5, 1) for v in reversed(SAME)]},
+    )
+    r = rows[("BenchmarkLoop/impl=c", "ns/op")]
+    assert not r.significant and r.verdict == "~"
+    assert r.ci[0] < 1 < r.ci[1]
+
+
+def test_a_20_percent_slowdown_is_significant_and_worse(tmp_path):
+    rows = rows_for(
+        tmp_path, {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME]}, {"BenchmarkLoop/impl=c": [(v, 1) for v in SLOWER]}
+    )
+    r = rows[("BenchmarkLoop/impl=c", "ns/op")]
+    assert r.significant and r.verdict == "worse"
+    assert r.ratio == pytest.approx(1.2, rel=0.01)
+    assert r.ci[0] > 1.1 and r.ci[1] < 1.3
+    assert r.worse_pct == pytest.approx(20, abs=1)
+
+
+def test_higher_is_better_turns_the_verdict(tmp_path):
+    rows = rows_for(
+        tmp_path, {"BenchmarkJsonl/impl=c": [(1, v) for v in SAME]}, {"BenchmarkJsonl/impl=c": [(1, v) for v in SLOWER]}
+    )
+    r = rows[("BenchmarkJsonl/impl=c", "MB/s")]
+    assert r.better == "higher" and r.significant and r.verdict == "better"
+    assert r.worse_pct < 0
+
+
+def test_three_runs_a_side_cannot_be_significant(tmp_path):
+    rows = rows_for(
+        tmp_path,
+        {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME[:3]]},
+        {"BenchmarkLoop/impl=c": [(v * 2, 1) for v in SAME[:3]]},
+    )
+    r = rows[("BenchmarkLoop/impl=c", "ns/op")]
+    assert not r.enough and r.verdict.startswith("too few runs")
+
+
+def test_process_units_only_when_asked(tmp_path):
+    cells = {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME]}
+    assert ("BenchmarkLoop/impl=c", "peak-B") not in rows_for(tmp_path, cells, cells)
+    assert ("BenchmarkLoop/impl=c", "peak-B") in rows_for(tmp_path, cells, cells, units=["peak-B"])
+
+
+def test_reads_go_test_bench_output(tmp_path):
+    text = (
+        "goos: linux\ngoarch: amd64\npkg: roundbench/go\n"
+        + "".join(f"BenchmarkPureLoop-2   \t     {30 + i}\t  {40000000 + i * 1000} ns/op\n" for i in range(6))
+        + "PASS\nok  \troundbench/go\t9.1s\n"
+    )
+    (tmp_path / "g.txt").write_text(text)
+    rs = benchfmt.read_dir(tmp_path / "g.txt")
+    rows = compare.compare(rs, rs)
+    assert [(r.name, r.unit, r.verdict) for r in rows] == [("BenchmarkPureLoop-2", "ns/op", "~")]
+
+
+def run_cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "roundbench", "compare", *args],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_cli_fail_above_gates_a_regression(tmp_path):
+    a = write(tmp_path / "a.txt", {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME]})
+    b = write(tmp_path / "b.txt", {"BenchmarkLoop/impl=c": [(v, 1) for v in SLOWER]})
+    md, page = tmp_path / "cmp.md", tmp_path / "cmp.html"
+    out = run_cli(str(a), str(b), "--md", str(md), "--html", str(page))
+    assert out.returncode == 0, out.stderr
+    assert "BenchmarkLoop/impl=c" in out.stdout and "+20.0%" in out.stdout
+    assert "| BenchmarkLoop/impl=c | ns/op" in md.read_text() and "<table>" in page.read_text()
+    assert run_cli(str(a), str(b), "--fail-above", "25").returncode == 0
+    bad = run_cli(str(a), str(b), "--fail-above", "10")
+    assert bad.returncode == 1 and "REGRESSION: BenchmarkLoop/impl=c ns/op" in bad.stderr
+
+
+def test_cli_usage_errors_exit_2(tmp_path):
+    a = write(tmp_path / "a.txt", {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME]})
+    other = write(tmp_path / "o.txt", {"BenchmarkOther/impl=c": [(v, 1) for v in SAME]})
+    missing = run_cli(str(a), str(tmp_path / "nope"))
+    assert missing.returncode == 2 and "no result files" in missing.stderr
+    disjoint = run_cli(str(a), str(other))
+    assert disjoint.returncode == 2 and "no benchmark and unit in common" in disjoint.stderr
+    assert run_cli(str(a), str(a), "--alpha", "2").returncode == 2
