@@ -10,8 +10,11 @@ and round startup's hello programs) live in one of three places:
   into the package (``roundbench/bin/``), and the Go programs, built on first
   use from the Go sources the package ships (``roundbench/gosrc/``) into a
   per-user cache, ``$XDG_CACHE_HOME/roundbench/<version>-<hash>/``. The hash
-  covers those sources, the Go toolchain and the BLAS the programs load, so a
-  new version, toolchain or environment never runs a stale build.
+  covers those sources, the C programs, the Go toolchain and the BLAS the
+  programs load, so a new version, toolchain or environment never runs a
+  stale build. Round startup's launcher starts its programs from its own
+  folder (csrc/runner/run_startup.c), so it and the C programs it starts are
+  copied into that cache, beside the Go ones.
 
 ``missing(name)`` is what callers check before starting a program: None, or
 why it cannot run with a fix that works where the user is (``make build`` in a
@@ -22,14 +25,11 @@ line on stderr while it does.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
+# Only light modules at import: a Python child imports this one, and its
+# start-up and peak RSS are measured. Building a Go program imports the rest.
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Optional
 
@@ -48,6 +48,9 @@ GO_PROGRAMS = {
 }
 
 NAMES = C_PROGRAMS + tuple(GO_PROGRAMS)
+
+# Installed, these run from the cache, beside the Go programs (see above).
+BESIDE_GO = ("rb-c-static", "hello-c", "hello-c-static")
 
 ENV_BUILD = "ROUNDBENCH_BUILD"
 PACKAGE = Path(__file__).resolve().parent
@@ -82,8 +85,8 @@ def path(name: str) -> Path:
     root = checkout()
     if root is not None:
         return root / "build" / name
-    if name in GO_PROGRAMS:
-        return go_cache() / name
+    if name in GO_PROGRAMS or name in BESIDE_GO:
+        return cache() / name
     return BIN / name
 
 
@@ -100,7 +103,9 @@ def missing(name: str) -> Optional[str]:
     if root is not None:
         return f"{p} is not built (run `make build` in {root})"
     if name in GO_PROGRAMS:
-        return _build_go(name, p)
+        return _in_cache(name, p, _build_go)
+    if name in BESIDE_GO and _runnable(BIN / name):
+        return _in_cache(name, p, _copy_c)
     why = _unbuilt().get(name)
     if why is not None:
         return f"{name} was not built when this roundbench was installed: {why}"
@@ -126,7 +131,7 @@ def _runnable(p: Path) -> bool:
     return p.is_file() and os.access(p, os.X_OK)
 
 
-# ---- Go programs of an installed package ------------------------------------
+# ---- The cache of an installed package ----------------------------------------
 
 
 def _go() -> Optional[str]:
@@ -144,6 +149,8 @@ def _blas_lib_dir() -> Optional[str]:
 
 
 def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("roundbench")
     except PackageNotFoundError:
@@ -154,15 +161,24 @@ _cache_key: Optional[str] = None
 
 
 def _key() -> str:
-    """<version>-<hash>: the hash of the shipped Go sources and of what else
-    goes into the binaries (toolchain, GOAMD64, the BLAS folder)."""
+    """<version>-<hash>: the hash of the shipped Go sources, of the C
+    programs (their size and time) and of what else goes into the Go
+    binaries (toolchain, GOAMD64, the BLAS folder)."""
     global _cache_key
     if _cache_key is None:
+        import hashlib
+
         h = hashlib.sha256()
         if GO_SOURCES.is_dir():
             for f in sorted(p for p in GO_SOURCES.rglob("*") if p.is_file()):
                 h.update(str(f.relative_to(GO_SOURCES)).encode() + b"\0")
                 h.update(f.read_bytes() + b"\0")
+        for name in BESIDE_GO:
+            try:
+                st = (BIN / name).stat()
+            except OSError:
+                continue
+            h.update(f"{name} {st.st_size} {st.st_mtime_ns}\0".encode())
         for extra in (_go() or "", os.environ.get("GOAMD64", ""), _blas_lib_dir() or ""):
             h.update(extra.encode() + b"\0")
         _cache_key = f"{_version()}-{h.hexdigest()[:16]}"
@@ -175,12 +191,39 @@ def cache_root() -> Path:
     return Path(base) / "roundbench"
 
 
-def go_cache() -> Path:
+def cache() -> Path:
     """Where an installed package's Go programs are built."""
     return cache_root() / _key()
 
 
+def _in_cache(name: str, target: Path, make) -> Optional[str]:
+    """Makes target with make(name, target) under the cache's lock, so that
+    two suites started at once make each program once."""
+    import fcntl
+
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if _runnable(target):
+                return None
+            return make(name, target)
+    except OSError as e:
+        return f"cannot make {name} in {folder}: {e}"
+
+
+def _copy_c(name: str, target: Path) -> Optional[str]:
+    tmp = target.with_name(f".{name}.{os.getpid()}.tmp")
+    shutil.copy2(BIN / name, tmp)
+    os.replace(tmp, target)
+    return None
+
+
 def _build_go(name: str, target: Path) -> Optional[str]:
+    import subprocess
+    import tempfile
+
     pkg, cgo = GO_PROGRAMS[name]
     if not (GO_SOURCES / "go.mod").is_file():
         return f"this installation of roundbench ships no Go sources ({GO_SOURCES}), so it cannot build {name}"
@@ -195,20 +238,6 @@ def _build_go(name: str, target: Path) -> Optional[str]:
     cc = (os.environ.get("CC") or "gcc").split()[0]
     if cgo != "0" and shutil.which(cc) is None:
         return f"{name} uses cgo, which needs a C compiler: {cc} is not on PATH (Debian: apt install gcc)"
-    cache = target.parent
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        with open(cache / ".lock", "w") as lock:
-            # Two suites started at once build each program once.
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if _runnable(target):
-                return None
-            return _build_go_locked(name, pkg, cgo, go, target)
-    except OSError as e:
-        return f"cannot build {name} into {cache}: {e}"
-
-
-def _build_go_locked(name: str, pkg: str, cgo: Optional[str], go: str, target: Path) -> Optional[str]:
     src = target.parent / "src"
     if not (src / "go.mod").is_file():
         # The sources are copied out of the package first: the go command

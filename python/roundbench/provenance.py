@@ -15,7 +15,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from . import rounds
+from . import programs, rounds
 
 
 def _run(cmd, timeout=20) -> str:
@@ -81,7 +81,6 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
     fairness warnings found."""
     items = {}
     warnings = []
-    bdir = rounds.build_dir()
     items["goos"] = sys.platform
     items["goarch"] = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
     items["pkg"] = "roundbench"
@@ -103,11 +102,11 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
         )
 
     # C
-    rbc = bdir / "rb-c"
+    rbc = programs.path("rb-c")
     c_info = _run([str(rbc), "--info"]) if rbc.exists() else "not built"
     items["c-build"] = c_info
     # Go
-    go = go_build_settings(bdir / "rb-go")
+    go = go_build_settings(programs.path("rb-go"))
     items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
     flags = [
         f"{k}={go[k]}"
@@ -163,13 +162,12 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
             f"build flags differ in tuning: C runner {'tuned' if tuned_c else 'portable'}, "
             f"Python extension {'tuned' if tuned_ext else 'portable'}, Go {'tuned' if tuned_go else 'portable'}"
         )
-    if os.access(bdir / "rb-spawn", os.X_OK):
+    no_spawn = programs.missing("rb-spawn")
+    if no_spawn is None:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"
     else:
         items["peak-rss"] = "from wait4 on children forked from the Python runner"
-        warnings.append(
-            "build/rb-spawn is not built: every peak-B includes the Python runner's own RSS at spawn (make build)"
-        )
+        warnings.append(f"every peak-B includes the Python runner's own RSS at spawn: {no_spawn}")
     items["runs"] = str(runs)
     items["quick"] = "yes" if quick else "no"
     for r in selected_rounds:

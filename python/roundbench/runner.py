@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import benchfmt, harness, provenance, rounds
+from . import benchfmt, harness, programs, provenance, rounds
 
 STDERR_TAIL = 12  # lines of a failed child's stderr kept in the result file
 EXIT_MEANINGS = {
@@ -78,9 +78,9 @@ class Usage:
 
 
 def spawner() -> Optional[Path]:
-    """build/rb-spawn, the launcher that makes peak RSS the child's own (see
+    """rb-spawn, the launcher that makes peak RSS the child's own (see
     csrc/tools/spawn.c), or None when it is not built."""
-    p = rounds.build_dir() / "rb-spawn"
+    p = programs.path("rb-spawn")
     return p if os.access(p, os.X_OK) else None
 
 

@@ -28,6 +28,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Optional
 
+from .. import programs
+
 # The suite's rounds, in the order they run and are reported (DESIGN.md's
 # order; loc last, since it measures the others' source files).
 ROUND_MODULES = [
@@ -120,15 +122,17 @@ def repo_root() -> Optional[Path]:
 
 
 def build_dir() -> Path:
-    """Where the C and Go runners are: $ROUNDBENCH_BUILD, else the checkout's
-    build/ folder, else ./build."""
+    """Where generated inputs are kept (e.g. round jsonl's logs, in data/):
+    $ROUNDBENCH_BUILD, else the checkout's build/ folder, else the per-user
+    cache of an installed package. The child programs are found by
+    roundbench.programs."""
     env = os.environ.get("ROUNDBENCH_BUILD")
     if env:
         return Path(env)
     root = repo_root()
     if root is not None:
         return root / "build"
-    return Path.cwd() / "build"
+    return programs.cache_root()
 
 
 PROGRAMS = {"c": "rb-c", "go": "rb-go"}
@@ -148,16 +152,16 @@ def command(rnd: Round, v: Variant, params: dict) -> list:
     kv = [f"{k}={params[k]}" for k in params]
     if v.lang == "py":
         return [sys.executable, "-m", "roundbench.child", rnd.name, v.name, *kv]
-    program = build_dir() / (v.program or PROGRAMS[v.lang])
+    program = programs.path(v.program or PROGRAMS[v.lang])
     return [str(program), rnd.name, v.name, *kv]
 
 
 def unavailable(rnd: Round, v: Variant) -> Optional[str]:
     """Why variant v cannot run here, or None."""
     if v.lang in PROGRAMS:
-        program = build_dir() / (v.program or PROGRAMS[v.lang])
-        if not os.access(program, os.X_OK):
-            return f"{program} is not built (run `make build`)"
+        why = programs.missing(v.program or PROGRAMS[v.lang])
+        if why is not None:
+            return why
     elif v.lang == "py":
         if importlib.util.find_spec("roundbench._core") is None:
             return "the extension roundbench._core is not built (run `make build`)"

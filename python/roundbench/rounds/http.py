@@ -41,8 +41,8 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from .. import harness
-from . import Round, Variant, build_dir, needs_command, needs_module
+from .. import harness, programs
+from . import Round, Variant, needs_command, needs_module
 
 HELLO = b"Hello, World!"
 READY_TIMEOUT_S = 30.0  # a server that does not answer by then fails the run
@@ -128,8 +128,7 @@ def provenance() -> tuple:
 
 def _needs_build(name: str):
     def check() -> Optional[str]:
-        p = build_dir() / name
-        return None if os.access(p, os.X_OK) else f"{p} is not built (run `make build`)"
+        return programs.missing(name)
 
     return check
 
@@ -236,15 +235,14 @@ def free_port() -> int:
 def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000) -> tuple:
     """(argv, extra environment) that start variant impl's server; the
     header timeout applies to the core's servers (c, py-c, go-c)."""
-    bdir = build_dir()
     py = [sys.executable]
     hto = f"header_timeout_ms={header_timeout_ms}"
     if impl == "c":
-        return [str(bdir / "rb-c"), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
+        return [str(programs.path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
     if impl == "go":
-        return [str(bdir / "rb-go"), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
+        return [str(programs.path("rb-go")), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
     if impl == "go-c":
-        return [str(bdir / "rb-go"), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
+        return [str(programs.path("rb-go")), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
             "GOMAXPROCS": str(cores)
         }
     if impl == "py-c":
@@ -307,7 +305,7 @@ class Server:
         os.sched_setaffinity(0, cpus)  # inherited by rb-spawn and the server
         try:
             self.spawn = subprocess.Popen(
-                [str(build_dir() / "rb-spawn"), str(wfd), *argv],
+                [str(programs.path("rb-spawn")), str(wfd), *argv],
                 env=full_env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
@@ -591,7 +589,7 @@ def run_wrk(port: int, conns: int, secs: int, cpus: list, script: Path) -> dict:
 
 def run_rate(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: list) -> dict:
     argv = [
-        str(build_dir() / "rb-load"),
+        str(programs.path("rb-load")),
         f"port={port}",
         f"conns={conns}",
         f"rate={rate}",

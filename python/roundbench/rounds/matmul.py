@@ -32,8 +32,8 @@ import sys
 from array import array
 from pathlib import Path
 
-from .. import harness
-from . import Round, Variant, build_dir, needs_module
+from .. import harness, programs
+from . import Round, Variant, needs_module
 
 MAX_N = 20_000  # three matrices of 20000^2 float64 are 9.6 GB
 SEED = 1
@@ -272,10 +272,9 @@ def probe(threads: int) -> dict:
     # The Python probe must import this very package, wherever it runs from.
     pkg_parent = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
-    bdir = build_dir()
     cmds = {
-        "c": [str(bdir / "rb-c"), "matmul", "blas-info", f"threads={threads}"],
-        "go": [str(bdir / "rb-go"), "matmul", "blas-info", f"threads={threads}"],
+        "c": [str(programs.path("rb-c")), "matmul", "blas-info", f"threads={threads}"],
+        "go": [str(programs.path("rb-go")), "matmul", "blas-info", f"threads={threads}"],
         "py": [sys.executable, "-m", "roundbench.child", "matmul", "blas-info", f"threads={threads}"],
     }
     names = {"c": "c-blas", "go": "go-c"}

@@ -25,7 +25,8 @@ import os
 import sys
 from typing import Optional
 
-from . import Round, Variant, build_dir, needs_module, repo_root
+from .. import programs
+from . import Round, Variant, needs_module, repo_root
 
 LAUNCHER = "rb-c-static"
 
@@ -41,8 +42,7 @@ def _env(params: dict) -> dict:
 
 def _built(program: str):
     def check() -> Optional[str]:
-        p = build_dir() / program
-        return None if os.access(p, os.X_OK) else f"{p} is not built (run `make build`)"
+        return programs.missing(program)
 
     return check
 
@@ -110,7 +110,7 @@ def provenance() -> tuple:
         if os.path.isdir(d):
             pth += sorted(f for f in os.listdir(d) if f.endswith(".pth"))
     items = {
-        "startup-launcher": f"{build_dir() / LAUNCHER} (static; fork, exec, wait4)",
+        "startup-launcher": f"{programs.path(LAUNCHER)} (static; fork, exec, wait4)",
         "startup-python": sys.executable,
         "startup-site-pth": ", ".join(pth) if pth else "none",
     }
