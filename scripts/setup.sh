@@ -58,6 +58,9 @@ if [ ! -x "$VENV/bin/python" ]; then
   echo "setup: making the virtual environment $VENV from $base"
   rm -rf "$VENV"
   "$PYTHON" -m venv "$VENV"
+  # An extension built in place by another interpreter of the same version
+  # would load, but its recorded build flags would be that interpreter's.
+  rm -f python/roundbench/_core.*.so python/roundbench/_cffi_api.*.so
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 # make's sign that the venv is complete (Makefile, VENV_READY).
