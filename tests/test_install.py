@@ -108,6 +108,9 @@ def test_installed_c_program_in_the_package(installed):
     assert programs.path("rb-c") == installed / "pkg" / "bin" / "rb-c"
     why = programs.missing("rb-c")
     assert why is not None and "make build" not in why and "pip install" in why
+    assert str(installed / "pkg" / "bin" / "rb-c") in why
+    why = programs.missing("hello-c")
+    assert why is not None and str(installed / "pkg" / "bin" / "hello-c") in why
     _executable(installed / "pkg" / "bin" / "rb-c")
     assert programs.missing("rb-c") is None
 

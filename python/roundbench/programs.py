@@ -110,7 +110,7 @@ def missing(name: str) -> Optional[str]:
     if why is not None:
         return f"{name} was not built when this roundbench was installed: {why}"
     return (
-        f"this installation of roundbench has no {p}: the C programs are built by setup.py when the "
+        f"this installation of roundbench has no {BIN / name}: the C programs are built by setup.py when the "
         "package is installed from its sources (`pip install --force-reinstall .` in a checkout, "
         "with a C compiler)"
     )
