@@ -4,10 +4,23 @@
 # -march=native). TUNE=1 builds the tuned variant (-O3 -march=native for C,
 # GOAMD64=v3 for Go); the flags in force are written into every result file.
 
+# PYTHON is the interpreter the project's virtual environment is made from;
+# every target runs the venv's own, VPY (scripts/setup.sh says why).
 PYTHON ?= python3
 GO ?= go
 CC ?= gcc
 BUILD := build
+VENV := .venv
+VPY := $(VENV)/bin/python
+
+# The venv is ready when setup.sh has filled it since requirements-dev.txt
+# last changed, from the interpreter PYTHON names now; otherwise the first
+# target that needs it runs setup.sh, which makes it again.
+VENV_READY := $(VENV)/.roundbench-ready
+PYTHON_REAL := $(shell $(PYTHON) -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null)
+ifneq ($(PYTHON_REAL),$(shell readlink -f $(VPY) 2>/dev/null))
+.PHONY: $(VENV_READY)
+endif
 
 ifeq ($(TUNE),1)
 OPT := -O3 -march=native
@@ -29,31 +42,34 @@ TEST_SRC := $(sort $(wildcard csrc/tests/test_*.c))
 TEST_BIN := $(TEST_SRC:csrc/tests/%.c=$(BUILD)/asan/%)
 GO_SRC := $(shell find go -name '*.go' -o -name '*.c' -o -name '*.h') $(CORE_SRC) $(CORE_HDR) go.mod
 
-# ---- BLAS (issue 3, round matmul) -------------------------------------------
+# ---- The BLAS ----------------------------------------------------------------
 # The core uses the OpenBLAS that the scipy-openblas64 package ships: the
 # same library, version and kernel choice as the one numpy's wheels bundle,
 # so c-blas, go-c and py-c compare like with like against py-numpy (README,
-# "The BLAS"). build/blas links to that package. Nothing links it: the core
-# dlopen()s it on first use (csrc/roundbench.h, rb_blas_set_library), so
-# only processes that multiply pay for its ~30 MB and its threads. The
-# default file is build/blas/lib's; ROUNDBENCH_BLAS_LIB overrides it. Its
-# symbols carry a prefix and suffix and its integers are 64-bit.
+# "The BLAS"). build/blas links to that package in the venv. Nothing links
+# it: the core dlopen()s it on first use (csrc/roundbench.h,
+# rb_blas_set_library), so only processes that multiply pay for its ~30 MB
+# and its threads. The default file is build/blas/lib's; ROUNDBENCH_BLAS_LIB
+# overrides it. Its symbols carry a prefix and suffix and its integers are
+# 64-bit.
 BLAS_DIR := $(BUILD)/blas
-BLAS_STAMP := $(BLAS_DIR)/lib/libscipy_openblas64_.so
+BLAS_LIB := $(BLAS_DIR)/lib/libscipy_openblas64_.so
 BLAS_CFLAGS := -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_ -DBLAS_ILP64 \
-  -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_STAMP))"'
+  -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
 BLAS_LIBS := -ldl
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
-# ---- end BLAS ---------------------------------------------------------------
 
 .PHONY: help setup build c go py install test test-c test-go test-py bench fidelity suite report asan format lint clean links
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-setup: ## install what the build and tests need (Debian, pip and Go packages); safe to rerun
-	./scripts/setup.sh
+setup: ## install what the build and tests need (Debian packages, the .venv, Go modules); safe to rerun
+	PYTHON="$(PYTHON)" VENV="$(VENV)" ./scripts/setup.sh
+
+$(VENV_READY): requirements-dev.txt
+	PYTHON="$(PYTHON)" VENV="$(VENV)" ./scripts/setup.sh
 
 build: c go py ## build the C core and runners, the Go runner and the Python extension (in place)
 
@@ -102,8 +118,8 @@ $(BUILD)/rb-go-http: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	$(GO) build -o $@ ./go/cmd/rb-go-http
 
-py: ## build the Python extension in place (python/roundbench)
-	$(PYTHON) setup.py -q build_ext --inplace
+py: $(VENV_READY) ## build the Python extension in place (python/roundbench)
+	$(VPY) setup.py -q build_ext --inplace
 
 # --- round startup: its launcher and the programs it starts ------------------
 # rb-c-static is the C runner linked statically: round startup's launcher,
@@ -140,10 +156,9 @@ $(BUILD)/hello-go-cgo: $(wildcard go/cmd/rb-hello/*.go) go.mod
 $(BUILD)/hello-go-c: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	$(GO) build -o $@ ./go/cmd/rb-hello-core
-# --- end round startup --------------------------------------------------------
 
-install: ## pip install the Python package (import roundbench anywhere)
-	$(PYTHON) -m pip install -q .
+install: $(VENV_READY) ## pip install the package into the venv (.venv/bin/roundbench)
+	$(VPY) -m pip install -q .
 
 links: ## recreate go/core_*.c links for every csrc/*.c (after adding a round)
 	cd go && for f in ../csrc/*.c; do ln -sfn "$$f" "core_$$(basename $$f)"; done && \
@@ -167,7 +182,7 @@ test-go: ## Go tests, with -race, with GOEXPERIMENT=cgocheck2 and without cgo (t
 	CGO_ENABLED=0 $(GO) test -count=1 ./go/...
 
 test-py: build ## pytest (builds first)
-	$(PYTHON) -m pytest -q
+	$(VPY) -m pytest -q
 
 test: setup ## run every test: formatting and lint, C (sanitizers), Go (race, cgocheck2, without cgo), Python
 	$(MAKE) build
@@ -180,34 +195,36 @@ bench: build ## go test -bench over the Go package (quick look; the suite is `ma
 	$(GO) test -run '^$$' -bench . -benchtime 200ms ./go/...
 
 fidelity: build ## compare the suite's cgo and METH_O figures with go test -bench and python -m timeit
-	$(PYTHON) scripts/fidelity.py
+	$(VPY) scripts/fidelity.py
 
 suite: setup ## run the whole suite at its default sizes, then the report (OUT=dir to choose where)
 	$(MAKE) build
-	./scripts/suite.sh $(OUT)
+	VENV="$(VENV)" ./scripts/suite.sh $(OUT)
 
 C_FORMATTED := $(wildcard csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h) python/roundbench/_core.c
-PY_FORMATTED := python tests scripts
+PY_FORMATTED := python tests scripts setup.py
 
-format: ## format the C (clang-format), Go (gofmt) and Python (black) sources
+format: $(VENV_READY) ## format the C (clang-format), Go (gofmt) and Python (black) sources
 	gofmt -w go
 	clang-format -i $(C_FORMATTED)
-	$(PYTHON) -m black -q $(PY_FORMATTED)
+	$(VPY) -m black -q $(PY_FORMATTED)
 
-lint: ## check formatting and lint (clang-format, black, ruff, gofmt, go vet); make test runs it
+lint: $(VENV_READY) ## check formatting and lint (clang-format, black, ruff, gofmt, go vet); make test runs it
 	clang-format --dry-run --Werror $(C_FORMATTED)
-	$(PYTHON) -m black --check -q $(PY_FORMATTED)
-	$(PYTHON) -m ruff check -q $(PY_FORMATTED)
+	$(VPY) -m black --check -q $(PY_FORMATTED)
+	$(VPY) -m ruff check -q $(PY_FORMATTED)
 	@out="$$(gofmt -l go)"; if [ -n "$$out" ]; then echo "gofmt: these need formatting (make format):"; echo "$$out"; exit 1; fi
 	$(GO) vet ./go/...
 
-# ---- BLAS (issue 3) ----------------------------------------------------------
-$(BLAS_STAMP):
+# The BLAS link, made again with the venv (make follows a link to its
+# target's time, so a stamp beside it says when it was made).
+BLAS_LINK := $(BUILD)/.blas-link
+$(BLAS_LINK): $(VENV_READY)
 	@mkdir -p $(BUILD)
-	ln -sfn "$$($(PYTHON) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
+	ln -sfn "$$($(VPY) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
+	@touch $@
 # Building needs no BLAS; running the C and Go programs and tests does.
-$(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.so $(TEST_BIN) $(BUILD)/rb-go test-go: | $(BLAS_STAMP)
-# ---- end BLAS ---------------------------------------------------------------
+$(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.so $(TEST_BIN) $(BUILD)/rb-go test-go: | $(BLAS_LINK)
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) python/roundbench/*.so python/roundbench/_cffi_api.c python/roundbench/_cffi_api.o

@@ -2,17 +2,41 @@
 # Installs what roundbench's build, tests and suite need, from the ordinary
 # package clients (Debian's apt, pip, the Go module proxy). Safe to run again:
 # each step checks first and installs only what is missing.
+#
+# The Python packages go into a virtual environment of the checkout, $VENV
+# (.venv), made from $PYTHON (python3): a distribution's own interpreter is
+# "externally managed" (PEP 668; Debian 12's refuses `pip install`), and the
+# project's pinned versions stay out of the system's. Every make target uses
+# $VENV/bin/python. A venv made from another interpreter than $PYTHON is
+# made again, so PYTHON=... always chooses the interpreter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+
+if ! command -v "$PYTHON" >/dev/null 2>&1; then
+  echo "setup: PYTHON=$PYTHON is not a command on PATH; name a Python 3.9 or newer" >&2
+  exit 2
+fi
+# The interpreter itself, through links and version managers' shims: what
+# $VENV/bin/python resolves to when the venv was made from it.
+base=$("$PYTHON" -c 'import os, sys; print(os.path.realpath(sys.executable))')
+pyver=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 
 # Debian packages: the C toolchain and the libraries the rounds link.
 APT_PACKAGES=(gcc make pkg-config)
+# rb-c-static and hello-c-static (round startup): the C library's static archive
+APT_PACKAGES+=(libc6-dev)
 # make lint: the C formatter
 APT_PACKAGES+=(clang-format)
 # round http: the load generator
 APT_PACKAGES+=(wrk)
+# Debian's own interpreter makes venvs and builds extensions only with its
+# venv and dev packages (an interpreter installed otherwise carries both).
+if command -v dpkg >/dev/null 2>&1 && dpkg -S "$base" >/dev/null 2>&1; then
+  APT_PACKAGES+=("python$pyver-venv" "python$pyver-dev")
+fi
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -21,11 +45,26 @@ if ((${#missing[@]})); then
   echo "setup: installing Debian packages: ${missing[*]}"
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" </dev/null
 fi
 
-# Python packages.
-"$PYTHON" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+# Python packages, in the project's venv.
+ready="$VENV/.roundbench-ready"
+if [ -e "$VENV" ] && [ "$(readlink -f "$VENV/bin/python" 2>/dev/null)" != "$base" ]; then
+  echo "setup: $VENV was made from $(readlink -f "$VENV/bin/python" 2>/dev/null || echo 'an interpreter that is gone'), not $base: making it again"
+  rm -rf "$VENV"
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "setup: making the virtual environment $VENV from $base"
+  rm -rf "$VENV"
+  "$PYTHON" -m venv "$VENV"
+  # An extension built in place by another interpreter of the same version
+  # would load, but its recorded build flags would be that interpreter's.
+  rm -f python/roundbench/_core.*.so python/roundbench/_cffi_api.*.so
+fi
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+# make's sign that the venv is complete (Makefile, VENV_READY).
+touch "$ready"
 
 # Go: the module's dependencies, and benchstat (the tests check that it
 # reads our result files).

@@ -159,13 +159,12 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
             f"build flags differ in tuning: C runner {'tuned' if tuned_c else 'portable'}, "
             f"Python extension {'tuned' if tuned_ext else 'portable'}, Go {'tuned' if tuned_go else 'portable'}"
         )
-    if rounds.program_missing("rb-spawn") is None:
+    no_spawn = rounds.program_missing("rb-spawn")
+    if no_spawn is None:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"
     else:
         items["peak-rss"] = "from wait4 on children forked from the Python runner"
-        warnings.append(
-            "build/rb-spawn is not built: every peak-B includes the Python runner's own RSS at spawn (make build)"
-        )
+        warnings.append(f"every peak-B includes the Python runner's own RSS at spawn: {no_spawn}")
     items["runs"] = str(runs)
     items["quick"] = "yes" if quick else "no"
     for r in selected_rounds:

@@ -78,7 +78,7 @@ class Usage:
 
 
 def spawner() -> Optional[Path]:
-    """build/rb-spawn, the launcher that makes peak RSS the child's own (see
+    """rb-spawn, the launcher that makes peak RSS the child's own (see
     csrc/tools/spawn.c), or None when it is not built."""
     return None if rounds.program_missing("rb-spawn") else rounds.program_path("rb-spawn")
 

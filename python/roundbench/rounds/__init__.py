@@ -34,6 +34,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Optional
 
+from .. import programs
+
 LANGS = ("c", "go", "py")
 
 # The child programs a variant may name: the C runner (three links of the
@@ -173,15 +175,17 @@ def repo_root() -> Optional[Path]:
 
 
 def build_dir() -> Path:
-    """The build folder: $ROUNDBENCH_BUILD, else the checkout's build/
-    folder, else ./build."""
+    """Where generated inputs are kept (e.g. round jsonl's logs, in data/):
+    $ROUNDBENCH_BUILD, else the checkout's build/ folder, else the per-user
+    cache of an installed package. The child programs are found by
+    roundbench.programs."""
     env = os.environ.get("ROUNDBENCH_BUILD")
     if env:
         return Path(env)
     root = repo_root()
     if root is not None:
         return root / "build"
-    return Path.cwd() / "build"
+    return programs.cache_root()
 
 
 # Every lookup of a built program goes through these two, so that where the
@@ -189,14 +193,14 @@ def build_dir() -> Path:
 
 
 def program_path(name: str) -> Path:
-    """Where the built program `name` (rb-c, rb-spawn, hello-go...) is."""
-    return build_dir() / name
+    """Where the built program `name` (rb-c, rb-spawn, hello-go...) is: in a
+    checkout its build folder, installed the package's own (roundbench.programs)."""
+    return programs.path(name)
 
 
 def program_missing(name: str) -> Optional[str]:
-    """Why the program `name` cannot run here, or None."""
-    path = program_path(name)
-    return None if os.access(path, os.X_OK) else f"{path} is not built (run `make build`)"
+    """Why the program `name` cannot run here (with what to do), or None."""
+    return programs.missing(name)
 
 
 def child_env(v: Variant, params: dict) -> Optional[dict]:

@@ -1,0 +1,278 @@
+"""Where the suite's child programs are, and why one cannot run here.
+
+The C and Go child programs (the runners, the launcher, the load generator
+and round startup's hello programs) live in one of three places:
+
+- ``ROUNDBENCH_BUILD``, when set: a folder holding all of them;
+- a source checkout (this package imported from ``python/`` beside
+  ``csrc/``): the checkout's ``build/``, which ``make build`` fills;
+- an installed package (``pip install``): the C programs that setup.py built
+  into the package (``roundbench/bin/``), and the Go programs, built on first
+  use from the Go sources the package ships (``roundbench/gosrc/``) into a
+  per-user cache, ``$XDG_CACHE_HOME/roundbench/<version>-<hash>/``. The hash
+  covers those sources, the C programs, the Go toolchain and the BLAS the
+  programs load, so a new version, toolchain or environment never runs a
+  stale build. Round startup's launcher starts its programs from its own
+  folder (csrc/runner/run_startup.c), so it and the C programs it starts are
+  copied into that cache, beside the Go ones.
+
+``missing(name)`` is what callers check before starting a program: None, or
+why it cannot run with a fix that works where the user is (``make build`` in a
+checkout; what to install for an installed package). For a Go program of an
+installed package it builds the program when it can, once, and prints one
+line on stderr while it does.
+"""
+
+from __future__ import annotations
+
+# Only light modules at import: a Python child imports this one, and its
+# start-up and peak RSS are measured. Building a Go program imports the rest.
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Optional
+
+# The C programs: in the checkout from the Makefile, installed from setup.py.
+C_PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "hello-c", "hello-c-static")
+
+# The Go programs: name -> (package directory in the module, CGO_ENABLED or
+# None for the toolchain's default). Round startup's hello-go is the same
+# program as hello-go-cgo built without cgo.
+GO_PROGRAMS = {
+    "rb-go": ("go/cmd/rb-go", None),
+    "rb-go-http": ("go/cmd/rb-go-http", None),
+    "hello-go": ("go/cmd/rb-hello", "0"),
+    "hello-go-cgo": ("go/cmd/rb-hello", "1"),
+    "hello-go-c": ("go/cmd/rb-hello-core", None),
+}
+
+NAMES = C_PROGRAMS + tuple(GO_PROGRAMS)
+
+# Installed, these run from the cache, beside the Go programs (see above).
+BESIDE_GO = ("rb-c-static", "hello-c", "hello-c-static")
+
+ENV_BUILD = "ROUNDBENCH_BUILD"
+PACKAGE = Path(__file__).resolve().parent
+BIN = PACKAGE / "bin"
+UNBUILT = "unbuilt.txt"
+GO_SOURCES = PACKAGE / "gosrc"
+GO_DOWNLOAD = "https://go.dev/dl/"
+
+# How long a Go build may take before it counts as failed: the first one
+# compiles the C core through cgo and gonum, minutes on a small machine.
+GO_BUILD_TIMEOUT = 1800
+
+
+def checkout() -> Optional[Path]:
+    """The source checkout this package runs from, or None when installed."""
+    root = PACKAGE.parents[1]
+    return root if (root / "csrc" / "roundbench.h").is_file() else None
+
+
+def _check(name: str) -> None:
+    if name not in NAMES:
+        raise ValueError(f"unknown program {name!r} (programs: {', '.join(NAMES)})")
+
+
+def path(name: str) -> Path:
+    """Where program `name` is, or would be once built. ValueError for a
+    name that is not one of NAMES."""
+    _check(name)
+    env = os.environ.get(ENV_BUILD)
+    if env:
+        return Path(env) / name
+    root = checkout()
+    if root is not None:
+        return root / "build" / name
+    if name in GO_PROGRAMS or name in BESIDE_GO:
+        return cache() / name
+    return BIN / name
+
+
+def missing(name: str) -> Optional[str]:
+    """None when program `name` can run here; else why not, with the fix.
+    For an installed package's Go program, builds it first if it can."""
+    p = path(name)
+    if _runnable(p):
+        return None
+    env = os.environ.get(ENV_BUILD)
+    if env:
+        return f"{p} is not built ({ENV_BUILD}={env} names the folder of the C and Go programs)"
+    root = checkout()
+    if root is not None:
+        return f"{p} is not built (run `make build` in {root})"
+    if name in GO_PROGRAMS:
+        return _in_cache(name, p, _build_go)
+    if name in BESIDE_GO and _runnable(BIN / name):
+        return _in_cache(name, p, _copy_c)
+    why = _unbuilt().get(name)
+    if why is not None:
+        return f"{name} was not built when this roundbench was installed: {why}"
+    return (
+        f"this installation of roundbench has no {BIN / name}: the C programs are built by setup.py when the "
+        "package is installed from its sources (`pip install --force-reinstall .` in a checkout, "
+        "with a C compiler)"
+    )
+
+
+def _unbuilt() -> dict:
+    """What setup.py could not build, and why: bin/unbuilt.txt, one
+    `NAME<TAB>REASON` line each (the statically linked programs need the C
+    library's static archive, which not every system has)."""
+    try:
+        text = (BIN / UNBUILT).read_text()
+    except OSError:
+        return {}
+    return dict(line.split("\t", 1) for line in text.splitlines() if "\t" in line)
+
+
+def _runnable(p: Path) -> bool:
+    return p.is_file() and os.access(p, os.X_OK)
+
+
+# ---- The cache of an installed package ----------------------------------------
+
+
+def _go() -> Optional[str]:
+    return shutil.which("go")
+
+
+def _blas_lib_dir() -> Optional[str]:
+    """The folder of the scipy-openblas64 library, which the Go programs'
+    run path names (the core dlopen()s the BLAS by its bare name there)."""
+    try:
+        import scipy_openblas64
+    except ImportError:
+        return None
+    return scipy_openblas64.get_lib_dir()
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("roundbench")
+    except PackageNotFoundError:
+        return "0"
+
+
+_cache_key: Optional[str] = None
+
+
+def _key() -> str:
+    """<version>-<hash>: the hash of the shipped Go sources, of the C
+    programs (their size and time) and of what else goes into the Go
+    binaries (toolchain, GOAMD64, the BLAS folder)."""
+    global _cache_key
+    if _cache_key is None:
+        import hashlib
+
+        h = hashlib.sha256()
+        if GO_SOURCES.is_dir():
+            for f in sorted(p for p in GO_SOURCES.rglob("*") if p.is_file()):
+                h.update(str(f.relative_to(GO_SOURCES)).encode() + b"\0")
+                h.update(f.read_bytes() + b"\0")
+        for name in BESIDE_GO:
+            try:
+                st = (BIN / name).stat()
+            except OSError:
+                continue
+            h.update(f"{name} {st.st_size} {st.st_mtime_ns}\0".encode())
+        for extra in (_go() or "", os.environ.get("GOAMD64", ""), _blas_lib_dir() or ""):
+            h.update(extra.encode() + b"\0")
+        _cache_key = f"{_version()}-{h.hexdigest()[:16]}"
+    return _cache_key
+
+
+def cache_root() -> Path:
+    """$XDG_CACHE_HOME/roundbench, else ~/.cache/roundbench."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "roundbench"
+
+
+def cache() -> Path:
+    """Where an installed package's Go programs are built."""
+    return cache_root() / _key()
+
+
+def _in_cache(name: str, target: Path, make) -> Optional[str]:
+    """Makes target with make(name, target) under the cache's lock, so that
+    two suites started at once make each program once."""
+    import fcntl
+
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if _runnable(target):
+                return None
+            return make(name, target)
+    except OSError as e:
+        return f"cannot make {name} in {folder}: {e}"
+
+
+def _copy_c(name: str, target: Path) -> Optional[str]:
+    tmp = target.with_name(f".{name}.{os.getpid()}.tmp")
+    shutil.copy2(BIN / name, tmp)
+    os.replace(tmp, target)
+    return None
+
+
+def _build_go(name: str, target: Path) -> Optional[str]:
+    import subprocess
+    import tempfile
+
+    pkg, cgo = GO_PROGRAMS[name]
+    if not (GO_SOURCES / "go.mod").is_file():
+        return f"this installation of roundbench ships no Go sources ({GO_SOURCES}), so it cannot build {name}"
+    if not (GO_SOURCES / pkg).is_dir():
+        return f"this version of roundbench ships no sources for {name} ({GO_SOURCES / pkg})"
+    go = _go()
+    if go is None:
+        return (
+            f"the Go toolchain is not installed (no `go` on PATH): roundbench builds {name} on first use "
+            f"from the Go sources it ships, with Go 1.24 or newer ({GO_DOWNLOAD}) and, for cgo, a C compiler"
+        )
+    cc = (os.environ.get("CC") or "gcc").split()[0]
+    if cgo != "0" and shutil.which(cc) is None:
+        return f"{name} uses cgo, which needs a C compiler: {cc} is not on PATH (Debian: apt install gcc)"
+    src = target.parent / "src"
+    if not (src / "go.mod").is_file():
+        # The sources are copied out of the package first: the go command
+        # writes nothing there, but it resolves the module from its folder,
+        # and site-packages may be read-only or shared.
+        tmp = Path(tempfile.mkdtemp(prefix="src-", dir=target.parent))
+        shutil.copytree(GO_SOURCES, tmp, dirs_exist_ok=True)
+        shutil.rmtree(src, ignore_errors=True)  # a copy cut short
+        os.replace(tmp, src)
+    env = dict(os.environ)
+    if cgo is not None:
+        env["CGO_ENABLED"] = cgo
+    blas = _blas_lib_dir()
+    if blas is not None and cgo != "0":
+        # The core dlopen()s the BLAS by name; the run path says where the
+        # scipy-openblas64 package keeps it (ROUNDBENCH_BLAS_LIB still wins).
+        env["CGO_LDFLAGS"] = " ".join(filter(None, [env.get("CGO_LDFLAGS", "-g -O2"), f"-Wl,-rpath,{blas}"]))
+    tmp_out = target.with_name(f".{name}.{os.getpid()}.tmp")
+    print(f"roundbench: building {name} from the shipped Go sources into {target.parent} (once)", file=sys.stderr)
+    try:
+        done = subprocess.run(
+            [go, "build", "-o", str(tmp_out), "./" + pkg],
+            cwd=src,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=GO_BUILD_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        tmp_out.unlink(missing_ok=True)
+        return f"building {name} with {go} took over {GO_BUILD_TIMEOUT} s and was stopped"
+    if done.returncode != 0:
+        tmp_out.unlink(missing_ok=True)
+        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
+        return f"`go build ./{pkg}` in {src} failed (exit {done.returncode}):\n{tail}"
+    os.replace(tmp_out, target)
+    return None

@@ -1,0 +1,243 @@
+"""roundbench outside its checkout: where the child programs are found
+(roundbench.programs), and the package installed with pip into a fresh
+virtual environment, run from an empty folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roundbench import programs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---- roundbench.programs ------------------------------------------------------
+
+
+def _go_cache_env() -> dict:
+    """GOCACHE as it is now: moving XDG_CACHE_HOME would move Go's build
+    cache too, and a cold one rebuilds the standard library (slow, not
+    wrong)."""
+    go = shutil.which("go")
+    if go is None:
+        return {}
+    out = subprocess.run([go, "env", "GOCACHE"], capture_output=True, text=True, timeout=60).stdout.strip()
+    return {"GOCACHE": out} if out else {}
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """programs as an installed package sees itself: no checkout, its own
+    bin/ and gosrc/, and a per-user cache under tmp_path."""
+    monkeypatch.delenv(programs.ENV_BUILD, raising=False)
+    monkeypatch.setattr(programs, "checkout", lambda: None)
+    monkeypatch.setattr(programs, "BIN", tmp_path / "pkg" / "bin")
+    monkeypatch.setattr(programs, "GO_SOURCES", tmp_path / "pkg" / "gosrc")
+    monkeypatch.setattr(programs, "_cache_key", None)
+    for k, v in _go_cache_env().items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "pkg" / "bin").mkdir(parents=True)
+    return tmp_path
+
+
+def _executable(p: Path, text: str = "#!/bin/sh\necho hello, world\n") -> None:
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    p.chmod(p.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def _go_module(root: Path, main: str) -> None:
+    """A Go module with one command, go/cmd/rb-hello, as the package ships."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "go.mod").write_text("module roundbench\n\ngo 1.21\n")
+    (root / "go" / "cmd" / "rb-hello").mkdir(parents=True)
+    (root / "go" / "cmd" / "rb-hello" / "main.go").write_text(main)
+
+
+HELLO_GO = 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello, world") }\n'
+
+
+def test_every_name_has_a_path_and_an_unknown_one_is_refused():
+    assert set(programs.NAMES) >= {"rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "rb-go", "rb-go-http"}
+    assert {n for n in programs.NAMES if n.startswith("hello-")} == {
+        "hello-c",
+        "hello-c-static",
+        "hello-go",
+        "hello-go-cgo",
+        "hello-go-c",
+    }
+    for name in programs.NAMES:
+        assert programs.path(name).name == name
+    with pytest.raises(ValueError, match="unknown program 'rb-nope'.*rb-c"):
+        programs.path("rb-nope")
+    with pytest.raises(ValueError, match="unknown program"):
+        programs.missing("rb-nope")
+
+
+def test_checkout_uses_build_and_advises_make_build(tmp_path, monkeypatch):
+    monkeypatch.delenv(programs.ENV_BUILD, raising=False)
+    monkeypatch.setattr(programs, "checkout", lambda: tmp_path)
+    assert programs.path("rb-go") == tmp_path / "build" / "rb-go"
+    assert programs.missing("rb-go") == f"{tmp_path / 'build' / 'rb-go'} is not built (run `make build` in {tmp_path})"
+    _executable(tmp_path / "build" / "rb-go")
+    assert programs.missing("rb-go") is None
+
+
+def test_roundbench_build_overrides_the_checkout(tmp_path, monkeypatch):
+    monkeypatch.setenv(programs.ENV_BUILD, str(tmp_path))
+    assert programs.path("rb-c") == tmp_path / "rb-c"
+    why = programs.missing("rb-c")
+    assert why is not None and str(tmp_path / "rb-c") in why and programs.ENV_BUILD in why
+    _executable(tmp_path / "rb-c")
+    assert programs.missing("rb-c") is None
+
+
+def test_this_checkout_is_found():
+    assert programs.checkout() == ROOT
+
+
+def test_installed_c_program_in_the_package(installed):
+    assert programs.path("rb-c") == installed / "pkg" / "bin" / "rb-c"
+    why = programs.missing("rb-c")
+    assert why is not None and "make build" not in why and "pip install" in why
+    assert str(installed / "pkg" / "bin" / "rb-c") in why
+    why = programs.missing("hello-c")
+    assert why is not None and str(installed / "pkg" / "bin" / "hello-c") in why
+    _executable(installed / "pkg" / "bin" / "rb-c")
+    assert programs.missing("rb-c") is None
+
+
+def test_installed_reports_what_setup_could_not_build(installed):
+    (installed / "pkg" / "bin" / programs.UNBUILT).write_text("hello-c-static\tstatic linking failed (no libc.a)\n")
+    why = programs.missing("hello-c-static")
+    assert why is not None and "static linking failed (no libc.a)" in why and "make build" not in why
+
+
+def test_installed_startup_programs_run_beside_the_go_ones(installed):
+    """Round startup's launcher starts its programs from its own folder:
+    installed, it and the C hello programs are copied into the cache."""
+    for name in programs.BESIDE_GO:
+        _executable(installed / "pkg" / "bin" / name)
+    for name in programs.BESIDE_GO:
+        p = programs.path(name)
+        assert p.parent == programs.path("hello-go").parent == programs.cache()
+        assert programs.missing(name) is None
+        assert os.access(p, os.X_OK) and p.read_text() == (installed / "pkg" / "bin" / name).read_text()
+
+
+def test_installed_go_without_a_toolchain_says_what_is_missing(installed, monkeypatch):
+    _go_module(programs.GO_SOURCES, HELLO_GO)
+    monkeypatch.setattr(programs, "_go", lambda: None)
+    why = programs.missing("hello-go")
+    assert why is not None and "Go toolchain is not installed" in why and programs.GO_DOWNLOAD in why
+    assert "make build" not in why
+    assert not programs.path("hello-go").exists()
+
+
+def test_installed_go_program_without_sources(installed):
+    _go_module(programs.GO_SOURCES, HELLO_GO)
+    why = programs.missing("rb-go-http")
+    assert why is not None and "ships no sources for rb-go-http" in why
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs the go command")
+def test_installed_go_program_is_built_on_first_use(installed):
+    _go_module(programs.GO_SOURCES, HELLO_GO)
+    assert programs.missing("hello-go") is None
+    p = programs.path("hello-go")
+    assert p.parent == programs.cache() and p.parent.parent == installed / "cache" / "roundbench"
+    out = subprocess.run([str(p)], capture_output=True, text=True, timeout=60)
+    assert out.stdout == "hello, world\n"
+    # Changed sources are a new cache folder, never the old binary.
+    old = programs.cache()
+    (programs.GO_SOURCES / "go" / "cmd" / "rb-hello" / "main.go").write_text(HELLO_GO.replace("world", "again"))
+    programs._cache_key = None
+    assert programs.cache() != old and not programs.path("hello-go").exists()
+    assert programs.missing("hello-go") is None
+    out = subprocess.run([str(programs.path("hello-go"))], capture_output=True, text=True, timeout=60)
+    assert out.stdout == "hello, again\n"
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs the go command")
+def test_installed_go_build_failure_is_reported(installed):
+    _go_module(programs.GO_SOURCES, "package main\n\nfunc main() { undefinedThing() }\n")
+    why = programs.missing("hello-go")
+    assert why is not None and "go build ./go/cmd/rb-hello" in why and "undefinedThing" in why
+    assert not programs.path("hello-go").exists()
+
+
+# ---- pip install into a fresh virtual environment ---------------------------
+
+# Generous limits that only stop a hung step: nothing here is timed.
+INSTALL_LIMIT = 1800
+RUN_LIMIT = 1200
+
+LOOP_VARIANTS = ("c", "go", "go-c", "py", "py-c")
+
+
+def _source_copy(dest: Path) -> Path:
+    """The checkout without its build outputs, as a fresh clone has it."""
+    skip = {".git", ".venv", "build", "results", "dist", "__pycache__", ".pytest_cache"}
+
+    def ignore(_dir, names):
+        return [n for n in names if n in skip or n.endswith((".so", ".o", ".egg-info")) or n == "_cffi_api.c"]
+
+    shutil.copytree(ROOT, dest, symlinks=True, ignore=ignore)
+    return dest
+
+
+def _clean_env(tmp: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ROUNDBENCH_", "PYTHON", "VIRTUAL_ENV"))}
+    env.update(_go_cache_env())
+    env["XDG_CACHE_HOME"] = str(tmp / "cache")
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+def _check(cmd: list, limit: int, **kw) -> subprocess.CompletedProcess:
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, stdin=subprocess.DEVNULL, **kw)
+    assert p.returncode == 0, f"{' '.join(map(str, cmd))}: exit {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
+    return p
+
+
+def test_pip_install_then_run_loop_from_an_empty_folder(tmp_path):
+    """The README's promise for an installed package: `pip install .` in a
+    fresh venv, then `roundbench run loop --quick` from an empty folder
+    runs all five loop variants, each child found in the package or its
+    per-user cache and nothing in the working folder."""
+    src = _source_copy(tmp_path / "src")
+    venv = tmp_path / "venv"
+    env = _clean_env(tmp_path)
+    _check([sys.executable, "-m", "venv", str(venv)], 300, env=env)
+    _check([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(src)], INSTALL_LIMIT, env=env)
+    shutil.rmtree(src)  # the installed package must not need its sources
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    listed = _check([str(venv / "bin" / "roundbench"), "list"], RUN_LIMIT, env=env, cwd=empty).stdout
+    loop = listed.split("\n\n")[0]
+    assert loop.startswith("loop:") and "cannot run" not in loop, loop
+    assert "make build" not in listed
+
+    out = tmp_path / "out"
+    _check(
+        [str(venv / "bin" / "roundbench"), "run", "loop", "--quick", "--runs", "1", "--out", str(out)],
+        RUN_LIMIT,
+        env=env,
+        cwd=empty,
+    )
+    results = (out / "results.txt").read_text()
+    assert "--- FAIL" not in results, results
+    ran = {line.split("/")[1] for line in results.splitlines() if line.startswith("BenchmarkLoop/")}
+    assert ran == {f"impl={v}" for v in LOOP_VARIANTS}, results
+    # rb-spawn came with the package: each child's peak RSS is its own.
+    assert "peak-rss: each child's own" in results, results
+    assert list(empty.iterdir()) == [], "the run wrote into the working folder"
