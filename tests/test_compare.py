@@ -124,3 +124,28 @@ def test_cli_usage_errors_exit_2(tmp_path):
     disjoint = run_cli(str(a), str(other))
     assert disjoint.returncode == 2 and "no benchmark and unit in common" in disjoint.stderr
     assert run_cli(str(a), str(a), "--alpha", "2").returncode == 2
+
+
+def test_repeatability_judges_each_cell_by_its_rounds_metric(tmp_path):
+    head = "Unit ns/op better=lower\nUnit ns/iter better=lower\n"
+    first = [head] + [
+        f"BenchmarkLoop/impl={impl}/n=20 1 {v * 20} ns/op {v} ns/iter\n" for v in SAME for impl in ("c", "py")
+    ]
+    # py's ns/iter moves by 20% in the second run; c's stays put.
+    second = [head] + [
+        f"BenchmarkLoop/impl=c/n=20 1 {v * 20} ns/op {v} ns/iter\n"
+        f"BenchmarkLoop/impl=py/n=20 1 {w * 20} ns/op {w} ns/iter\n"
+        for v, w in zip(reversed(SAME), SLOWER)
+    ]
+    (tmp_path / "a.txt").write_text("".join(first))
+    (tmp_path / "b.txt").write_text("".join(second))
+    rep = compare.repeatability(benchfmt.read_dir(tmp_path / "a.txt"), benchfmt.read_dir(tmp_path / "b.txt"))
+    assert [(r.name, r.unit) for r in rep.rows] == [
+        ("BenchmarkLoop/impl=c/n=20", "ns/iter"),
+        ("BenchmarkLoop/impl=py/n=20", "ns/iter"),
+    ]
+    assert [r.name for r in rep.close] == ["BenchmarkLoop/impl=c/n=20"]
+    assert [r.name for r in rep.same] == ["BenchmarkLoop/impl=c/n=20"]
+    text = compare.format_repeatability(rep, "a", "b")
+    assert "medians within 5% of each other: 1 of 2 (50%)" in text
+    assert "no significant difference (Mann-Whitney U, p >= 0.05): 1 of 2 (50%)" in text

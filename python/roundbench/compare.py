@@ -323,6 +323,12 @@ def add_parser(sub) -> None:
     c.add_argument("--md", metavar="FILE", help="also write the comparison as a Markdown table")
     c.add_argument("--html", metavar="FILE", help="also write the comparison as an HTML page")
     c.add_argument(
+        "--repeatability",
+        action="store_true",
+        help="A and B are two runs of the same rounds: judge each cell by its round's metric and summarise how "
+        "many repeat (medians within 5%%, no significant difference, unstable flags); --md writes that table",
+    )
+    c.add_argument(
         "--fail-above",
         type=float,
         metavar="PCT",
@@ -342,6 +348,16 @@ def run_command(args) -> int:
     except FileNotFoundError as e:
         print(f"roundbench compare: {e}", file=sys.stderr)
         return 2
+    if args.repeatability:
+        rep = repeatability(a, b)
+        if not rep.rows:
+            print(f"roundbench compare: {args.a} and {args.b} have no cell in common", file=sys.stderr)
+            return 2
+        text = format_repeatability(rep, args.a, args.b)
+        print(text.split("\n\n| cell")[0])
+        if args.md:
+            Path(args.md).write_text(text, encoding="utf-8")
+        return 0
     rows = compare(a, b, units=args.unit, alpha=args.alpha)
     if not rows:
         print(f"roundbench compare: {args.a} and {args.b} have no benchmark and unit in common", file=sys.stderr)
@@ -363,3 +379,80 @@ def run_command(args) -> int:
                 print(f"REGRESSION: {r.name} {r.unit}: {r.worse_pct:+.1f}% worse {_stat(r)}", file=sys.stderr)
             return 1
     return 0
+
+
+def primary_unit(name: str, units_present) -> str:
+    """The unit a cell is judged by: its round's declared metric when the
+    round is known and the cell measured it, else ns/op."""
+    from . import rounds
+
+    try:
+        metric = rounds.get(benchfmt.split_name(name)[0]).metric
+    except (KeyError, ValueError):
+        metric = "ns/op"
+    return metric if metric in units_present else "ns/op"
+
+
+@dataclass
+class Repeatability:
+    rows: list  # one Row per cell: its primary unit
+    within: float  # the medians' largest allowed distance, e.g. 0.05
+    unstable_a: int
+    unstable_b: int
+
+    @property
+    def close(self) -> list:
+        return [r for r in self.rows if abs(r.ratio - 1.0) <= self.within]
+
+    @property
+    def same(self) -> list:
+        return [r for r in self.rows if not r.significant]
+
+
+def repeatability(a: benchfmt.ResultSet, b: benchfmt.ResultSet, within: float = 0.05) -> Repeatability:
+    """Two runs of the same rounds: per cell its primary unit's row, how
+    many cells' medians are within `within` of each other and how many the
+    U test finds no different, and how many cells each run flagged
+    unstable (stats.is_unstable)."""
+    from .stats import is_unstable, summarize
+
+    every = compare(a, b, units=None)
+    by_name: dict = {}
+    for r in every:
+        by_name.setdefault(r.name, {})[r.unit] = r
+    rows = [units[primary_unit(name, units)] for name, units in by_name.items()]
+    unstable_a = sum(1 for r in rows if len(r.a) > 1 and is_unstable(summarize(r.a)))
+    unstable_b = sum(1 for r in rows if len(r.b) > 1 and is_unstable(summarize(r.b)))
+    return Repeatability(rows, within, unstable_a, unstable_b)
+
+
+def format_repeatability(rep: Repeatability, label_a: str, label_b: str) -> str:
+    """Markdown: the summary figures, then one line per cell."""
+    n = len(rep.rows)
+
+    def pct(k: int) -> str:
+        return f"{k} of {n} ({k / n * 100:.0f}%)" if n else "0 of 0"
+
+    lines = [
+        "# Repeatability: the same rounds run twice, back to back",
+        "",
+        f"A = `{label_a}`, B = `{label_b}`; each cell judged by its round's metric.",
+        "",
+        f"- cells compared: {n}",
+        f"- medians within {rep.within * 100:.0f}% of each other: {pct(len(rep.close))}",
+        f"- no significant difference (Mann-Whitney U, p >= {ALPHA}): {pct(len(rep.same))}",
+        f"- cells flagged unstable: A {pct(rep.unstable_a)}, B {pct(rep.unstable_b)}",
+        "",
+        "| cell | unit | A median | B median | B / A [95% CI] | p | within | same |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rep.rows:
+        ci = f" [{r.ci[0]:.3f}, {r.ci[1]:.3f}]" if r.ci else ""
+        p = "" if r.p is None else f"{r.p:.3g}"
+        within = "yes" if abs(r.ratio - 1.0) <= rep.within else "**no**"
+        same = "yes" if not r.significant else "**no**"
+        lines.append(
+            f"| {r.name} | {r.unit} | {_num(median(r.a))} | {_num(median(r.b))} | {r.ratio:.3f}{ci} | {p} "
+            f"| {within} | {same} |"
+        )
+    return "\n".join(lines) + "\n"
