@@ -14,6 +14,10 @@ A result file is a sequence of lines:
                                        a fact a child of a facts round found
                                        (a file's linkage, a build's error),
                                        written before that child's run line
+    --- RUNS: BenchmarkLoop/impl=c/n=20000000: 9 runs, converged: ...
+                                       how many runs a variant of a cell took
+                                       and why no more were made (adaptive
+                                       run counts: runner.RunPolicy)
 
 Tools that read the format (benchstat) take the first three kinds and skip
 the rest, as they skip `go test`'s own --- FAIL lines.
@@ -91,6 +95,13 @@ class Fact:
 
 
 @dataclass
+class Stop:
+    name: str
+    runs: int
+    why: str
+
+
+@dataclass
 class ResultSet:
     runs: list = field(default_factory=list)
     failures: list = field(default_factory=list)
@@ -98,6 +109,7 @@ class ResultSet:
     units: dict = field(default_factory=dict)  # unit -> better
     configs: list = field(default_factory=list)  # one dict per file section
     facts: list = field(default_factory=list)
+    stops: list = field(default_factory=list)
 
 
 def parse_bench_line(line: str, config: Optional[dict] = None) -> Run:
@@ -116,6 +128,7 @@ def parse_bench_line(line: str, config: Optional[dict] = None) -> Run:
 _FAIL = re.compile(r"^--- FAIL: (\S+)(?: \(run (\d+)\))?: (.*)$")
 _SKIP = re.compile(r"^--- SKIP: (\S+): (.*)$")
 _FACT = re.compile(r"^--- FACT: (\S+): (\S+) ?(.*)$")
+_RUNS = re.compile(r"^--- RUNS: (\S+): (\d+) runs, (.*)$")
 
 
 def fact_line(name: str, fact: str) -> str:
@@ -158,6 +171,10 @@ def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> Resul
         m = _FACT.match(line)
         if m:
             rs.facts.append(Fact(m.group(1), m.group(2), m.group(3)))
+            continue
+        m = _RUNS.match(line)
+        if m:
+            rs.stops.append(Stop(m.group(1), int(m.group(2)), m.group(3)))
             continue
         m = _SKIP.match(line)
         if m:

@@ -159,7 +159,7 @@ class _Stop:
 
 
 def cmd_run(args) -> int:
-    from . import report, runner
+    from . import placement, report, runner
 
     selected = _rounds_arg(args.rounds)
     impls = set(args.impl or [])
@@ -170,8 +170,16 @@ def cmd_run(args) -> int:
             raise UsageError(
                 f"unknown variant(s) {', '.join(sorted(unknown))} for these rounds (have: {', '.join(sorted(known))})"
             )
-    if args.runs < 1:
-        raise UsageError(f"--runs {args.runs}: want at least 1")
+    if args.runs == "auto":
+        fixed = None
+    elif args.runs.isdigit() and int(args.runs) >= 1:
+        fixed = int(args.runs)
+    else:
+        raise UsageError(f"--runs {args.runs}: want 'auto' or a count of at least 1")
+    if args.budget is not None and not args.budget >= 0:
+        raise UsageError(f"--budget {args.budget:g}: want a number of seconds >= 0")
+    policy = runner.RunPolicy(fixed=fixed, budget_s=args.budget)
+    place = placement.plan(args.placement)
     if not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout:g}: want a number of seconds > 0")
     overrides = _overrides(args)
@@ -179,10 +187,13 @@ def cmd_run(args) -> int:
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"
     plans = runner.make_plans(selected, impls or None, args.quick, overrides, options)
-    header = runner.header_for(selected, args.runs, args.quick)
-    total = sum(len(p.variants) * (1 if p.round.facts else args.runs) for p in plans)  # a facts round runs once
-    print(f"roundbench: {total} runs ({', '.join(r.name for r in selected)}) -> {out_file}", file=sys.stderr)
-    r = runner.Runner(out_file, args.runs, args.timeout, progress=None if args.quiet else sys.stderr)
+    header = runner.header_for(selected, policy, args.quick, place)
+    r = runner.Runner(out_file, policy, args.timeout, progress=None if args.quiet else sys.stderr, placement=place)
+    more = "" if fixed is not None else " at least"
+    print(
+        f"roundbench:{more} {r.planned(plans)} runs ({', '.join(r.name for r in selected)}) -> {out_file}",
+        file=sys.stderr,
+    )
     t0 = time.monotonic()
     with _Stop() as stop:
         try:
@@ -206,7 +217,8 @@ def cmd_run(args) -> int:
     if not args.no_report and (r.ok or r.failed):
         path = report.write_report(out_dir)
         print(f"roundbench: report in {path}", file=sys.stderr)
-    print(f"roundbench: {r.ok} runs passed, {r.failed} failed, in {took:.0f} s", file=sys.stderr)
+    skipped = f", {r.skipped} skipped (this machine cannot run them)" if r.skipped else ""
+    print(f"roundbench: {r.ok} runs passed, {r.failed} failed{skipped}, in {took:.0f} s", file=sys.stderr)
     if stop.signum is not None:
         return 128 + stop.signum
     return 1 if r.failed else 0
@@ -274,10 +286,26 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--impl", action="append", metavar="NAME", help="run only this variant (repeatable)")
     r.add_argument(
         "--runs",
-        type=int,
-        default=6,
-        metavar="K",
-        help="runs per variant and size, interleaved across variants (default 6)",
+        default="auto",
+        metavar="K|auto",
+        help="runs per variant and size, interleaved across variants. auto (the default): at least 6, then more "
+        "for the variants whose median's 95%% CI is not yet within ±2%% of it, until it is, the cell's time "
+        "budget is spent, or 40 runs; the report says how many each took and why it stopped. K: exactly K",
+    )
+    r.add_argument(
+        "--budget",
+        type=float,
+        metavar="S",
+        help="with --runs auto: seconds a cell may spend on runs beyond the minimum (default: each round's own, "
+        "shown by `roundbench list`)",
+    )
+    r.add_argument(
+        "--placement",
+        choices=("pinned", "none"),
+        default="pinned",
+        help="pinned (the default): single-threaded children on one CPU, the same for every variant, the runner "
+        "on another, multi-threaded cells on every usable CPU, and each child's address layout fixed (ASLR off); "
+        "none: the kernel places everything (README, 'Placement')",
     )
     r.add_argument("--quick", action="store_true", help="every round at its small sizes (for tests and CI)")
     r.add_argument("--out", metavar="DIR", help="where results.txt and report.md go (default results/<date-time>)")
@@ -299,6 +327,16 @@ def parser() -> argparse.ArgumentParser:
         o = owners[0][1]
         g.add_argument(flag, dest=_option_dest(flag), metavar=o.metavar, help=o.help)
     r.set_defaults(func=cmd_run)
+
+    m = sub.add_parser(
+        "machine",
+        help="check this machine for what harms repeatable measurements (and how to fix it)",
+        description="What a careful benchmarker checks before trusting a run: CPUs (online, isolated, SMT), "
+        "frequency governor and boost, load, transparent huge pages, swap, ASLR, perf counters, and whether "
+        "this is a VM or a container. `roundbench run` writes the same checks into every result file, and "
+        "each warning into the report's fairness section.",
+    )
+    m.set_defaults(func=lambda a: __import__("roundbench.machine", fromlist=["main_args"]).main_args(a))
 
     ls = sub.add_parser("list", help="list rounds and variants, and why any cannot run here")
     ls.set_defaults(func=cmd_list)

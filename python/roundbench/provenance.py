@@ -76,7 +76,7 @@ def go_build_settings(binary: Path) -> dict:
     return info
 
 
-def collect(selected_rounds, runs: int, quick: bool) -> tuple:
+def collect(selected_rounds, runs, quick: bool, placement=None) -> tuple:
     """Returns (items, warnings): the provenance lines in order, and the
     fairness warnings found."""
     items = {}
@@ -90,8 +90,6 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
     items["kernel"] = f"{platform.system()} {platform.release()} {platform.version()}"
     load = os.getloadavg()
     items["loadavg"] = " ".join(f"{x:.2f}" for x in load)
-    if load[0] > 0.5 * ncpu:
-        warnings.append(f"the machine was busy at start (1-minute load {load[0]:.2f} on {ncpu} cores)")
     items["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     root = rounds.repo_root()
     if root is not None and shutil.which("git"):
@@ -167,6 +165,13 @@ def collect(selected_rounds, runs: int, quick: bool) -> tuple:
         warnings.append(f"every peak-B includes the Python runner's own RSS at spawn: {no_spawn}")
     items["runs"] = str(runs)
     items["quick"] = "yes" if quick else "no"
+    if placement is not None:
+        items["placement"] = placement.describe()
+    from . import machine
+
+    got_items, got_warnings = machine.provenance()
+    items.update(got_items)
+    warnings.extend(got_warnings)
     for r in selected_rounds:
         extra = rounds.hook(r.name, "provenance")
         if extra:

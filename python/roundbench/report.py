@@ -35,7 +35,11 @@ COLUMNS = [
         "median user and system CPU seconds of the whole child process "
         "(start-up, set-up and checks included), from wait4",
     ),
-    ("runs", "runs that succeeded / runs attempted"),
+    (
+        "runs",
+        "runs that succeeded / runs attempted, and why no more were made: converged (the median's 95% CI "
+        "within ±2% of it), the cell's time budget spent, the most runs reached, or a failure",
+    ),
     ("flag", "unstable: σ above 10% of the mean or a run 50% away from it; FAILED: see the failures below"),
 ]
 
@@ -84,6 +88,7 @@ class Cell:
         self.runs: list = []
         self.failures: list = []
         self.skip: Optional[str] = None
+        self.stop: Optional[str] = None  # why no more runs were made (--- RUNS:)
         self.facts: "OrderedDict" = OrderedDict()  # key -> value, from --- FACT: lines
 
     def values(self, unit: str) -> list:
@@ -100,6 +105,14 @@ class Cell:
     def cpu_seconds(self, unit: str) -> Optional[float]:
         v = [r.metrics[unit] * max(r.iters, 1) / 1e9 for r in self.runs if unit in r.metrics]
         return stats.median(v) if v else None
+
+
+def _stop_label(why: Optional[str]) -> str:
+    """' (converged)', ' (budget of 60 s spent)'...: the first clause of a
+    --- RUNS: reason, beside the run count."""
+    if not why or why == "fixed":
+        return ""
+    return f" ({why.split(':')[0]})"
 
 
 def group(rs: benchfmt.ResultSet) -> "OrderedDict":
@@ -121,6 +134,8 @@ def group(rs: benchfmt.ResultSet) -> "OrderedDict":
         cell(s.name).skip = s.reason
     for f in rs.facts:
         cell(f.name).facts[f.key] = f.value
+    for st in rs.stops:
+        cell(st.name).stop = st.why
     return out
 
 
@@ -246,7 +261,7 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                     f"{fmt(_ratio(s.median, best_m, better), 3)} | {fmt(_ratio(s.median, ref_m, better), 3)} | "
                     + "".join(f"{fmt_unit(c.median_of(u), u)} | " for u, _ in extra)
                     + f"{fmt_bytes(c.median_of('peak-B'))} | {fmt(user, 3)} s / {fmt(sys_, 3)} s | "
-                    f"{len(c.runs)}/{attempted} | {' '.join(flags)} |"
+                    f"{len(c.runs)}/{attempted}{_stop_label(c.stop)} | {' '.join(flags)} |"
                 )
             w("")
             # A round may add its own section (e.g. matmul's BLAS per variant).

@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import benchfmt, harness, provenance, rounds
+from . import benchfmt, harness, provenance, rounds, stats
+from .machine import format_cpulist
+from .placement import Placement
 
 STDERR_TAIL = 12  # lines of a failed child's stderr kept in the result file
 EXIT_MEANINGS = {
@@ -42,6 +44,7 @@ class Outcome:
     stderr_tail: list = field(default_factory=list)
     wall_s: float = 0.0
     facts: list = field(default_factory=list)  # `fact:` lines of a facts round's child
+    skipped: bool = False  # the child refused: this machine cannot run it (exit 4)
 
 
 def _exited_ok(status: int) -> bool:
@@ -90,20 +93,52 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) -> Outcome:
+def _set_placement(cpus: Optional[frozenset], fixed_layout: bool):
+    """A preexec function doing what rb-spawn's --cpus and --fixed-layout do,
+    for when rb-spawn is not built."""
+    if cpus is None and not fixed_layout:
+        return None
+
+    def setup() -> None:
+        if cpus is not None:
+            os.sched_setaffinity(0, cpus)
+        if fixed_layout:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.personality(libc.personality(0xFFFFFFFF) | ADDR_NO_RANDOMIZE)
+
+    return setup
+
+
+ADDR_NO_RANDOMIZE = 0x0040000  # <sys/personality.h>
+
+
+def run_child(
+    cmd: list,
+    name: str,
+    timeout: float,
+    env: Optional[dict] = None,
+    cpus: Optional[frozenset] = None,
+    fixed_layout: bool = False,
+) -> Outcome:
     """Runs one child to completion and returns its outcome with the child's
     own rusage: wait4 on that one child (RUSAGE_CHILDREN would sum every
     child so far and keep the largest peak), through rb-spawn where it is
     built. The child runs in its own process group, so a timeout or Ctrl-C
-    kills it and anything it started."""
+    kills it and anything it started; `cpus` pins it, `fixed_layout` turns
+    its address-space randomisation off (roundbench.placement)."""
     t0 = time.monotonic()
     launcher = spawner()
     rfd = wfd = None
+    preexec = None
     if launcher:
         rfd, wfd = os.pipe()
-        argv = [str(launcher), str(wfd), *cmd]
+        opts = (["--cpus", format_cpulist(cpus)] if cpus else []) + (["--fixed-layout"] if fixed_layout else [])
+        argv = [str(launcher), *opts, str(wfd), *cmd]
     else:
         argv = cmd
+        preexec = _set_placement(cpus, fixed_layout)
     try:
         proc = subprocess.Popen(
             argv,
@@ -113,6 +148,7 @@ def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) 
             env=env,
             start_new_session=True,
             pass_fds=(wfd,) if launcher else (),
+            preexec_fn=preexec,
         )
     except OSError as e:
         for fd in (rfd, wfd):
@@ -161,6 +197,12 @@ def run_child(cmd: list, name: str, timeout: float, env: Optional[dict] = None) 
             signame = f"signal {sig}"
         return Outcome(name, False, reason=f"killed by {signame}", stderr_tail=tail, wall_s=wall)
     code = os.WEXITSTATUS(status)
+    if code == harness.EXIT_CANNOT:
+        # A refusal by this machine (a limit named on stderr), not a failure.
+        why = tail[-1] if tail else "the child said it cannot run here"
+        return Outcome(
+            name, False, reason=why.removeprefix("cannot run here: "), stderr_tail=tail, wall_s=wall, skipped=True
+        )
     if code != 0:
         meaning = EXIT_MEANINGS.get(code, "")
         if tail and meaning and tail[-1].startswith(meaning):
@@ -248,14 +290,82 @@ def _fmt_secs(s: float) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
+@dataclass(frozen=True)
+class RunPolicy:
+    """How many runs a cell gets. fixed=K: exactly K runs per variant
+    (`--runs K`). fixed=None (`--runs auto`, the default, the pyperf and
+    hyperfine habit): at least min_runs, interleaved, then more interleaved
+    rounds for the variants whose median is not yet pinned down, until the
+    median's 95% confidence interval lies within ±target of it, or the
+    cell's budget (the round's budget_s, or budget_s here when set) is
+    spent, or max_runs is reached. A round of facts runs once."""
+
+    fixed: Optional[int] = None
+    min_runs: int = 6
+    max_runs: int = 40
+    target: float = 0.02
+    budget_s: Optional[float] = None
+
+    def describe(self) -> str:
+        if self.fixed is not None:
+            return f"{self.fixed} per variant (fixed)"
+        budget = f"{self.budget_s:g} s" if self.budget_s is not None else "the round's budget"
+        return (
+            f"auto: at least {self.min_runs} per variant, interleaved, then more until the median's 95% CI is "
+            f"within ±{self.target * 100:g}% of it, {budget} per cell is spent, or {self.max_runs} runs"
+        )
+
+
+def primary(rnd: rounds.Round, metrics: dict) -> float:
+    """The value a cell's convergence is judged by: the round's metric when
+    the run has it, else ns/op."""
+    return metrics.get(rnd.metric, metrics["ns/op"])
+
+
+def converged(values: list, target: float) -> Optional[tuple]:
+    """The median's 95% CI as (low, high) fractions of the median when both
+    ends lie within ±target of it, else None."""
+    if len(values) < 2:
+        return None
+    lo, hi, _ = stats.median_ci(values)
+    m = stats.median(values)
+    if lo is None or m == 0:
+        return None
+    rel = (lo / m - 1.0, hi / m - 1.0)
+    return rel if -target <= rel[0] and rel[1] <= target else None
+
+
+def _ci_text(values: list) -> str:
+    lo, hi, _ = stats.median_ci(values)
+    m = stats.median(values) if values else 0
+    if lo is None or not m:
+        return "median CI needs 6 runs"
+    return f"median 95% CI {(lo / m - 1) * 100:+.1f}%/{(hi / m - 1) * 100:+.1f}%"
+
+
+def runs_line(name: str, runs: int, why: str) -> str:
+    """The `--- RUNS:` record: how many runs a variant of a cell took and why
+    it stopped (benchstat skips it like its own --- lines)."""
+    return f"--- RUNS: {name}: {runs} runs, {why}\n"
+
+
 class Runner:
-    def __init__(self, out_file: Path, runs: int, timeout: float, progress=sys.stderr):
+    def __init__(
+        self,
+        out_file: Path,
+        policy: RunPolicy,
+        timeout: float,
+        progress=sys.stderr,
+        placement: Optional[Placement] = None,
+    ):
         self.out_file = out_file
-        self.runs = runs
+        self.policy = policy
         self.timeout = timeout
         self.progress = progress
+        self.placement = placement
         self.ok = 0
         self.failed = 0
+        self.skipped = 0
 
     def _write(self, fh, text: str) -> None:
         # Ctrl-C or SIGTERM waits until the record is on disk: the file
@@ -268,12 +378,28 @@ class Runner:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
+    def planned(self, plans: list) -> int:
+        """The runs the plans take at least (adaptive runs may add more)."""
+        return sum(len(p.variants) * self._min_runs(p) for p in plans)
+
+    def _min_runs(self, p: Plan) -> int:
+        # A round of facts runs once: a second run would find the same facts.
+        if p.round.facts:
+            return 1
+        return self.policy.fixed if self.policy.fixed is not None else self.policy.min_runs
+
+    def _budget(self, p: Plan) -> float:
+        return self.policy.budget_s if self.policy.budget_s is not None else p.round.budget_s
+
     def run(self, plans: list, header: dict) -> int:
         """Runs every plan; returns the number of failed runs. Raises
         KeyboardInterrupt after saving what was done."""
-        total = sum(len(p.variants) * self._runs(p) for p in plans)
-        done = 0
-        start = time.monotonic()
+        self._total = self.planned(plans)
+        self._done = 0
+        self._start = time.monotonic()
+        pl = self.placement
+        if pl is not None and pl.runner is not None:
+            os.sched_setaffinity(0, pl.runner)
         self.out_file.parent.mkdir(parents=True, exist_ok=True)
         with open(self.out_file, "a", encoding="utf-8") as fh:
             self._write(fh, "".join(benchfmt.config_line(k, v) for k, v in header.items()))
@@ -282,54 +408,115 @@ class Runner:
                 units.update(p.round.units)
             self._write(fh, "".join(benchfmt.unit_line(u, b) for u, b in units.items()) + "\n")
             for p in plans:
-                for v, why in p.skipped:
-                    self._write(fh, f"--- SKIP: {bench_name(p.round, v.name, p.params)}: {why}\n")
-                    self._say(f"skip {p.round.name} {v.name}: {why}")
-                # The first variant that passes sets the cell's reference result.
-                reference = None
-                for k in range(1, self._runs(p) + 1):
-                    for v in p.variants:
-                        name = bench_name(p.round, v.name, p.params)
-                        cmd = rounds.command(p.round, v, p.params)
-                        o = run_child(cmd, name, self.timeout, env=rounds.child_env(v, p.params))
-                        if o.ok and o.result is not None and p.round.cross_check:
-                            if reference is None:
-                                reference = (v.name, o.result)
-                            elif o.result != reference[1]:
-                                o = Outcome(
-                                    name,
-                                    False,
-                                    reason=f"disagrees: result {o.result}, but {reference[0]} gave {reference[1]}",
-                                    wall_s=o.wall_s,
-                                )
-                        done += 1
-                        if o.ok:
-                            self.ok += 1
-                            self._write(fh, "".join(benchfmt.fact_line(name, f) for f in o.facts) + o.line + "\n")
-                        else:
-                            self.failed += 1
-                            detail = "".join(f"    {ln}\n" for ln in o.stderr_tail)
-                            self._write(fh, f"--- FAIL: {name} (run {k}): {o.reason}\n{detail}")
-                        elapsed = time.monotonic() - start
-                        eta = elapsed / done * (total - done)
-                        size = " ".join(f"{a}={b}" for a, b in p.params.items())
-                        status = f"{o.wall_s:.2f} s" if o.ok else f"FAILED: {o.reason[:100]}"
-                        where = f"{p.round.name} {size} {v.name}".replace("  ", " ")
-                        self._say(
-                            f"[{done}/{total} {_fmt_secs(elapsed)} elapsed, ~{_fmt_secs(eta)} left] "
-                            f"{where} run {k}/{self._runs(p)}: {status}"
-                        )
+                self._run_cell(fh, p)
         return self.failed
 
-    def _runs(self, p: Plan) -> int:
-        # A round of facts runs once: a second run would find the same facts.
-        return 1 if p.round.facts else self.runs
+    def _run_cell(self, fh, p: Plan) -> None:
+        for v, why in p.skipped:
+            self._write(fh, f"--- SKIP: {bench_name(p.round, v.name, p.params)}: {why}\n")
+            self._say(f"skip {p.round.name} {v.name}: {why}")
+        values = {v.name: [] for v in p.variants}
+        failures = {v.name: 0 for v in p.variants}
+        stopped = {}  # variant -> why it takes no more runs
+        # The first variant that passes sets the cell's reference result.
+        self._reference = None
+        cell_start = time.monotonic()
+        active = list(p.variants)
+        k = 0
+        minimum = self._min_runs(p)
+        while active:
+            k += 1
+            for v in active:
+                o = self._run_one(fh, p, v, k)
+                if o.skipped:
+                    stopped[v.name] = "skipped"
+                elif o.ok:
+                    values[v.name].append(primary(p.round, benchfmt.parse_bench_line(o.line).metrics))
+                else:
+                    failures[v.name] += 1
+            active = [v for v in active if v.name not in stopped]
+            if k < minimum:
+                continue
+            still = []
+            for v in active:
+                vals = values[v.name]
+                if self.policy.fixed is not None or p.round.facts:
+                    stopped[v.name] = "fixed" if not p.round.facts else "facts: one run"
+                elif failures[v.name]:
+                    stopped[v.name] = f"{failures[v.name]} failed"
+                elif converged(vals, self.policy.target):
+                    stopped[v.name] = f"converged: {_ci_text(vals)}"
+                elif k >= self.policy.max_runs:
+                    stopped[v.name] = f"at the most runs ({self.policy.max_runs}): {_ci_text(vals)}"
+                elif time.monotonic() - cell_start >= self._budget(p):
+                    stopped[v.name] = f"budget of {self._budget(p):g} s spent: {_ci_text(vals)}"
+                else:
+                    still.append(v)
+            if still:
+                self._total += len(still)
+            active = still
+        for v in p.variants:
+            why = stopped.get(v.name, "")
+            if why and why != "skipped":
+                runs = len(values[v.name]) + failures[v.name]
+                self._write(fh, runs_line(bench_name(p.round, v.name, p.params), runs, why))
+
+    def _run_one(self, fh, p: Plan, v, k: int) -> Outcome:
+        name = bench_name(p.round, v.name, p.params)
+        cmd = rounds.command(p.round, v, p.params)
+        pl = self.placement
+        cpus = pl.cpus(rounds.threads_of(p.round, v, p.params)) if pl is not None else None
+        o = run_child(
+            cmd,
+            name,
+            self.timeout,
+            env=rounds.child_env(v, p.params),
+            cpus=cpus,
+            fixed_layout=pl is not None and pl.fixed_layout,
+        )
+        if o.ok and o.result is not None and p.round.cross_check:
+            if self._reference is None:
+                self._reference = (v.name, o.result)
+            elif o.result != self._reference[1]:
+                ref = self._reference
+                o = Outcome(
+                    name,
+                    False,
+                    reason=f"disagrees: result {o.result}, but {ref[0]} gave {ref[1]}",
+                    wall_s=o.wall_s,
+                )
+        self._done += 1
+        if o.ok:
+            self.ok += 1
+            self._write(fh, "".join(benchfmt.fact_line(name, f) for f in o.facts) + o.line + "\n")
+        elif o.skipped:
+            self.skipped += 1
+            self._write(fh, f"--- SKIP: {name}: {o.reason}\n")
+        else:
+            self.failed += 1
+            detail = "".join(f"    {ln}\n" for ln in o.stderr_tail)
+            self._write(fh, f"--- FAIL: {name} (run {k}): {o.reason}\n{detail}")
+        elapsed = time.monotonic() - self._start
+        eta = elapsed / self._done * max(self._total - self._done, 0)
+        size = " ".join(f"{a}={b}" for a, b in p.params.items())
+        if o.ok:
+            status = f"{o.wall_s:.2f} s"
+        elif o.skipped:
+            status = f"skipped: {o.reason[:100]}"
+        else:
+            status = f"FAILED: {o.reason[:100]}"
+        where = f"{p.round.name} {size} {v.name}".replace("  ", " ")
+        self._say(
+            f"[{self._done}/{self._total} {_fmt_secs(elapsed)} elapsed, ~{_fmt_secs(eta)} left] "
+            f"{where} run {k}: {status}"
+        )
+        return o
 
     def _say(self, text: str) -> None:
         if self.progress:
             print(text, file=self.progress, flush=True)
 
 
-def header_for(selected: list, runs: int, quick: bool) -> dict:
-    items, _ = provenance.collect(selected, runs, quick)
+def header_for(selected: list, policy: RunPolicy, quick: bool, placement: Optional[Placement] = None) -> dict:
+    items, _ = provenance.collect(selected, policy.describe(), quick, placement)
     return items

@@ -72,6 +72,11 @@ class Variant:
     # OPENBLAS_NUM_THREADS, GOMAXPROCS). Recorded in the result line's name
     # only if the round puts it in its parameters.
     env: Optional[Callable[[dict], dict]] = None
+    # "one" when the variant's work runs on one thread (its child is pinned
+    # to one CPU), "many" when it uses several OS threads or processes (its
+    # cell gets every usable CPU), or a function of the cell's parameters
+    # giving either; None: the round's `threads` (roundbench.placement).
+    threads: object = None
 
     def __post_init__(self) -> None:
         if self.program not in PROGRAMS:
@@ -156,6 +161,12 @@ class Round:
     # Entry points that children implement in the variant's place but that
     # are no variants (matmul's blas-info: what BLAS the program loads).
     helpers: tuple = ()
+    # The default of Variant.threads for this round's variants.
+    threads: object = "one"
+    # With adaptive run counts (--runs auto), the most seconds a cell may
+    # spend on runs beyond the minimum before it stops short of its target
+    # (runner.RunPolicy); --budget overrides it for every round.
+    budget_s: float = 60.0
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -166,6 +177,17 @@ class Round:
     @property
     def bench_prefix(self) -> str:
         return "Benchmark" + self.name[:1].upper() + self.name[1:]
+
+
+def threads_of(rnd: Round, v: Variant, params: dict) -> str:
+    """ "one" or "many": whether variant v's child in this cell runs on one
+    thread (and so is pinned to one CPU) or on several."""
+    t = v.threads if v.threads is not None else rnd.threads
+    if callable(t):
+        t = t(params)
+    if t not in ("one", "many"):
+        raise ValueError(f"{rnd.name}/{v.name}: threads must be 'one' or 'many', not {t!r}")
+    return t
 
 
 def repo_root() -> Optional[Path]:

@@ -42,6 +42,7 @@ UNITS = ["setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task", "sys-ns/hop",
 
 ROUND = Round(
     name="chain",
+    threads=lambda p: "many" if int(p.get("parallel", 1)) > 1 else "one",  # P chains: P threads
     title="chain: N tasks joined by channels pass a value along",
     explain=(
         "N tasks in a line joined by channels; the first receives 0, each adds 1 and passes it on, the last yields N. "
@@ -71,6 +72,7 @@ ROUND = Round(
             "python",
             "OS threads joined by queue.SimpleQueue (N = 1,000 by default)",
             default_if=lambda p: int(p["n"]) <= THREADS_N,
+            threads="many",
         ),
         Variant("py-c", "python", "Python driving the core's chain through the extension (GIL released)"),
     ],

@@ -75,6 +75,7 @@ def _gomaxprocs(params: dict) -> dict:
 
 ROUND = Round(
     name="cores",
+    threads="many",  # one child times 1 worker and then T (placement: every usable CPU)
     title="cores: the loop round's work on 1 and on all cores",
     explain=(
         "The sum of i*i % 7 over [0, N) in T equal contiguous ranges, one per worker. Each run "

@@ -56,6 +56,7 @@ def _source() -> Callable:
 
 ROUND = Round(
     name="delivery",
+    threads="many",  # build times: the compilers use every CPU they are given
     title="delivery: what shipping each program costs",
     explain=(
         "Facts, measured here: binary sizes and linkage read from the ELF files, Go cross-compilation "

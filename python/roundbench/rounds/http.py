@@ -123,6 +123,7 @@ _BASE = needs_all(_WRK, needs_program("rb-spawn"), needs_program("rb-load"))
 V = Variant
 ROUND = Round(
     name="http",
+    threads="many",  # the driver splits the CPUs between the server and the load generator
     title="http: a hello-world HTTP/1.1 server under load",
     explain=(
         "Each server answers GET / with 'Hello, World!' (keep-alive, no access log) on 127.0.0.1, with the same "

@@ -76,6 +76,7 @@ def parse_threads(text: str) -> int:
 V = Variant
 ROUND = Round(
     name="matmul",
+    threads=lambda p: "many" if int(p.get("threads", 1)) > 1 else "one",
     title="matmul: C = A·B, dense float64 n×n",
     explain=(
         "One n×n by n×n product of float64 matrices (seeded small integers, so every variant's "

@@ -51,11 +51,11 @@ ROUND = Round(
     ),
     variants=[
         Variant("c", "rb-c", "the core's single-threaded event loop (timer heap, 16-byte tasks)"),
-        Variant("c-threads", "rb-c", "one POSIX thread per task, 16 KiB stacks from one mapping"),
+        Variant("c-threads", "rb-c", "one POSIX thread per task, 16 KiB stacks from one mapping", threads="many"),
         Variant("go", "rb-go", "goroutines, time.Sleep, a WaitGroup"),
         Variant("go-c", "rb-go", "Go calling the core's event loop through cgo (one call)"),
         Variant("py-asyncio", "python", "coroutines on an asyncio loop, gathered"),
-        Variant("py-threads", "python", "threading.Thread per task, 64 KiB stacks"),
+        Variant("py-threads", "python", "threading.Thread per task, 64 KiB stacks", threads="many"),
         Variant("py-c", "python", "Python calling the core's event loop (one call, GIL released)"),
     ],
     sizes=[{"n": 100_000}],
