@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from roundbench import programs
+from roundbench.rounds import startup
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -138,16 +139,13 @@ def test_installed_reports_what_setup_could_not_build(installed):
     assert why is not None and "static linking failed (no libc.a)" in why and "make build" not in why
 
 
-def test_installed_startup_programs_run_beside_the_go_ones(installed):
-    """Round startup's launcher starts its programs from its own folder:
-    installed, it and the C hello programs are copied into the cache."""
-    for name in programs.BESIDE_GO:
-        _executable(installed / "pkg" / "bin" / name)
-    for name in programs.BESIDE_GO:
-        p = programs.path(name)
-        assert p.parent == programs.path("hello-go").parent == programs.cache()
-        assert programs.missing(name) is None
-        assert os.access(p, os.X_OK) and p.read_text() == (installed / "pkg" / "bin" / name).read_text()
+def test_installed_startup_programs_are_passed_where_they_are(installed):
+    """Round startup's launcher is told each program's path: installed, the
+    C ones are the package's and the Go ones the cache's, nothing copied."""
+    rnd = startup.ROUND
+    assert rnd.variant("c").env({})["RB_STARTUP_HELLO_C"] == str(installed / "pkg" / "bin" / "hello-c")
+    assert rnd.variant("go").env({})["RB_STARTUP_HELLO_GO"] == str(programs.cache() / "hello-go")
+    assert programs.path(startup.LAUNCHER) == installed / "pkg" / "bin" / "rb-c-static"
 
 
 def test_installed_go_runners_are_the_shipped_directories(installed):

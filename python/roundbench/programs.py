@@ -10,11 +10,8 @@ and round startup's hello programs) live in one of three places:
   into the package (``roundbench/bin/``), and the Go programs, built on first
   use from the Go sources the package ships (``roundbench/gosrc/``) into a
   per-user cache, ``$XDG_CACHE_HOME/roundbench/<version>-<hash>/``. The hash
-  covers those sources, the C programs, the Go toolchain and the BLAS the
-  programs load, so a new version, toolchain or environment never runs a
-  stale build. Round startup's launcher starts its programs from its own
-  folder (csrc/runner/run_startup.c), so it and the C programs it starts are
-  copied into that cache, beside the Go ones.
+  covers those sources, the Go toolchain and the BLAS the programs load, so
+  a new version, toolchain or environment never runs a stale build.
 
 The Go child runners are one program per round, ``rb-go-<round>``, built
 from ``go/cmd/rb-go/<round>/`` (a child maps only its own round's code, which
@@ -54,9 +51,6 @@ HELLO_GO = {
 # The Go child runners: go/cmd/rb-go/<round>/ is built as rb-go-<round>.
 GO_RUNNERS = "go/cmd/rb-go"
 GO_RUNNER_PREFIX = "rb-go-"
-
-# Installed, these run from the cache, beside the Go programs (see above).
-BESIDE_GO = ("rb-c-static", "hello-c", "hello-c-static")
 
 ENV_BUILD = "ROUNDBENCH_BUILD"
 PACKAGE = Path(__file__).resolve().parent
@@ -130,7 +124,7 @@ def path(name: str) -> Path:
     root = checkout()
     if root is not None:
         return root / "build" / name
-    if _go_package(name) is not None or name in BESIDE_GO:
+    if _go_package(name) is not None:
         return cache() / name
     return BIN / name
 
@@ -152,8 +146,6 @@ def missing(name: str) -> Optional[str]:
         return f"{p} is not built (run `make build` in {root})"
     if pkg is not None:
         return _in_cache(name, p, _build_go)
-    if name in BESIDE_GO and _runnable(BIN / name):
-        return _in_cache(name, p, _copy_c)
     why = _unbuilt().get(name)
     if why is not None:
         return f"{name} was not built when this roundbench was installed: {why}"
@@ -209,9 +201,8 @@ _cache_key: Optional[str] = None
 
 
 def _key() -> str:
-    """<version>-<hash>: the hash of the shipped Go sources, of the C
-    programs (their size and time) and of what else goes into the Go
-    binaries (toolchain, GOAMD64, the BLAS folder)."""
+    """<version>-<hash>: the hash of the shipped Go sources and of what else
+    goes into the Go binaries (toolchain, GOAMD64, the BLAS folder)."""
     global _cache_key
     if _cache_key is None:
         import hashlib
@@ -221,12 +212,6 @@ def _key() -> str:
             for f in sorted(p for p in GO_SOURCES.rglob("*") if p.is_file()):
                 h.update(str(f.relative_to(GO_SOURCES)).encode() + b"\0")
                 h.update(f.read_bytes() + b"\0")
-        for name in BESIDE_GO:
-            try:
-                st = (BIN / name).stat()
-            except OSError:
-                continue
-            h.update(f"{name} {st.st_size} {st.st_mtime_ns}\0".encode())
         for extra in (_go() or "", os.environ.get("GOAMD64", ""), _blas_lib_dir() or ""):
             h.update(extra.encode() + b"\0")
         _cache_key = f"{_version()}-{h.hexdigest()[:16]}"
@@ -259,13 +244,6 @@ def _in_cache(name: str, target: Path, make) -> Optional[str]:
             return make(name, target)
     except OSError as e:
         return f"cannot make {name} in {folder}: {e}"
-
-
-def _copy_c(name: str, target: Path) -> Optional[str]:
-    tmp = target.with_name(f".{name}.{os.getpid()}.tmp")
-    shutil.copy2(BIN / name, tmp)
-    os.replace(tmp, target)
-    return None
 
 
 def _build_go(name: str, target: Path) -> Optional[str]:
