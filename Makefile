@@ -106,17 +106,18 @@ $(BUILD)/rb-load: csrc/tools/loadgen.c
 $(BUILD)/rb-c-so: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.so
 	$(CC) $(CFLAGS) $(RUNNER_SRC) -L$(BUILD) -lroundbench -Wl,-rpath,'$$ORIGIN' -o $@ $(BLAS_LIBS) -lpthread -lm
 
-go: $(BUILD)/rb-go $(BUILD)/rb-go-http ## build the Go runner and the http round's Go servers (the core reaches them through go/core_*.c links)
+# One Go child runner per round, go/cmd/rb-go/<round>/ -> build/rb-go-<round>
+# (the http round's servers too): a Go binary in the page cache is mostly
+# resident once started (the kernel faults in its pages around each one
+# touched), so a child that carried every round's code would weigh every
+# round's on its peak RSS. A new round's directory is found here.
+GO_RUNNERS := $(patsubst go/cmd/rb-go/%/,$(BUILD)/rb-go-%,$(sort $(dir $(wildcard go/cmd/rb-go/*/*.go))))
 
-$(BUILD)/rb-go: $(GO_SRC)
-	@mkdir -p $(BUILD)
-	$(GO) build -o $@ ./go/cmd/rb-go
+go: $(GO_RUNNERS) ## build the Go runners, one per round (the core reaches them through go/core_*.c links)
 
-# The http round's Go servers, apart from rb-go so that no other Go child
-# maps net/http.
-$(BUILD)/rb-go-http: $(GO_SRC)
+$(GO_RUNNERS): $(BUILD)/rb-go-%: $(GO_SRC)
 	@mkdir -p $(BUILD)
-	$(GO) build -o $@ ./go/cmd/rb-go-http
+	$(GO) build -o $@ ./go/cmd/rb-go/$*
 
 py: $(VENV_READY) ## build the Python extension in place (python/roundbench)
 	$(VPY) setup.py -q build_ext --inplace
@@ -224,7 +225,7 @@ $(BLAS_LINK): $(VENV_READY)
 	ln -sfn "$$($(VPY) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
 	@touch $@
 # Building needs no BLAS; running the C and Go programs and tests does.
-$(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.so $(TEST_BIN) $(BUILD)/rb-go test-go: | $(BLAS_LINK)
+$(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.so $(TEST_BIN) $(GO_RUNNERS) test-go: | $(BLAS_LINK)
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) python/roundbench/*.so python/roundbench/_cffi_api.c python/roundbench/_cffi_api.o

@@ -17,8 +17,11 @@ package roundbench
 // dlopen()s on first use and nothing links. cgo refuses a string in a -D
 // flag, so the core's default is the library's bare name and this rpath is
 // where the loader finds it (ROUNDBENCH_BLAS_LIB or BlasSetLibrary win).
+// -ldl is for that dlopen. No -lm: the core calls no libm function, since
+// libm mapped would add 0.3 MiB to every Go child's peak RSS (csrc/matmul.c,
+// round_even), and one called by mistake then fails the link here.
 #cgo CFLAGS: -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_ -DBLAS_ILP64
-#cgo LDFLAGS: -Wl,-rpath,${SRCDIR}/../build/blas/lib -ldl -lm
+#cgo LDFLAGS: -Wl,-rpath,${SRCDIR}/../build/blas/lib -ldl
 #include <stdlib.h>
 #include "roundbench.h"
 int rbGoCallback(void *ctx, int64_t x, int64_t *result);

@@ -62,7 +62,7 @@ func TestMatmulVectors(t *testing.T) {
 }
 
 func TestMatmulExplicit(t *testing.T) {
-	for _, v := range loadVectors(t, "matmul-explicit") {
+	for _, v := range loadAtLeast(t, "matmul-explicit", 5) {
 		a, b, want := floats(t, v["a"]), floats(t, v["b"]), floats(t, v["c"])
 		n := int(math.Sqrt(float64(len(a))))
 		for _, m := range matmuls {
@@ -75,6 +75,13 @@ func TestMatmulExplicit(t *testing.T) {
 			}
 			if fmt.Sprint(c) != fmt.Sprint(want) {
 				t.Errorf("%s(%v, %v) = %v; want %v", m.name, a, b, c, want)
+			}
+		}
+		// The checksum rounds each entry to nearest, ties to even.
+		checksum := v.int(t, "checksum")
+		for verifyName, verify := range matmulVerifies {
+			if got, err := verify(n, a, b, want); err != nil || got != checksum {
+				t.Errorf("%s(c=%v) checksum = %d, %v; want %d", verifyName, want, got, err, checksum)
 			}
 		}
 	}

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from roundbench import programs
+
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "testdata" / "vectors.txt"
 BUILD = ROOT / "build"
@@ -68,6 +70,6 @@ def open_fds() -> set:
 @pytest.fixture(scope="session")
 def built():
     """The C and Go runners; the tests need `make build` first."""
-    for prog in ("rb-c", "rb-c-so", "rb-go", "rb-spawn"):
+    for prog in ("rb-c", "rb-c-so", "rb-spawn", *programs.go_runners()):
         assert (BUILD / prog).exists(), f"build/{prog} is missing: run `make build` first"
     return BUILD

@@ -91,7 +91,7 @@ def _child(impl, *params):
     if impl == "c-threads":
         cmd = [str(BUILD / "rb-c"), "cores", impl]
     elif impl.startswith("go"):
-        cmd = [str(BUILD / "rb-go"), "cores", impl]
+        cmd = [str(BUILD / "rb-go-cores"), "cores", impl]
     else:
         cmd = [sys.executable, "-m", "roundbench.child", "cores", impl]
     return subprocess.run(cmd + list(params), capture_output=True, text=True, env=child_env(), timeout=60)

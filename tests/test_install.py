@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from roundbench import programs
+from roundbench.rounds import startup
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,41 +55,58 @@ def _executable(p: Path, text: str = "#!/bin/sh\necho hello, world\n") -> None:
     p.chmod(p.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
-def _go_module(root: Path, main: str) -> None:
-    """A Go module with one command, go/cmd/rb-hello, as the package ships."""
+def _go_module(root: Path, main: str, runners=()) -> None:
+    """A Go module with one command, go/cmd/rb-hello, as the package ships,
+    and a Go runner go/cmd/rb-go/<round> for each of runners (the same
+    program)."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "go.mod").write_text("module roundbench\n\ngo 1.21\n")
-    (root / "go" / "cmd" / "rb-hello").mkdir(parents=True)
-    (root / "go" / "cmd" / "rb-hello" / "main.go").write_text(main)
+    for cmd in ["rb-hello", *(f"rb-go/{r}" for r in runners)]:
+        (root / "go" / "cmd" / cmd).mkdir(parents=True)
+        (root / "go" / "cmd" / cmd / "main.go").write_text(main)
 
 
 HELLO_GO = 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello, world") }\n'
 
 
 def test_every_name_has_a_path_and_an_unknown_one_is_refused():
-    assert set(programs.NAMES) >= {"rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "rb-go", "rb-go-http"}
-    assert {n for n in programs.NAMES if n.startswith("hello-")} == {
+    names = programs.names()
+    assert set(names) >= {"rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "rb-go-loop", "rb-go-http"}
+    # One Go runner per directory of go/cmd/rb-go, and no other.
+    dirs = {d.name for d in (ROOT / "go" / "cmd" / "rb-go").iterdir() if d.is_dir()}
+    assert {n for n in names if n.startswith("rb-go")} == {f"rb-go-{d}" for d in dirs}
+    assert {n for n in names if n.startswith("hello-")} == {
         "hello-c",
         "hello-c-static",
         "hello-go",
         "hello-go-cgo",
         "hello-go-c",
     }
-    for name in programs.NAMES:
+    for name in names:
         assert programs.path(name).name == name
     with pytest.raises(ValueError, match="unknown program 'rb-nope'.*rb-c"):
         programs.path("rb-nope")
     with pytest.raises(ValueError, match="unknown program"):
         programs.missing("rb-nope")
+    # The bare name of Variant.program is no program: a round's runner is.
+    with pytest.raises(ValueError, match="unknown program 'rb-go'"):
+        programs.path("rb-go")
 
 
 def test_checkout_uses_build_and_advises_make_build(tmp_path, monkeypatch):
     monkeypatch.delenv(programs.ENV_BUILD, raising=False)
     monkeypatch.setattr(programs, "checkout", lambda: tmp_path)
-    assert programs.path("rb-go") == tmp_path / "build" / "rb-go"
-    assert programs.missing("rb-go") == f"{tmp_path / 'build' / 'rb-go'} is not built (run `make build` in {tmp_path})"
-    _executable(tmp_path / "build" / "rb-go")
-    assert programs.missing("rb-go") is None
+    (tmp_path / "go" / "cmd" / "rb-go" / "loop").mkdir(parents=True)
+    assert programs.go_runners() == ["rb-go-loop"]
+    built = tmp_path / "build" / "rb-go-loop"
+    assert programs.path("rb-go-loop") == built
+    assert programs.missing("rb-go-loop") == f"{built} is not built (run `make build` in {tmp_path})"
+    _executable(built)
+    assert programs.missing("rb-go-loop") is None
+    # A round without a Go runner's directory: make cannot build one.
+    why = programs.missing("rb-go-nope")
+    nope = tmp_path / "build" / "rb-go-nope"
+    assert why == f"{nope} is not built, and this checkout has no go/cmd/rb-go/nope/ to build it from"
 
 
 def test_roundbench_build_overrides_the_checkout(tmp_path, monkeypatch):
@@ -121,16 +139,20 @@ def test_installed_reports_what_setup_could_not_build(installed):
     assert why is not None and "static linking failed (no libc.a)" in why and "make build" not in why
 
 
-def test_installed_startup_programs_run_beside_the_go_ones(installed):
-    """Round startup's launcher starts its programs from its own folder:
-    installed, it and the C hello programs are copied into the cache."""
-    for name in programs.BESIDE_GO:
-        _executable(installed / "pkg" / "bin" / name)
-    for name in programs.BESIDE_GO:
-        p = programs.path(name)
-        assert p.parent == programs.path("hello-go").parent == programs.cache()
-        assert programs.missing(name) is None
-        assert os.access(p, os.X_OK) and p.read_text() == (installed / "pkg" / "bin" / name).read_text()
+def test_installed_startup_programs_are_passed_where_they_are(installed):
+    """Round startup's launcher is told each program's path: installed, the
+    C ones are the package's and the Go ones the cache's, nothing copied."""
+    rnd = startup.ROUND
+    assert rnd.variant("c").env({})["RB_STARTUP_HELLO_C"] == str(installed / "pkg" / "bin" / "hello-c")
+    assert rnd.variant("go").env({})["RB_STARTUP_HELLO_GO"] == str(programs.cache() / "hello-go")
+    assert programs.path(startup.LAUNCHER) == installed / "pkg" / "bin" / "rb-c-static"
+
+
+def test_installed_go_runners_are_the_shipped_directories(installed):
+    _go_module(programs.GO_SOURCES, HELLO_GO, runners=("alpha", "beta"))
+    assert programs.go_runners() == ["rb-go-alpha", "rb-go-beta"]
+    assert {"rb-go-alpha", "rb-go-beta"} <= set(programs.names())
+    assert programs.path("rb-go-alpha") == programs.cache() / "rb-go-alpha"
 
 
 def test_installed_go_without_a_toolchain_says_what_is_missing(installed, monkeypatch):
@@ -164,6 +186,17 @@ def test_installed_go_program_is_built_on_first_use(installed):
     assert programs.missing("hello-go") is None
     out = subprocess.run([str(programs.path("hello-go"))], capture_output=True, text=True, timeout=60)
     assert out.stdout == "hello, again\n"
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs the go command")
+def test_installed_go_runner_is_built_alone(installed):
+    """Asking for one round's runner builds that one only."""
+    _go_module(programs.GO_SOURCES, HELLO_GO, runners=("alpha", "beta"))
+    assert programs.missing("rb-go-alpha") is None
+    out = subprocess.run([str(programs.path("rb-go-alpha"))], capture_output=True, text=True, timeout=60)
+    assert out.stdout == "hello, world\n"
+    assert not programs.path("rb-go-beta").exists()
+    assert not programs.path("hello-go").exists()
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs the go command")

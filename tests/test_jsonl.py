@@ -179,7 +179,7 @@ def test_a_wrong_expectation_fails_the_run(built, tmp_path):
     env[rnd.FILE_ENV] = str(path)
     for cmd in (
         [str(BUILD / "rb-c"), "jsonl", "c"],
-        [str(BUILD / "rb-go"), "jsonl", "go"],
+        [str(BUILD / "rb-go-jsonl"), "jsonl", "go"],
         [sys.executable, "-m", "roundbench.child", "jsonl", "py"],
     ):
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
@@ -395,7 +395,7 @@ def test_differential_mutations(built, tmp_path):
     env[rnd.FILE_ENV] = str(path)
     for impl in ("go", "go-c"):
         out = subprocess.run(
-            [str(BUILD / "rb-go"), "jsonl", impl], capture_output=True, text=True, env=env, timeout=120
+            [str(BUILD / "rb-go-jsonl"), "jsonl", impl], capture_output=True, text=True, env=env, timeout=120
         )
         assert out.returncode == 0, (impl, out.stderr)
 

@@ -131,7 +131,7 @@ def test_every_variant_child(built, impl, n):
     if impl in ("c",):
         cmd = [str(BUILD / "rb-c"), "loop", impl, f"n={n}"]
     elif impl.startswith("go"):
-        cmd = [str(BUILD / "rb-go"), "loop", impl, f"n={n}"]
+        cmd = [str(BUILD / "rb-go-loop"), "loop", impl, f"n={n}"]
     else:
         cmd = [sys.executable, "-m", "roundbench.child", "loop", impl, f"n={n}"]
     out = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=60)
@@ -140,12 +140,12 @@ def test_every_variant_child(built, impl, n):
     assert f"BenchmarkLoop/impl={impl}/n={n} 1 " in out.stdout
 
 
-@pytest.mark.parametrize("prog", ["rb-c", "rb-go", "py"])
+@pytest.mark.parametrize("prog", ["rb-c", "rb-go-loop", "py"])
 @pytest.mark.parametrize(
     "arg, msg", [("n=-1", "n=-1 is out of range"), ("n=abc", "not an integer"), ("n=3037000501", "out of range")]
 )
 def test_child_rejects_bad_n(built, prog, arg, msg):
-    impl = {"rb-c": "c", "rb-go": "go", "py": "py"}[prog]
+    impl = {"rb-c": "c", "rb-go-loop": "go", "py": "py"}[prog]
     cmd = ([sys.executable, "-m", "roundbench.child"] if prog == "py" else [str(BUILD / prog)]) + ["loop", impl, arg]
     out = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=60)
     assert out.returncode == 2

@@ -59,6 +59,11 @@ def test_fill_matches_an_independent_generator():
     assert a.ravel().tolist() == vals[:9] and b.ravel().tolist() == vals[9:]
 
 
+def test_the_explicit_vectors_are_all_read():
+    # The last one holds the checksum's ties: a dropped vector must show.
+    assert len(EXPLICIT) >= 5
+
+
 @pytest.mark.parametrize("v", EXPLICIT, ids=lambda v: v["a"])
 def test_explicit_products(v):
     a, b, want = (np.array([float(x) for x in v[k].split(",")]) for k in ("a", "b", "c"))
@@ -66,6 +71,8 @@ def test_explicit_products(v):
     a, b, want = a.reshape(n, n), b.reshape(n, n), want.reshape(n, n)
     for name, c in products(a, b).items():
         assert c.tolist() == want.tolist(), name
+    # The checksum rounds each entry to nearest, ties to even.
+    assert roundbench.matmul_verify(a, b, want) == int(v["checksum"])
 
 
 def test_pure_python_on_lists():

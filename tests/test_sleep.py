@@ -116,7 +116,7 @@ def _child(impl, *params):
     if impl.startswith("c"):
         cmd = [str(BUILD / "rb-c"), "sleep", impl]
     elif impl.startswith("go"):
-        cmd = [str(BUILD / "rb-go"), "sleep", impl]
+        cmd = [str(BUILD / "rb-go-sleep"), "sleep", impl]
     else:
         cmd = [sys.executable, "-m", "roundbench.child", "sleep", impl]
     return subprocess.run(cmd + list(params), capture_output=True, text=True, env=child_env(), timeout=60)

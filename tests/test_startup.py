@@ -7,16 +7,25 @@ import shutil
 import subprocess
 import sys
 
-from roundbench import benchfmt, rounds
+from roundbench import benchfmt, programs, rounds
+from roundbench.rounds import startup
 
 from conftest import BUILD, child_env, run_roundbench
 
 LAUNCHER = BUILD / "rb-c-static"
+HELLO = ("hello-c", "hello-c-static", "hello-go", "hello-go-cgo", "hello-go-c")
 
 
-def _launch(*args, env=None, launcher=LAUNCHER):
+def _env(impl):
+    """The launcher's environment for variant impl, as the runner sets it."""
+    env = child_env()
+    env.update(rounds.get("startup").variant(impl).env({}))
+    return env
+
+
+def _launch(impl, *args, env=None, launcher=LAUNCHER):
     return subprocess.run(
-        [str(launcher), "startup", *args], capture_output=True, text=True, timeout=120, env=env or child_env()
+        [str(launcher), "startup", impl, *args], capture_output=True, text=True, timeout=120, env=env or _env(impl)
     )
 
 
@@ -48,31 +57,61 @@ def test_every_variant_has_a_row(tmp_path, built):
 
 
 def test_launcher_checks_every_start(built):
-    env = child_env()
+    env = _env("py")
     env["RB_STARTUP_PYTHON"] = shutil.which("echo")  # prints its arguments: not what `-c pass` prints
     out = _launch("py", "starts=1", env=env)
     assert out.returncode == 3 and "wrong result" in out.stderr and "printed" in out.stderr
     env["RB_STARTUP_PYTHON"] = shutil.which("false")
     out = _launch("py", "starts=1", env=env)
     assert out.returncode == 3 and "exited with status 1" in out.stderr
+    # A hello variant starts the program its variable names, and checks it.
+    env = _env("c")
+    env["RB_STARTUP_HELLO_C"] = shutil.which("true")  # prints nothing, not "hello, world"
+    out = _launch("c", "starts=1", env=env)
+    assert out.returncode == 3 and 'printed ""; want "hello, world' in out.stderr
 
 
 def test_launcher_arguments_and_missing_programs(tmp_path, built):
-    out = _launch("rust")
+    out = _launch("rust", env=child_env())
     assert out.returncode == 2 and "no variant 'rust'" in out.stderr and "py-pandas" in out.stderr
     out = _launch("c", "starts=0")
     assert out.returncode == 2 and "starts=0 is out of range" in out.stderr
-    # Alone in a folder, the launcher finds no hello program next to it.
+    # The parent says where each program is: without its variable, or with
+    # one that names no program, the variant cannot run.
+    env = _env("c")
+    del env["RB_STARTUP_HELLO_C"]
+    out = _launch("c", "starts=1", env=env)
+    assert out.returncode == 4 and "cannot run here: RB_STARTUP_HELLO_C is not set" in out.stderr
+    env["RB_STARTUP_HELLO_C"] = str(tmp_path / "hello-c")
+    out = _launch("c", "starts=1", env=env)
+    assert out.returncode == 4
+    assert f"cannot run here: RB_STARTUP_HELLO_C={tmp_path / 'hello-c'}: No such file" in out.stderr
+
+
+def test_launcher_needs_no_program_beside_it(tmp_path, built):
+    """Alone in a folder (as an installed package has it, with the Go
+    programs in a cache elsewhere), the launcher runs what it is told to."""
     lone = tmp_path / "rb-c-static"
     shutil.copy(LAUNCHER, lone)
-    out = _launch("c", "starts=1", launcher=lone)
-    assert out.returncode == 4 and "cannot run here" in out.stderr and "hello-c" in out.stderr
+    for impl in ("c", "go"):
+        out = _launch(impl, "starts=1", launcher=lone)
+        assert out.returncode == 0, out.stderr
+        assert f"result: {impl}-ok" in out.stdout
+
+
+def test_each_hello_variant_names_its_program():
+    rnd = rounds.get("startup")
+    for name, program in zip(("c", "c-static", "go", "go-cgo", "go-c"), HELLO):
+        env = rnd.variant(name).env({"starts": 20})
+        named = {k: v for k, v in env.items() if k.startswith("RB_STARTUP_HELLO")}
+        assert named == {startup.path_variable(program): str(programs.path(program))}, name
+    assert startup.path_variable("hello-go-cgo") == "RB_STARTUP_HELLO_GO_CGO"
 
 
 def test_core_call_variants_print_the_core_result(built):
-    env = child_env()
-    env["RB_STARTUP_PYTHON"] = sys.executable
     for impl in ("go-c", "py-c"):
+        env = _env(impl)
+        env["RB_STARTUP_PYTHON"] = sys.executable
         out = _launch(impl, "starts=1", env=env)
         assert out.returncode == 0, out.stderr
         assert f"result: {impl}-ok" in out.stdout

@@ -20,14 +20,17 @@
  * leaves no relocated libraries) is the most any start's peak RSS can owe
  * to it; it is reported as launcher-anon-B.
  *
- * The targets: build/hello-c, hello-c-static, hello-go (CGO_ENABLED=0),
- * hello-go-cgo, hello-go-c next to this runner; the Python variants run
- * $RB_STARTUP_PYTHON (the runner sets it to its own interpreter; python3
- * from PATH otherwise). */
+ * The targets: hello-c, hello-c-static, hello-go (CGO_ENABLED=0),
+ * hello-go-cgo and hello-go-c, each at the path its own environment
+ * variable holds (RB_STARTUP_HELLO_C for hello-c, and so on), which the
+ * parent sets from where it finds the program (python/roundbench/rounds/
+ * startup.py): an installed package keeps this runner and the C programs
+ * in one folder and builds the Go ones into a cache, so no folder holds
+ * them all. The Python variants run $RB_STARTUP_PYTHON (the runner sets it
+ * to its own interpreter; python3 from PATH otherwise). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,18 +48,19 @@
 
 /* What one variant starts: the data of its registration below. */
 typedef struct target {
-    const char *program; /* a file next to the runner; NULL: the Python interpreter */
+    const char
+        *path_env;       /* the variable holding the program's path; NULL: the Python interpreter */
     const char *args[4]; /* the interpreter's arguments */
     int prints_sum;      /* stdout is "sum=<rb_loop(SUM_N)>\n", else as below */
     int prints_hello;    /* stdout is "hello, world\n"; neither: nothing */
 } target;
 
 /* The programs the variants start. */
-static const target hello_c = {"hello-c", {NULL}, 0, 1};
-static const target hello_c_static = {"hello-c-static", {NULL}, 0, 1};
-static const target hello_go = {"hello-go", {NULL}, 0, 1};
-static const target hello_go_cgo = {"hello-go-cgo", {NULL}, 0, 1};
-static const target hello_go_c = {"hello-go-c", {NULL}, 1, 0};
+static const target hello_c = {"RB_STARTUP_HELLO_C", {NULL}, 0, 1};
+static const target hello_c_static = {"RB_STARTUP_HELLO_C_STATIC", {NULL}, 0, 1};
+static const target hello_go = {"RB_STARTUP_HELLO_GO", {NULL}, 0, 1};
+static const target hello_go_cgo = {"RB_STARTUP_HELLO_GO_CGO", {NULL}, 0, 1};
+static const target hello_go_c = {"RB_STARTUP_HELLO_GO_C", {NULL}, 1, 0};
 static const target py_plain = {NULL, {"-c", "pass"}, 0, 0};
 static const target py_S = {NULL, {"-S", "-c", "pass"}, 0, 0};
 static const target py_I = {NULL, {"-I", "-c", "pass"}, 0, 0};
@@ -171,24 +175,18 @@ static int run_startup(const rbc_args *a)
     int starts = (int)rbc_int_arg(a, "starts", 20, 1, MAX_STARTS);
 
     /* The command line of one start. */
-    char path[PATH_MAX];
     char *argv[6] = {NULL};
-    if (t->program) {
-        ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1);
-        if (len < 0) {
-            fprintf(stderr, "startup: readlink /proc/self/exe: %s\n", strerror(errno));
-            return RBC_EXIT_FAILED;
+    if (t->path_env) {
+        char *path = getenv(t->path_env);
+        if (!path || !*path) {
+            fprintf(stderr,
+                    "cannot run here: %s is not set (the roundbench runner sets it to the "
+                    "program's path)\n",
+                    t->path_env);
+            return RBC_EXIT_CANNOT;
         }
-        path[len] = '\0';
-        char *slash = strrchr(path, '/');
-        size_t dir = slash ? (size_t)(slash - path + 1) : 0;
-        if (dir + strlen(t->program) + 1 > sizeof path) {
-            fprintf(stderr, "startup: path too long\n");
-            return RBC_EXIT_FAILED;
-        }
-        strcpy(path + dir, t->program);
         if (access(path, X_OK) != 0) {
-            fprintf(stderr, "cannot run here: %s is not built (run `make build`)\n", path);
+            fprintf(stderr, "cannot run here: %s=%s: %s\n", t->path_env, path, strerror(errno));
             return RBC_EXIT_CANNOT;
         }
         argv[0] = path;

@@ -60,6 +60,7 @@ static void explicit_vector(const rbt_vector *v, void *ctx)
           "bad explicit vector");
     int64_t n = (int64_t)sqrt((double)k);
     CHECK(n * n == k, "explicit vector of %d values is not square", k);
+    long long checksum = rbt_int(v, "checksum");
     for (int pass = 0; pass < 2; pass++) {
         memset(c, 0xff, sizeof c);
         rb_status st = pass ? rb_matmul_blas(n, a, b, c, NULL) : rb_matmul_naive(n, a, b, c, NULL);
@@ -67,7 +68,10 @@ static void explicit_vector(const rbt_vector *v, void *ctx)
         for (int i = 0; i < k; i++)
             CHECK(c[i] == want[i], "explicit n=%lld pass %d: c[%d] = %g; want %g", (long long)n,
                   pass, i, c[i], want[i]);
-        CHECK(rb_matmul_verify(n, a, b, c, NULL, NULL) == RB_OK, "verify explicit");
+        int64_t got = 0;
+        CHECK(rb_matmul_verify(n, a, b, c, &got, NULL) == RB_OK, "verify explicit");
+        CHECK(got == checksum, "explicit n=%lld pass %d: checksum = %lld; want %lld", (long long)n,
+              pass, (long long)got, checksum);
     }
 }
 
@@ -151,7 +155,7 @@ int main(int argc, char **argv)
     const char *path = argc > 1 ? argv[1] : "testdata/vectors.txt";
     lazy_loading();
     CHECK(rbt_each(path, "matmul", seeded_vector, NULL) >= 7, "too few matmul vectors");
-    CHECK(rbt_each(path, "matmul-explicit", explicit_vector, NULL) >= 3, "too few explicit");
+    CHECK(rbt_each(path, "matmul-explicit", explicit_vector, NULL) >= 5, "too few explicit");
     CHECK(rbt_each(path, "matmul-error", error_vector, NULL) >= 2, "too few matmul-error");
 
     rb_error err;

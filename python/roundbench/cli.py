@@ -73,9 +73,9 @@ def cmd_list(args) -> int:
         print(f"  sizes: {sizes}   (--quick: {quick})   metric: {rnd.metric}")
         for v in rnd.variants:
             why = rounds.unavailable(rnd, v)
-            print(f"  {v.name:<16} {v.program:<11} {v.explain}")
+            print(f"  {v.name:<16} {rounds.program_of(rnd, v):<12} {v.explain}")
             if why:
-                print(f"  {'':<16} {'':<11} cannot run here: {why}")
+                print(f"  {'':<16} {'':<12} cannot run here: {why}")
         print()
     return 0
 

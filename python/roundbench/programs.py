@@ -10,11 +10,14 @@ and round startup's hello programs) live in one of three places:
   into the package (``roundbench/bin/``), and the Go programs, built on first
   use from the Go sources the package ships (``roundbench/gosrc/``) into a
   per-user cache, ``$XDG_CACHE_HOME/roundbench/<version>-<hash>/``. The hash
-  covers those sources, the C programs, the Go toolchain and the BLAS the
-  programs load, so a new version, toolchain or environment never runs a
-  stale build. Round startup's launcher starts its programs from its own
-  folder (csrc/runner/run_startup.c), so it and the C programs it starts are
-  copied into that cache, beside the Go ones.
+  covers those sources, the Go toolchain and the BLAS the programs load, so
+  a new version, toolchain or environment never runs a stale build.
+
+The Go child runners are one program per round, ``rb-go-<round>``, built
+from ``go/cmd/rb-go/<round>/`` (a child maps only its own round's code, which
+its peak RSS shows). Their names come from those directories, in the
+checkout or in the shipped sources, so a new round's runner is known here
+as soon as its directory exists; ``go_runner(round)`` names one.
 
 ``missing(name)`` is what callers check before starting a program: None, or
 why it cannot run with a fix that works where the user is (``make build`` in a
@@ -36,21 +39,18 @@ from typing import Optional
 # The C programs: in the checkout from the Makefile, installed from setup.py.
 C_PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "hello-c", "hello-c-static")
 
-# The Go programs: name -> (package directory in the module, CGO_ENABLED or
-# None for the toolchain's default). Round startup's hello-go is the same
+# Round startup's Go programs: name -> (package directory in the module,
+# CGO_ENABLED or None for the toolchain's default). hello-go is the same
 # program as hello-go-cgo built without cgo.
-GO_PROGRAMS = {
-    "rb-go": ("go/cmd/rb-go", None),
-    "rb-go-http": ("go/cmd/rb-go-http", None),
+HELLO_GO = {
     "hello-go": ("go/cmd/rb-hello", "0"),
     "hello-go-cgo": ("go/cmd/rb-hello", "1"),
     "hello-go-c": ("go/cmd/rb-hello-core", None),
 }
 
-NAMES = C_PROGRAMS + tuple(GO_PROGRAMS)
-
-# Installed, these run from the cache, beside the Go programs (see above).
-BESIDE_GO = ("rb-c-static", "hello-c", "hello-c-static")
+# The Go child runners: go/cmd/rb-go/<round>/ is built as rb-go-<round>.
+GO_RUNNERS = "go/cmd/rb-go"
+GO_RUNNER_PREFIX = "rb-go-"
 
 ENV_BUILD = "ROUNDBENCH_BUILD"
 PACKAGE = Path(__file__).resolve().parent
@@ -70,14 +70,53 @@ def checkout() -> Optional[Path]:
     return root if (root / "csrc" / "roundbench.h").is_file() else None
 
 
+def go_runner(round_name: str) -> str:
+    """The name of round `round_name`'s Go child runner."""
+    return GO_RUNNER_PREFIX + round_name
+
+
+def _go_module() -> Path:
+    """The Go module the Go programs are built from: the checkout, or the
+    sources an installed package ships."""
+    return checkout() or GO_SOURCES
+
+
+def go_runners() -> list:
+    """The Go child runners there are sources for, sorted."""
+    try:
+        dirs = [d for d in (_go_module() / GO_RUNNERS).iterdir() if d.is_dir()]
+    except OSError:
+        return []
+    return sorted(go_runner(d.name) for d in dirs)
+
+
+def names() -> tuple:
+    """Every program name: the C programs, the Go runners, round startup's
+    Go programs."""
+    return C_PROGRAMS + tuple(go_runners()) + tuple(HELLO_GO)
+
+
+def _go_package(name: str) -> Optional[tuple]:
+    """(package directory, CGO_ENABLED or None) of a Go program's name, or
+    None if it names none. Any rb-go-<round> is a Go runner's name, whether
+    or not its sources exist, so that one without them can be reported as
+    such (missing()) rather than as a misspelt name."""
+    if name in HELLO_GO:
+        return HELLO_GO[name]
+    round_name = name[len(GO_RUNNER_PREFIX) :] if name.startswith(GO_RUNNER_PREFIX) else ""
+    if round_name.isidentifier():  # a round's name is its Python module's
+        return (f"{GO_RUNNERS}/{round_name}", None)
+    return None
+
+
 def _check(name: str) -> None:
-    if name not in NAMES:
-        raise ValueError(f"unknown program {name!r} (programs: {', '.join(NAMES)})")
+    if name not in C_PROGRAMS and _go_package(name) is None:
+        raise ValueError(f"unknown program {name!r} (programs: {', '.join(names())})")
 
 
 def path(name: str) -> Path:
     """Where program `name` is, or would be once built. ValueError for a
-    name that is not one of NAMES."""
+    name that is none of names() and no Go runner's."""
     _check(name)
     env = os.environ.get(ENV_BUILD)
     if env:
@@ -85,7 +124,7 @@ def path(name: str) -> Path:
     root = checkout()
     if root is not None:
         return root / "build" / name
-    if name in GO_PROGRAMS or name in BESIDE_GO:
+    if _go_package(name) is not None:
         return cache() / name
     return BIN / name
 
@@ -100,12 +139,13 @@ def missing(name: str) -> Optional[str]:
     if env:
         return f"{p} is not built ({ENV_BUILD}={env} names the folder of the C and Go programs)"
     root = checkout()
+    pkg = _go_package(name)
     if root is not None:
+        if pkg is not None and not (root / pkg[0]).is_dir():
+            return f"{p} is not built, and this checkout has no {pkg[0]}/ to build it from"
         return f"{p} is not built (run `make build` in {root})"
-    if name in GO_PROGRAMS:
+    if pkg is not None:
         return _in_cache(name, p, _build_go)
-    if name in BESIDE_GO and _runnable(BIN / name):
-        return _in_cache(name, p, _copy_c)
     why = _unbuilt().get(name)
     if why is not None:
         return f"{name} was not built when this roundbench was installed: {why}"
@@ -161,9 +201,8 @@ _cache_key: Optional[str] = None
 
 
 def _key() -> str:
-    """<version>-<hash>: the hash of the shipped Go sources, of the C
-    programs (their size and time) and of what else goes into the Go
-    binaries (toolchain, GOAMD64, the BLAS folder)."""
+    """<version>-<hash>: the hash of the shipped Go sources and of what else
+    goes into the Go binaries (toolchain, GOAMD64, the BLAS folder)."""
     global _cache_key
     if _cache_key is None:
         import hashlib
@@ -173,12 +212,6 @@ def _key() -> str:
             for f in sorted(p for p in GO_SOURCES.rglob("*") if p.is_file()):
                 h.update(str(f.relative_to(GO_SOURCES)).encode() + b"\0")
                 h.update(f.read_bytes() + b"\0")
-        for name in BESIDE_GO:
-            try:
-                st = (BIN / name).stat()
-            except OSError:
-                continue
-            h.update(f"{name} {st.st_size} {st.st_mtime_ns}\0".encode())
         for extra in (_go() or "", os.environ.get("GOAMD64", ""), _blas_lib_dir() or ""):
             h.update(extra.encode() + b"\0")
         _cache_key = f"{_version()}-{h.hexdigest()[:16]}"
@@ -213,18 +246,11 @@ def _in_cache(name: str, target: Path, make) -> Optional[str]:
         return f"cannot make {name} in {folder}: {e}"
 
 
-def _copy_c(name: str, target: Path) -> Optional[str]:
-    tmp = target.with_name(f".{name}.{os.getpid()}.tmp")
-    shutil.copy2(BIN / name, tmp)
-    os.replace(tmp, target)
-    return None
-
-
 def _build_go(name: str, target: Path) -> Optional[str]:
     import subprocess
     import tempfile
 
-    pkg, cgo = GO_PROGRAMS[name]
+    pkg, cgo = _go_package(name)
     if not (GO_SOURCES / "go.mod").is_file():
         return f"this installation of roundbench ships no Go sources ({GO_SOURCES}), so it cannot build {name}"
     if not (GO_SOURCES / pkg).is_dir():

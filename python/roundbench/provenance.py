@@ -15,7 +15,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from . import rounds
+from . import programs, rounds
 
 
 def _run(cmd, timeout=20) -> str:
@@ -61,7 +61,7 @@ def perf_instructions() -> str:
 
 
 def go_build_settings(binary: Path) -> dict:
-    """`go version -m` of the Go runner: toolchain, GOAMD64, -race, flags."""
+    """`go version -m` of a Go program: toolchain, GOAMD64, -race, flags."""
     info = {}
     if not binary.exists() or not shutil.which("go"):
         return info
@@ -103,15 +103,18 @@ def collect(selected_rounds, runs, quick: bool, placement=None) -> tuple:
     rbc = rounds.program_path("rb-c")
     c_info = _run([str(rbc), "--info"]) if rbc.exists() else "not built"
     items["c-build"] = c_info
-    # Go
-    go = go_build_settings(rounds.program_path("rb-go"))
+    # Go: every Go runner is built by the same rule (the Makefile's, or one
+    # build per runner into an installed package's cache), so one speaks
+    # for all: the loop round's, the one every suite has.
+    go_runner = programs.go_runner("loop")
+    go = go_build_settings(rounds.program_path(go_runner))
     items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
     flags = [
         f"{k}={go[k]}"
         for k in ("-compiler", "-race", "-gcflags", "-ldflags", "CGO_ENABLED", "CGO_CFLAGS", "GOAMD64")
         if k in go
     ]
-    items["go-build"] = " ".join(flags) if flags else "rb-go not built"
+    items["go-build"] = f"{' '.join(flags)} (from {go_runner})" if flags else f"{go_runner} not built"
     if go.get("-race") == "true":
         warnings.append("the Go runner was built with -race")
     if go.get("-gcflags"):

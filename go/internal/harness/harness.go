@@ -1,6 +1,6 @@
 // Package harness is the Go side of the measurement protocol, for the Go
-// child runners (go/cmd/rb-go, and go/cmd/rb-go-http for the http round's
-// servers). One process runs one (round, variant, size):
+// child runners (go/cmd/rb-go/<round>, one program per round, the http
+// round's servers included). One process runs one (round, variant, size):
 // it builds its inputs (untimed), warms up, times the work with the
 // monotonic clock, verifies the result and prints one line in the Go
 // benchmark format. The parent adds peak RSS and CPU time from wait4. The C

@@ -4,16 +4,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
 )
 
-// A child program (rb-go, rb-go-http) is its registry: each round file
-// registers, from init, the variants it implements with the units their
-// result lines may carry, and Main runs one of them or lists them all. The
-// listing and the check in Emit read the same declaration, so what --list
-// says cannot drift from what the program prints.
+// A child program (one per round: go/cmd/rb-go/<round>, built as
+// rb-go-<round>) is its registry: its round's files register, from init,
+// the variants they implement with the units their result lines may carry,
+// and Main runs one of them or lists them all. The listing and the check
+// in Emit read the same declaration, so what --list says cannot drift from
+// what the program prints.
 
 // entry is one registered (round, impl).
 type entry struct {
@@ -106,8 +108,11 @@ func callsCore(impl string) bool {
 }
 
 // Main is a child program's main: `PROGRAM --list`, or `PROGRAM ROUND IMPL
-// [key=value...]`, which runs one registered entry once.
-func Main(program string) {
+// [key=value...]`, which runs one registered entry once. Messages name the
+// program as it was started, so a round's runner needs no name of its own
+// in its source.
+func Main() {
+	program := filepath.Base(os.Args[0])
 	argv := os.Args[1:]
 	if len(argv) > 0 && argv[0] == "--list" {
 		if len(argv) > 1 {

@@ -13,10 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-from .. import harness
+from .. import harness, programs
 from ..rounds import program_path
 from .client import HELLO, get_once
 
+# The Go servers are the http round's own Go runner (go/cmd/rb-go/http/).
+GO_SERVERS = programs.go_runner("http")
 READY_TIMEOUT_S = 30.0  # a server that does not answer by then fails the run
 STOP_TIMEOUT_S = 15.0  # a server that does not exit by then is killed: a failed run
 
@@ -51,9 +53,9 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
     if impl == "c":
         return [str(program_path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
     if impl == "go":
-        return [str(program_path("rb-go-http")), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
+        return [str(program_path(GO_SERVERS)), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
     if impl == "go-c":
-        return [str(program_path("rb-go-http")), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
+        return [str(program_path(GO_SERVERS)), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
             "GOMAXPROCS": str(cores)
         }
     if impl == "py-c":

@@ -5,9 +5,10 @@ name is the module's name) and registers its Python variants with
 harness.implements, each with the units its result line may carry. Rounds
 are found here, not listed: adding a round adds its module and touches no
 other Python file. The C variants live in csrc/runner/run_<round>.c and the
-Go ones in go/cmd/rb-go/<round>.go; a Variant's `program` says which child
-program runs it, and every child program lists what it implements
-(`PROGRAM --list`; tests/test_registry.py holds them to the declarations).
+Go ones in go/cmd/rb-go/<round>/, the round's own Go runner; a Variant's
+`program` says which child program runs it, and every child program lists
+what it implements (`PROGRAM --list`; tests/test_registry.py holds them to
+the declarations).
 
 A round module may also define:
   provenance() -> (items, warnings): extra provenance lines for the result
@@ -40,7 +41,8 @@ LANGS = ("c", "go", "py")
 
 # The child programs a variant may name: the C runner (three links of the
 # same sources: static core, the core as a shared library, all static), the
-# Go runner, and this package's child (`python -m roundbench.child`).
+# Go runner, and this package's child (`python -m roundbench.child`). "rb-go"
+# is the round's own Go runner, rb-go-<round> (program_of).
 PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python")
 
 # The units every result line carries whatever the round: ns/op from the
@@ -215,7 +217,7 @@ def build_dir() -> Path:
 
 
 def program_path(name: str) -> Path:
-    """Where the built program `name` (rb-c, rb-spawn, hello-go...) is: in a
+    """Where the built program `name` (rb-c, rb-spawn, rb-go-loop...) is: in a
     checkout its build folder, installed the package's own (roundbench.programs)."""
     return programs.path(name)
 
@@ -234,12 +236,19 @@ def child_env(v: Variant, params: dict) -> Optional[dict]:
     return env
 
 
+def program_of(rnd: Round, v: Variant) -> str:
+    """The program that runs variant v of round rnd: v.program, except that
+    the Go runner is the round's own (rb-go-<round>: a child then maps no
+    other round's code, and its peak RSS is its round's)."""
+    return programs.go_runner(rnd.name) if v.program == "rb-go" else v.program
+
+
 def command(rnd: Round, v: Variant, params: dict) -> list:
     """The child's command line for one run."""
     kv = [f"{k}={params[k]}" for k in params]
     if v.program == "python":
         return [sys.executable, "-m", "roundbench.child", rnd.name, v.name, *kv]
-    return [str(program_path(v.program)), rnd.name, v.name, *kv]
+    return [str(program_path(program_of(rnd, v))), rnd.name, v.name, *kv]
 
 
 def unavailable(rnd: Round, v: Variant) -> Optional[str]:
@@ -248,7 +257,7 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
         if importlib.util.find_spec("roundbench._core") is None:
             return "the extension roundbench._core is not built (run `make build`)"
     else:
-        why = program_missing(v.program)
+        why = program_missing(program_of(rnd, v))
         if why:
             return why
     if v.requires is not None:

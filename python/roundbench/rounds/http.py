@@ -34,7 +34,7 @@ import subprocess
 
 from .. import harness
 from ..httpdriver.load import WRK_TIMEOUT_S
-from ..httpdriver.servers import split_cpus
+from ..httpdriver.servers import GO_SERVERS, split_cpus
 from . import Round, Variant, needs_all, needs_command, needs_module, needs_program
 
 # The core's servers, which also get the robustness stress on every run.
@@ -141,13 +141,13 @@ ROUND = Round(
             "go",
             "python",
             "net/http ServeMux, GOMAXPROCS = server cores",
-            requires=needs_all(_BASE, needs_program("rb-go-http")),
+            requires=needs_all(_BASE, needs_program(GO_SERVERS)),
         ),
         V(
             "go-c",
             "python",
             "the core's server answering through a Go function (//export)",
-            requires=needs_all(_BASE, needs_program("rb-go-http")),
+            requires=needs_all(_BASE, needs_program(GO_SERVERS)),
         ),
         V("py-c", "python", "the core's server answering through a Python callable (GIL per request)", requires=_BASE),
         V(

@@ -33,12 +33,12 @@ from array import array
 from pathlib import Path
 
 from .. import harness
-from . import Option, Round, Variant, needs_module, program_path
+from . import Option, Round, Variant, needs_module, program_of, program_path
 
 MAX_N = 20_000  # three matrices of 20000^2 float64 are 9.6 GB
 SEED = 1
 # A product shorter than this is repeated and the mean taken (the same rule
-# as csrc/runner/run_matmul.c and go/cmd/rb-go/matmul.go).
+# as csrc/runner/run_matmul.c and go/cmd/rb-go/matmul/matmul.go).
 MIN_TIMED_NS = 200_000_000
 BLAS_VARIANTS = ("c-blas", "go-c", "py-c", "py-numpy")
 UNITS = ["GFLOP/s"]
@@ -297,9 +297,10 @@ def probe(threads: int) -> dict:
     # The Python probe must import this very package, wherever it runs from.
     pkg_parent = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
+    go = program_path(program_of(ROUND, ROUND.variant("go-c")))  # the round's Go runner
     cmds = {
         "c": [str(program_path("rb-c")), "matmul", "blas-info", f"threads={threads}"],
-        "go": [str(program_path("rb-go")), "matmul", "blas-info", f"threads={threads}"],
+        "go": [str(go), "matmul", "blas-info", f"threads={threads}"],
         "py": [sys.executable, "-m", "roundbench.child", "matmul", "blas-info", f"threads={threads}"],
     }
     names = {"c": "c-blas", "go": "go-c"}

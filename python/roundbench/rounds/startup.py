@@ -14,7 +14,11 @@ child forked from a big process starts with that process's anonymous pages
 and exec keeps the high water mark (getrusage(2)); the launcher's own
 anonymous memory, the most a start can owe to it, is launcher-anon-B.
 
-The Python variants run the runner's own interpreter (sys.executable), with
+The launcher starts each hello program at the path that its own variable
+holds (RB_STARTUP_HELLO_C for hello-c, ...), set here from where
+roundbench.programs finds it: installed, the C programs and the launcher
+are in the package and the Go ones in a per-user cache. The Python
+variants run the runner's own interpreter (sys.executable), with
 PYTHONPATH pointing at this package when it runs from a checkout, so that
 `import roundbench` finds the same package the suite runs.
 """
@@ -30,6 +34,12 @@ from . import Round, Variant, needs_module, needs_program, program_path, repo_ro
 LAUNCHER = "rb-c-static"
 
 
+def path_variable(program: str) -> str:
+    """The variable that tells the launcher where `program` is
+    (csrc/runner/run_startup.c): RB_STARTUP_HELLO_C for hello-c."""
+    return "RB_STARTUP_" + program.upper().replace("-", "_")
+
+
 def _env(params: dict) -> dict:
     env = {"RB_STARTUP_PYTHON": sys.executable}
     root = repo_root()
@@ -39,8 +49,16 @@ def _env(params: dict) -> dict:
     return env
 
 
-def _v(name: str, explain: str, requires=None) -> Variant:
-    return Variant(name, LAUNCHER, explain, requires=requires, env=_env)
+def _v(name: str, explain: str, *, program: Optional[str] = None, requires=None) -> Variant:
+    """A variant that starts `program` (a hello program), or the Python
+    interpreter when program is None."""
+    if program is None:
+        return Variant(name, LAUNCHER, explain, requires=requires, env=_env)
+
+    def env(params: dict) -> dict:
+        return {**_env(params), path_variable(program): str(program_path(program))}
+
+    return Variant(name, LAUNCHER, explain, requires=needs_program(program), env=env)
 
 
 ROUND = Round(
@@ -51,18 +69,18 @@ ROUND = Round(
         "each run is the median of 20 starts after a warm-up, each start's exit status and output checked."
     ),
     variants=[
-        _v("c", "C hello-world, the core's flags, dynamically linked", needs_program("hello-c")),
-        _v("c-static", "the same C hello-world, statically linked", needs_program("hello-c-static")),
-        _v("go", "Go hello-world, CGO_ENABLED=0 (static)", needs_program("hello-go")),
-        _v("go-cgo", "the same Go program with cgo (dynamic, libc)", needs_program("hello-go-cgo")),
-        _v("go-c", "a Go program that calls the C core once through cgo", needs_program("hello-go-c")),
+        _v("c", "C hello-world, the core's flags, dynamically linked", program="hello-c"),
+        _v("c-static", "the same C hello-world, statically linked", program="hello-c-static"),
+        _v("go", "Go hello-world, CGO_ENABLED=0 (static)", program="hello-go"),
+        _v("go-cgo", "the same Go program with cgo (dynamic, libc)", program="hello-go-cgo"),
+        _v("go-c", "a Go program that calls the C core once through cgo", program="hello-go-c"),
         _v("py", "python -c pass"),
         _v("py-S", "python -S -c pass (no site module)"),
         _v("py-I", "python -I -c pass (isolated mode)"),
-        _v("py-numpy", 'python -c "import numpy"', needs_module("numpy", "pip install numpy")),
+        _v("py-numpy", 'python -c "import numpy"', requires=needs_module("numpy", "pip install numpy")),
         _v("py-roundbench", 'python -c "import roundbench"'),
         _v("py-c", "python: import roundbench and call the C core once"),
-        _v("py-pandas", 'python -c "import pandas"', needs_module("pandas", "pip install pandas")),
+        _v("py-pandas", 'python -c "import pandas"', requires=needs_module("pandas", "pip install pandas")),
     ],
     sizes=[{"starts": 20}],
     quick=[{"starts": 3}],

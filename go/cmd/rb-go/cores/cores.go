@@ -1,3 +1,8 @@
+// Command rb-go-cores is round cores's Go child runner: `rb-go-cores cores IMPL
+// [key=value...]` runs one variant once and prints its result line, and
+// `rb-go-cores --list` lists the variants (go/internal/harness). cores_cgo.go
+// adds the variants that call the C core. Each round's runner is a program
+// of its own so that a child maps only its own round's code.
 package main
 
 import (
@@ -6,6 +11,8 @@ import (
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
+
+func main() { harness.Main() }
 
 // coresUnits are what a cores result line carries besides ns/op.
 var coresUnits = []string{"speedup", "efficiency", "t1-ns"}

@@ -1,3 +1,8 @@
+// Command rb-go-chain is round chain's Go child runner: `rb-go-chain chain IMPL
+// [key=value...]` runs one variant once and prints its result line, and
+// `rb-go-chain --list` lists the variants (go/internal/harness). chain_cgo.go
+// adds the variants that call the C core. Each round's runner is a program
+// of its own so that a child maps only its own round's code.
 package main
 
 import (
@@ -9,6 +14,8 @@ import (
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
+
+func main() { harness.Main() }
 
 // chainRunner is one variant's setup; the value it returns passes and
 // closes. Both the pure and the core chains fit.

@@ -1,3 +1,8 @@
+// Command rb-go-sleep is round sleep's Go child runner: `rb-go-sleep sleep IMPL
+// [key=value...]` runs one variant once and prints its result line, and
+// `rb-go-sleep --list` lists the variants (go/internal/harness). sleep_cgo.go
+// adds the variants that call the C core. Each round's runner is a program
+// of its own so that a child maps only its own round's code.
 package main
 
 import (
@@ -6,6 +11,8 @@ import (
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
+
+func main() { harness.Main() }
 
 // sleepUnits are what a sleep result line carries besides ns/op.
 var sleepUnits = []string{"overhead-ns", "setup-ns", "B/task", "live-tasks", "base-B"}

@@ -1,3 +1,8 @@
+// Command rb-go-matmul is round matmul's Go child runner: `rb-go-matmul matmul IMPL
+// [key=value...]` runs one variant once and prints its result line, and
+// `rb-go-matmul --list` lists the variants (go/internal/harness). matmul_cgo.go
+// adds the variants that call the C core. Each round's runner is a program
+// of its own so that a child maps only its own round's code.
 package main
 
 import (
@@ -7,6 +12,8 @@ import (
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
+
+func main() { harness.Main() }
 
 // minTimed: a product shorter than this is repeated and the mean taken (the
 // same rule as csrc/runner/run_matmul.c and rounds/matmul.py).

@@ -1,9 +1,16 @@
+// Command rb-go-temps is round temps's Go child runner: `rb-go-temps temps IMPL
+// [key=value...]` runs one variant once and prints its result line, and
+// `rb-go-temps --list` lists the variants (go/internal/harness). temps_cgo.go
+// adds the variants that call the C core. Each round's runner is a program
+// of its own so that a child maps only its own round's code.
 package main
 
 import (
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
+
+func main() { harness.Main() }
 
 // tempsUnits are what a temps result line carries besides ns/op.
 var tempsUnits = []string{"ns/elem", "traffic-B"}

@@ -1,3 +1,8 @@
+// Command rb-go-jsonl is round jsonl's Go child runner: `rb-go-jsonl jsonl IMPL
+// [key=value...]` runs one variant once and prints its result line, and
+// `rb-go-jsonl --list` lists the variants (go/internal/harness). jsonl_cgo.go
+// adds the variants that call the C core. Each round's runner is a program
+// of its own so that a child maps only its own round's code.
 package main
 
 import (
@@ -8,6 +13,8 @@ import (
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
+
+func main() { harness.Main() }
 
 // jsonlUnits are what a jsonl result line carries besides ns/op.
 var jsonlUnits = []string{"MB/s", "invalid-lines"}

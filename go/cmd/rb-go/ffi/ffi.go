@@ -1,3 +1,8 @@
+// Command rb-go-ffi is round ffi's Go child runner: `rb-go-ffi ffi IMPL
+// [key=value...]` runs one variant once and prints its result line, and
+// `rb-go-ffi --list` lists the variants (go/internal/harness). ffi_cgo.go
+// adds the variants that call the C core. Each round's runner is a program
+// of its own so that a child maps only its own round's code.
 package main
 
 import (
@@ -6,6 +11,8 @@ import (
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
+
+func main() { harness.Main() }
 
 // ffiUnits are what an ffi result line carries besides ns/op.
 var ffiUnits = []string{"ns/call"}

@@ -1,9 +1,16 @@
+// Command rb-go-loop is round loop's Go child runner: `rb-go-loop loop IMPL
+// [key=value...]` runs one variant once and prints its result line, and
+// `rb-go-loop --list` lists the variants (go/internal/harness). loop_cgo.go
+// adds the variants that call the C core. Each round's runner is a program
+// of its own so that a child maps only its own round's code.
 package main
 
 import (
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
+
+func main() { harness.Main() }
 
 // loopUnits are what a loop result line carries besides ns/op.
 var loopUnits = []string{"ns/iter"}
