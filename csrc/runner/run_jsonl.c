@@ -60,8 +60,37 @@ static int run_jsonl(const rbc_args *a)
     fclose(f);
     want[strcspn(want, "\n")] = '\0';
 
-    /* Warm-up: the file into the page cache, by reading it as every
-     * variant does, so that the CPU columns compare the counts alone. */
+    /* Warm-up, as in every runner: one untimed count of the small log
+     * ($ROUNDBENCH_JSONL_WARMUP_FILE, checked against its own .expect),
+     * then the real file into the page cache, so that the timed count
+     * starts with warm code and data and the CPU columns compare counts. */
+    const char *warm_path = getenv("ROUNDBENCH_JSONL_WARMUP_FILE");
+    if (warm_path && *warm_path) {
+        char warm_want[8192] = "", warm_expect[4096];
+        snprintf(warm_expect, sizeof warm_expect, "%s.expect", warm_path);
+        FILE *wf = fopen(warm_expect, "r");
+        if (!wf || !fgets(warm_want, sizeof warm_want, wf)) {
+            fprintf(stderr, "jsonl: cannot read the warm-up log's expected result %s\n",
+                    warm_expect);
+            return RBC_EXIT_USAGE;
+        }
+        fclose(wf);
+        warm_want[strcspn(warm_want, "\n")] = '\0';
+        rb_error werr;
+        rb_jsonl_result wres;
+        rb_jsonl_result_init(&wres);
+        if (rb_jsonl_count_file(warm_path, &wres, &werr) != RB_OK)
+            rbc_core_failed("rb_jsonl_count_file (warm-up)", &werr);
+        char *wgot = result_text(&wres);
+        if (!wgot || strcmp(wgot, warm_want) != 0) {
+            fprintf(stderr, "wrong result: warm-up %s; want %s\n", wgot ? wgot : "(no memory)",
+                    warm_want);
+            free(wgot);
+            return RBC_EXIT_WRONG;
+        }
+        free(wgot);
+        rb_jsonl_result_free(&wres);
+    }
     FILE *warm = fopen(path, "rb");
     if (!warm) {
         fprintf(stderr, "jsonl: cannot open %s\n", path);

@@ -36,7 +36,20 @@ func runJsonl(a *harness.Args, count func(string) (*roundbench.JsonlResult, erro
 	if err != nil {
 		harness.Exit(harness.ExitUsage, "jsonl: cannot read the expected result: %v", err)
 	}
-	// Warm-up: the file into the page cache.
+	// Warm-up, as in every runner: one untimed count of the small log
+	// ($ROUNDBENCH_JSONL_WARMUP_FILE, checked against its own .expect), then
+	// the real file into the page cache.
+	if warm := os.Getenv("ROUNDBENCH_JSONL_WARMUP_FILE"); warm != "" {
+		warmWant, err := os.ReadFile(warm + ".expect")
+		if err != nil {
+			harness.Exit(harness.ExitUsage, "jsonl: cannot read the warm-up log's expected result: %v", err)
+		}
+		res, err := count(warm)
+		harness.Must(err)
+		if got, w := res.Text(), strings.TrimSpace(string(warmWant)); got != w {
+			harness.Exit(harness.ExitWrong, "wrong result: warm-up %s; want %s", got, w)
+		}
+	}
 	f, err := os.Open(path)
 	harness.Must(err)
 	_, err = io.Copy(io.Discard, f)
