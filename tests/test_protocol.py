@@ -138,3 +138,27 @@ def test_converged_needs_both_ends_of_the_ci_within_the_target():
     assert runner.converged([100, 101, 99, 100, 101, 99], 0.02) is not None
     assert runner.converged([100, 103, 99, 100, 101, 99], 0.02) is None
     assert runner.converged([100, 101, 99, 100, 101], 0.02) is None  # 5 runs: no 95% CI yet
+
+
+def test_runs_go_in_waves_across_cells(tmp_path, built):
+    """Each wave runs every cell once: a cell's runs are spread over the
+    whole run, not bunched in one stretch of it."""
+    env = plugin_env(tmp_path)
+    env["ROUNDBENCH_PLUGINS"] = "plugins.adaptive_round,plugins.faulty_round"
+    out = run_roundbench(
+        "run",
+        "adaptive",
+        "faulty",
+        "--impl",
+        "py-steady",
+        "--impl",
+        "py-good",
+        "--runs",
+        "3",
+        "--out",
+        str(tmp_path),
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    order = [r.round for r in benchfmt.read_dir(tmp_path).runs]
+    assert order == ["adaptive", "faulty"] * 3

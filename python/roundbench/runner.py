@@ -349,6 +349,22 @@ def runs_line(name: str, runs: int, why: str) -> str:
     return f"--- RUNS: {name}: {runs} runs, {why}\n"
 
 
+class _Cell:
+    """The runner's state for one plan: each variant's values of the cell's
+    metric, its failures, why it stopped, and the cross-check reference (the
+    first variant that passes sets it)."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.values = {v.name: [] for v in plan.variants}
+        self.failures = {v.name: 0 for v in plan.variants}
+        self.stopped: dict = {}
+        self.reference: Optional[tuple] = None
+        self.active = list(plan.variants)
+        self.k = 0  # waves run
+        self.spent_s = 0.0  # the wall time of the cell's runs so far
+
+
 class Runner:
     def __init__(
         self,
@@ -393,7 +409,16 @@ class Runner:
 
     def run(self, plans: list, header: dict) -> int:
         """Runs every plan; returns the number of failed runs. Raises
-        KeyboardInterrupt after saving what was done."""
+        KeyboardInterrupt after saving what was done.
+
+        The runs go in waves: each wave runs every variant of every cell
+        that still needs runs once, cell after cell (and within a cell,
+        variant after variant: A B C A B C). A cell's runs are thus spread
+        over the whole suite rather than bunched in one stretch of it, so a
+        machine whose speed drifts over minutes (a shared VM) moves every
+        cell's sample alike, and a second run of the suite samples the same
+        range of the machine's states: figures repeat (README, "How a run
+        is measured")."""
         self._total = self.planned(plans)
         self._done = 0
         self._start = time.monotonic()
@@ -407,61 +432,59 @@ class Runner:
             for p in plans:
                 units.update(p.round.units)
             self._write(fh, "".join(benchfmt.unit_line(u, b) for u, b in units.items()) + "\n")
-            for p in plans:
-                self._run_cell(fh, p)
+            cells = [_Cell(p) for p in plans]
+            for c in cells:
+                for v, why in c.plan.skipped:
+                    self._write(fh, f"--- SKIP: {bench_name(c.plan.round, v.name, c.plan.params)}: {why}\n")
+                    self._say(f"skip {c.plan.round.name} {v.name}: {why}")
+            while any(c.active for c in cells):
+                for c in cells:
+                    if c.active:
+                        self._wave(fh, c)
         return self.failed
 
-    def _run_cell(self, fh, p: Plan) -> None:
-        for v, why in p.skipped:
-            self._write(fh, f"--- SKIP: {bench_name(p.round, v.name, p.params)}: {why}\n")
-            self._say(f"skip {p.round.name} {v.name}: {why}")
-        values = {v.name: [] for v in p.variants}
-        failures = {v.name: 0 for v in p.variants}
-        stopped = {}  # variant -> why it takes no more runs
-        # The first variant that passes sets the cell's reference result.
-        self._reference = None
-        cell_start = time.monotonic()
-        active = list(p.variants)
-        k = 0
-        minimum = self._min_runs(p)
-        while active:
-            k += 1
-            for v in active:
-                o = self._run_one(fh, p, v, k)
-                if o.skipped:
-                    stopped[v.name] = "skipped"
-                elif o.ok:
-                    values[v.name].append(primary(p.round, benchfmt.parse_bench_line(o.line).metrics))
-                else:
-                    failures[v.name] += 1
-            active = [v for v in active if v.name not in stopped]
-            if k < minimum:
-                continue
-            still = []
-            for v in active:
-                vals = values[v.name]
-                if self.policy.fixed is not None or p.round.facts:
-                    stopped[v.name] = "fixed" if not p.round.facts else "facts: one run"
-                elif failures[v.name]:
-                    stopped[v.name] = f"{failures[v.name]} failed"
-                elif converged(vals, self.policy.target):
-                    stopped[v.name] = f"converged: {_ci_text(vals)}"
-                elif k >= self.policy.max_runs:
-                    stopped[v.name] = f"at the most runs ({self.policy.max_runs}): {_ci_text(vals)}"
-                elif time.monotonic() - cell_start >= self._budget(p):
-                    stopped[v.name] = f"budget of {self._budget(p):g} s spent: {_ci_text(vals)}"
-                else:
-                    still.append(v)
-            if still:
-                self._total += len(still)
-            active = still
-        for v in p.variants:
-            why = stopped.get(v.name, "")
-            if why and why != "skipped":
-                runs = len(values[v.name]) + failures[v.name]
-                self._write(fh, runs_line(bench_name(p.round, v.name, p.params), runs, why))
+    def _wave(self, fh, c: "_Cell") -> None:
+        """One run of each of the cell's active variants, then the decision
+        of which of them need more."""
+        p = c.plan
+        c.k += 1
+        for v in c.active:
+            o = self._run_one(fh, p, v, c.k, c)
+            c.spent_s += o.wall_s
+            if o.skipped:
+                c.stopped[v.name] = "skipped"
+            elif o.ok:
+                c.values[v.name].append(primary(p.round, benchfmt.parse_bench_line(o.line).metrics))
+            else:
+                c.failures[v.name] += 1
+        c.active = [v for v in c.active if v.name not in c.stopped]
+        if c.k < self._min_runs(p):
+            return
+        still = []
+        for v in c.active:
+            vals = c.values[v.name]
+            if self.policy.fixed is not None or p.round.facts:
+                c.stopped[v.name] = "fixed" if not p.round.facts else "facts: one run"
+            elif c.failures[v.name]:
+                c.stopped[v.name] = f"{c.failures[v.name]} failed"
+            elif converged(vals, self.policy.target):
+                c.stopped[v.name] = f"converged: {_ci_text(vals)}"
+            elif c.k >= self.policy.max_runs:
+                c.stopped[v.name] = f"at the most runs ({self.policy.max_runs}): {_ci_text(vals)}"
+            elif c.spent_s >= self._budget(p):
+                c.stopped[v.name] = f"budget of {self._budget(p):g} s spent: {_ci_text(vals)}"
+            else:
+                still.append(v)
+        self._total += len(still)
+        c.active = still
+        if not still:
+            for v in p.variants:
+                why = c.stopped.get(v.name, "")
+                if why and why != "skipped":
+                    runs = len(c.values[v.name]) + c.failures[v.name]
+                    self._write(fh, runs_line(bench_name(p.round, v.name, p.params), runs, why))
 
-    def _run_one(self, fh, p: Plan, v, k: int) -> Outcome:
+    def _run_one(self, fh, p: Plan, v, k: int, c: "_Cell") -> Outcome:
         name = bench_name(p.round, v.name, p.params)
         cmd = rounds.command(p.round, v, p.params)
         pl = self.placement
@@ -475,10 +498,10 @@ class Runner:
             fixed_layout=pl is not None and pl.fixed_layout,
         )
         if o.ok and o.result is not None and p.round.cross_check:
-            if self._reference is None:
-                self._reference = (v.name, o.result)
-            elif o.result != self._reference[1]:
-                ref = self._reference
+            if c.reference is None:
+                c.reference = (v.name, o.result)
+            elif o.result != c.reference[1]:
+                ref = c.reference
                 o = Outcome(
                     name,
                     False,
