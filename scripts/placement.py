@@ -10,6 +10,8 @@ Conditions (interleaved, so drift hits all alike):
   cpuK-fixed  pinned to CPU K with address-space randomisation off
               (personality ADDR_NO_RANDOMIZE, what `setarch -R` does)
   free-fixed  any CPU, randomisation off
+  ...-seedN   any of the above with PYTHONHASHSEED=N (Python's string hashes,
+              and so its dicts' layouts, the same in every run)
 
 For each condition: the runs' values sorted into a compact histogram, the
 median, the spread between the 10th and 90th percentiles, and how many runs
@@ -44,12 +46,18 @@ def _preexec(cpus, fixed):
 
 
 def condition(name: str):
+    """(cpus, fixed layout, extra environment) of a condition's name."""
+    env = {}
+    base, sep, seed = name.rpartition("-seed")
+    if sep and seed.isdigit():
+        env["PYTHONHASHSEED"] = seed
+        name = base
     fixed = name.endswith("-fixed")
     base = name[: -len("-fixed")] if fixed else name
     if base == "free":
-        return None, fixed
+        return None, fixed, env
     if base.startswith("cpu") and base[3:].isdigit():
-        return {int(base[3:])}, fixed
+        return {int(base[3:])}, fixed, env
     raise SystemExit(f"placement: unknown condition {name!r}")
 
 
@@ -78,9 +86,14 @@ def main() -> int:
     got = {n: [] for n in names}
     for k in range(a.runs):
         for n in names:
-            cpus, fixed = conds[n]
+            cpus, fixed, extra = conds[n]
             out = subprocess.run(
-                cmd, capture_output=True, text=True, preexec_fn=_preexec(cpus, fixed), stdin=subprocess.DEVNULL
+                cmd,
+                capture_output=True,
+                text=True,
+                preexec_fn=_preexec(cpus, fixed),
+                stdin=subprocess.DEVNULL,
+                env={**os.environ, **extra},
             )
             if out.returncode != 0:
                 print(f"{n}: run {k + 1} failed ({out.returncode}): {out.stderr.strip()[-300:]}", file=sys.stderr)

@@ -112,9 +112,17 @@ def test_pinned_placement(tmp_path, built):
     got = _where(tmp_path)
     assert got["py-where"]["cpus"] == 1 and got["py-where"]["first-cpu"] == usable[-1]
     assert got["py-where-many"]["cpus"] == len(usable)
-    assert got["py-where"]["layout-fixed"] == 1 and got["py-where-many"]["layout-fixed"] == 1
+    assert got["py-where"]["layout-fixed"] == 0 and got["py-where-many"]["layout-fixed"] == 0
     config = benchfmt.read_dir(tmp_path).configs[0]
     assert config["placement"].startswith(f"pinned: runner on CPU {usable[0]}; single-threaded children on CPU")
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="placement pins only with two or more usable CPUs")
+def test_pinned_fixed_placement(tmp_path, built):
+    usable = sorted(os.sched_getaffinity(0))
+    got = _where(tmp_path, "--placement", "pinned-fixed")
+    assert got["py-where"]["cpus"] == 1 and got["py-where"]["first-cpu"] == usable[-1]
+    assert got["py-where"]["layout-fixed"] == 1 and got["py-where-many"]["layout-fixed"] == 1
 
 
 def test_no_placement(tmp_path, built):
@@ -125,7 +133,8 @@ def test_no_placement(tmp_path, built):
 
 def test_placement_plan():
     p = placement.plan("pinned", usable=[0, 1, 2, 3])
-    assert p.runner == {0} and p.cpus("one") == {3} and p.cpus("many") == {0, 1, 2, 3} and p.fixed_layout
+    assert p.runner == {0} and p.cpus("one") == {3} and p.cpus("many") == {0, 1, 2, 3} and not p.fixed_layout
+    assert placement.plan("pinned-fixed", usable=[0, 1]).fixed_layout
     single = placement.plan("pinned", usable=[5])
     assert single.runner is None and single.cpus("one") is None
     assert placement.plan("none", usable=[0, 1]).cpus("one") is None

@@ -301,11 +301,11 @@ def parser() -> argparse.ArgumentParser:
     )
     r.add_argument(
         "--placement",
-        choices=("pinned", "none"),
+        choices=("pinned", "pinned-fixed", "none"),
         default="pinned",
         help="pinned (the default): single-threaded children on one CPU, the same for every variant, the runner "
-        "on another, multi-threaded cells on every usable CPU, and each child's address layout fixed (ASLR off); "
-        "none: the kernel places everything (README, 'Placement')",
+        "on another, multi-threaded cells on every usable CPU; pinned-fixed: the same, and each child's address "
+        "layout fixed (ASLR off); none: the kernel places everything (README, 'Placement')",
     )
     r.add_argument("--quick", action="store_true", help="every round at its small sizes (for tests and CI)")
     r.add_argument("--out", metavar="DIR", help="where results.txt and report.md go (default results/<date-time>)")

@@ -247,8 +247,8 @@ def check_aslr() -> list:
         Check(
             "aslr",
             "info",
-            f"randomize_va_space={v}: every process gets its own address layout; the runner turns it off for "
-            "each child (personality ADDR_NO_RANDOMIZE, as setarch -R does) where it is allowed",
+            f"randomize_va_space={v}: every process gets its own address layout (roundbench run --placement "
+            "pinned-fixed turns it off for each child, as setarch -R does)",
         )
     ]
 

@@ -10,14 +10,16 @@ With two or more usable CPUs (the default, `--placement pinned`):
   CPU (or half on each) than another;
 - a multi-threaded cell (the cores round, http's servers and load, matmul
   with more than one BLAS thread, sleep's and chain's OS-thread variants)
-  gets every usable CPU, stated in the provenance as such;
-- every child runs with address-space randomisation off (rb-spawn
-  --fixed-layout, as `setarch -R` does): the same code, stack and heap
-  addresses in every run. The README's "Placement" section gives the
-  measurements behind both choices (scripts/placement.py reproduces them).
+  gets every usable CPU, stated in the provenance as such.
 
-`--placement none` leaves the kernel to place everything and the layout
-random, as before; with one usable CPU there is nothing to pin.
+`--placement pinned-fixed` also turns address-space randomisation off for
+every child (rb-spawn --fixed-layout, as `setarch -R` does), so that every
+run of a variant has the same virtual addresses; `--placement none` leaves
+the kernel to place everything. The README's "Placement" section gives the
+measurements behind the default (scripts/placement.py reproduces them):
+pinning keeps the runner and other processes off the measured CPU, while
+neither it nor a fixed layout removes the per-process speed modes seen
+here, which follow the physical pages a process gets.
 Go's runtime sizes GOMAXPROCS from the CPUs a process may use, so a pinned
 Go child runs with GOMAXPROCS=1, like the single thread of every other
 variant in its cell.
@@ -31,7 +33,7 @@ from typing import Optional
 
 from .machine import format_cpulist
 
-MODES = ("pinned", "none")
+MODES = ("pinned", "pinned-fixed", "none")
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,9 @@ def plan(mode: str = "pinned", usable=None) -> Placement:
     if mode not in MODES:
         raise ValueError(f"placement {mode!r}: want one of {', '.join(MODES)}")
     cpus = sorted(usable if usable is not None else os.sched_getaffinity(0))
+    fixed = mode == "pinned-fixed"
     if mode == "none":
         return Placement(mode, None, None, None, False)
     if len(cpus) < 2:
-        return Placement(mode, None, None, None, True)
-    return Placement(mode, frozenset(cpus[:1]), frozenset(cpus[-1:]), frozenset(cpus), True)
+        return Placement(mode, None, None, None, fixed)
+    return Placement(mode, frozenset(cpus[:1]), frozenset(cpus[-1:]), frozenset(cpus), fixed)
