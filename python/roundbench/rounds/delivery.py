@@ -128,11 +128,32 @@ def copy_source(dst: Path) -> Path:
     root = repo_root()
     if root is None:
         raise harness.CannotRun("needs the source checkout")
+    # The virtual environment stays out (it is large, and without its .so
+    # files it would be broken): builds in the copy use the checkout's own
+    # (make VENV=..., _venv_arg).
     ignore = shutil.ignore_patterns(
-        ".git", "build", "results", "dist", "__pycache__", "*.so", "*.o", "*.egg-info", ".pytest_cache", "_cffi_api.c"
+        ".git",
+        ".venv",
+        "build",
+        "results",
+        "dist",
+        "__pycache__",
+        "*.so",
+        "*.o",
+        "*.egg-info",
+        ".pytest_cache",
+        "_cffi_api.c",
     )
     shutil.copytree(root, dst, symlinks=True, ignore=ignore)
     return dst
+
+
+def _venv_arg() -> list:
+    """`VENV=<the checkout's venv>` for a make run in the copy, when there is
+    one: the Makefile's BLAS link and Python steps run its interpreter."""
+    root = repo_root()
+    venv = root / ".venv" if root is not None else None
+    return [f"VENV={venv}"] if venv is not None and (venv / "bin" / "python").exists() else []
 
 
 def _edit(path: Path, comment: str) -> None:
@@ -274,7 +295,7 @@ def run_c(args: harness.Args) -> None:
         targets = ["build/libroundbench.a", "build/libroundbench.so"]
         # The suite's own build flags: TUNE=1 when it runs tuned (Makefile).
         tune = ["TUNE=1"] if os.environ.get("ROUNDBENCH_TUNE") == "1" else []
-        make = ["make", "--no-print-directory", *tune, *targets]
+        make = ["make", "--no-print-directory", *_venv_arg(), *tune, *targets]
         clean = _run(make, src)
         lib = src / "build" / "libroundbench.a"
         before = lib.stat().st_mtime_ns
