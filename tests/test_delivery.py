@@ -175,3 +175,18 @@ def test_a_facts_round_runs_once_and_keeps_its_facts(tmp_path):
     bs = subprocess.run([_benchstat(), str(tmp_path / "results.txt")], capture_output=True, text=True)
     assert bs.returncode == 0 and "error" not in bs.stderr.lower(), bs.stderr
     assert "Factsonly" in bs.stdout
+
+
+def test_fact_keys_have_no_spaces_and_the_package_row_renders(capsys):
+    from roundbench.rounds import delivery
+    from roundbench.report import Cell
+
+    with pytest.raises(ValueError, match="no spaces"):
+        delivery._fact("cross:package roundbench/go:linux/arm64:cgo=0", {})
+    delivery._fact("cross:roundbench/go:linux/arm64:cgo=0", {"ok": True, "format": "Go archive", "arch": "arm64"})
+    printed = capsys.readouterr().out
+    key, _, value = printed.removeprefix("fact: ").strip().partition(" ")
+    c = Cell("go-c")
+    c.facts[key] = value
+    text = delivery.report_section({}, {"go-c": c}, {})
+    assert "| roundbench/go | linux/arm64 | ok: Go archive arm64" in text

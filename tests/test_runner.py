@@ -41,6 +41,7 @@ def test_failures_are_recorded_and_the_suite_goes_on(tmp_path, built):
     assert len(rs.failures) == 12  # six bad variants, two runs each
     report = (tmp_path / "report.md").read_text()
     assert "FAILED" in report and "SIGABRT" in report
+    assert "section failed: RuntimeError: a bug in the round's own section" in report
 
 
 def test_interleaving_order(tmp_path, built):

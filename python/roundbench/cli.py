@@ -178,7 +178,12 @@ def cmd_run(args) -> int:
         raise UsageError(f"--runs {args.runs}: want 'auto' or a count of at least 1")
     if args.budget is not None and not args.budget >= 0:
         raise UsageError(f"--budget {args.budget:g}: want a number of seconds >= 0")
-    policy = runner.RunPolicy(fixed=fixed, budget_s=args.budget)
+    if args.quick:
+        # --quick is for tests and CI: adaptive still, but cells stop early.
+        budget = args.budget if args.budget is not None else runner.QUICK_BUDGET_S
+        policy = runner.RunPolicy(fixed=fixed, budget_s=budget, max_runs=runner.QUICK_MAX_RUNS)
+    else:
+        policy = runner.RunPolicy(fixed=fixed, budget_s=args.budget)
     place = placement.plan(args.placement)
     if not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout:g}: want a number of seconds > 0")
@@ -307,7 +312,11 @@ def parser() -> argparse.ArgumentParser:
         "on another, multi-threaded cells on every usable CPU; pinned-fixed: the same, and each child's address "
         "layout fixed (ASLR off); none: the kernel places everything (README, 'Placement')",
     )
-    r.add_argument("--quick", action="store_true", help="every round at its small sizes (for tests and CI)")
+    r.add_argument(
+        "--quick",
+        action="store_true",
+        help="every round at its small sizes, for tests and CI (adaptive runs stop at 12 runs or 2 s of a cell's runs)",
+    )
     r.add_argument("--out", metavar="DIR", help="where results.txt and report.md go (default results/<date-time>)")
     r.add_argument("--n", type=int, metavar="N", help="set the size parameter n of every round that has one")
     r.add_argument("--param", action="append", metavar="KEY=VALUE", help="set any size parameter (repeatable)")

@@ -107,6 +107,15 @@ class Cell:
         return stats.median(v) if v else None
 
 
+def _section(rnd_name: str, section, size: tuple, cells: dict, config: dict) -> str:
+    """A round's own report section; a section that fails says so in the
+    report instead of taking the whole report down with it."""
+    try:
+        return section(dict(size), cells, config)
+    except Exception as e:  # noqa: BLE001 - any bug in a round's hook
+        return f"**The {rnd_name} round's own section failed: {type(e).__name__}: {e}** (the tables above stand)\n"
+
+
 def _stop_label(why: Optional[str]) -> str:
     """' (converged)', ' (budget of 60 s spent)'...: the first clause of a
     --- RUNS: reason, beside the run count."""
@@ -173,7 +182,7 @@ def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list, conf
     """A round of facts (Round.facts): its own section, then what did not run."""
     section = rounds.hook(rnd_name, "report_section")
     if section:
-        w(section(dict(size), cells, config))
+        w(_section(rnd_name, section, size, cells, config))
     for c in ordered:
         if c.skip:
             w(f"- {c.impl}: not run: {c.skip}")
@@ -267,7 +276,7 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
             # A round may add its own section (e.g. matmul's BLAS per variant).
             section = rounds.hook(rnd_name, "report_section") if info else None
             if section:
-                w(section(dict(size), cells, config))
+                w(_section(rnd_name, section, size, cells, config))
             # The crossing: what calling the core from Python or Go adds.
             if ref_m is not None and ref_name == "c" and (info is None or info.binding_overhead):
                 lines = []

@@ -290,6 +290,12 @@ def _fmt_secs(s: float) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
+# --quick's bounds on adaptive runs: a cell stops at this many runs, or once
+# its own runs have taken this long.
+QUICK_MAX_RUNS = 12
+QUICK_BUDGET_S = 2.0
+
+
 @dataclass(frozen=True)
 class RunPolicy:
     """How many runs a cell gets. fixed=K: exactly K runs per variant

@@ -66,3 +66,8 @@ def hang(args):
 @harness.implements("faulty", "py-silent", units=UNITS)
 def silent(args):
     pass
+
+
+def report_section(size, cells, config):
+    """A round hook with a bug: the report must survive it."""
+    raise RuntimeError("a bug in the round's own section")
