@@ -3,13 +3,14 @@ package roundbench
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// vector is one line of testdata/vectors.txt, the file the C, Python and Go
-// tests all read.
+// vector is one line of testdata/vectors.txt or of a round's
+// testdata/vectors/<round>.txt, the files the C, Python and Go tests all read.
 type vector map[string]string
 
 func (v vector) int(t testing.TB, key string) int64 {
@@ -23,7 +24,24 @@ func (v vector) int(t testing.TB, key string) int64 {
 
 func loadVectors(t testing.TB, kind string) []vector {
 	t.Helper()
-	f, err := os.Open("../testdata/vectors.txt")
+	rounds, err := filepath.Glob("../testdata/vectors/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []vector
+	for _, path := range append([]string{"../testdata/vectors.txt"}, rounds...) {
+		out = append(out, readVectors(t, path, kind)...)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no vectors of kind %q", kind)
+	}
+	return out
+}
+
+// readVectors reads the vectors of one kind from one file.
+func readVectors(t testing.TB, path, kind string) []vector {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,9 +62,6 @@ func loadVectors(t testing.TB, kind string) []vector {
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Fatalf("no vectors of kind %q", kind)
 	}
 	return out
 }

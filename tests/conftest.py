@@ -17,16 +17,23 @@ VECTORS = ROOT / "testdata" / "vectors.txt"
 BUILD = ROOT / "build"
 
 
+def vector_files() -> list:
+    """testdata/vectors.txt, then every round's testdata/vectors/<round>.txt:
+    the files the C, Go and Python tests all read."""
+    return [VECTORS, *sorted((ROOT / "testdata" / "vectors").glob("*.txt"))]
+
+
 def load_vectors(kind: str) -> list:
-    """The vectors of one kind from testdata/vectors.txt, as dicts of str."""
+    """The vectors of one kind from the vector files, as dicts of str."""
     out = []
-    for line in VECTORS.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        head, *fields = line.split()
-        if head != kind:
-            continue
-        out.append(dict(f.split("=", 1) for f in fields))
+    for path in vector_files():
+        for line in path.read_text().splitlines():
+            if not line.strip() or line.startswith("#"):
+                continue
+            head, *fields = line.split()
+            if head != kind:
+                continue
+            out.append(dict(f.split("=", 1) for f in fields))
     assert out, f"no vectors of kind {kind!r}"
     return out
 

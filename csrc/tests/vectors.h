@@ -5,6 +5,7 @@
 #define RB_TEST_VECTORS_H
 
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,9 +65,10 @@ static inline long long rbt_int(const rbt_vector *v, const char *key)
     return x;
 }
 
-/* Calls fn(v, ctx) for every vector of the given kind; returns how many. */
-static inline int rbt_each(const char *path, const char *kind,
-                           void (*fn)(const rbt_vector *, void *), void *ctx)
+/* Calls fn(v, ctx) for every vector of the given kind in one file; returns
+ * how many. */
+static inline int rbt_each_in(const char *path, const char *kind,
+                              void (*fn)(const rbt_vector *, void *), void *ctx)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -96,6 +98,26 @@ static inline int rbt_each(const char *path, const char *kind,
         count++;
     }
     fclose(f);
+    return count;
+}
+
+/* Calls fn(v, ctx) for every vector of the given kind in `path`
+ * (testdata/vectors.txt) and in every round's file beside it,
+ * vectors/<round>.txt; returns how many. */
+static inline int rbt_each(const char *path, const char *kind,
+                           void (*fn)(const rbt_vector *, void *), void *ctx)
+{
+    int count = rbt_each_in(path, kind, fn, ctx);
+    const char *slash = strrchr(path, '/');
+    char pattern[4096];
+    snprintf(pattern, sizeof pattern, "%.*svectors/*.txt", slash ? (int)(slash - path + 1) : 0,
+             path);
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) == 0) {
+        for (size_t i = 0; i < g.gl_pathc; i++)
+            count += rbt_each_in(g.gl_pathv[i], kind, fn, ctx);
+        globfree(&g);
+    }
     return count;
 }
 
