@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from plugins import scan_offenders as off  # noqa: E402
 
-
 # ---- release table and runtime age --------------------------------------------
 
 
@@ -249,7 +248,13 @@ static uint64_t timed_other(void *ctx, int64_t count)
     sched_yield();
     return 0;
 }
-static int run_other(const rbc_args *a) { int64_t c; (void)a; rbc_calibrated(timed_other, timed_other, NULL, &c); return 0; }
+static int run_other(const rbc_args *a)
+{
+    int64_t c;
+    (void)a;
+    rbc_calibrated(timed_other, timed_other, NULL, &c);
+    return 0;
+}
 RBC_ROUND("other-serve", serve_other, {"c", "", NULL});
 static int serve_other(const rbc_args *a) { (void)a; puts("a helper is timed whole"); return 0; }
 """
@@ -348,7 +353,10 @@ GO_RUNNER = """\
 package main
 
 import (
+	"fmt"
 	"log"
+	"runtime"
+	"time"
 
 	"roundbench/go"
 	"roundbench/go/internal/harness"
@@ -357,14 +365,34 @@ import (
 func main() { harness.Main() }
 
 func init() {
-	harness.Register("thing", "go", func(a *harness.Args) { roundbench.Pure(1) })
-	harness.Register("thing", "go-quiet", func(a *harness.Args) { _ = roundbench.Quiet() })
+	harness.Register("thing", "go", func(a *harness.Args) { harness.Timed(func() { roundbench.Pure(1) }) })
+	harness.Register("thing", "go-quiet", func(a *harness.Args) {
+		fmt.Println("set-up is not timed")
+		harness.Timed(func() { _ = roundbench.Quiet() })
+		runtime.GC() // after the timing: not timed
+	})
 	harness.Register("thing", "go-nap", runNap)
-	harness.Register("thing", "go-method", func(a *harness.Args) { var w roundbench.W; w.Step() })
+	harness.Register("thing", "go-method", func(a *harness.Args) {
+		var w roundbench.W
+		harness.Timed(func() { w.Step() })
+	})
 	harness.RegisterHelper("thing", "go-server", func(a *harness.Args) { log.Printf("request") })
+	harness.Register("thing", "go-waived", func(a *harness.Args) {
+		harness.Timed(func() {
+			// scan: allow yield: a planted waiver
+			runtime.Gosched()
+		})
+	})
 }
 
-func runNap(a *harness.Args) { roundbench.Napper(); roundbench.Yielder(); roundbench.Freer(); roundbench.Shouter() }
+func runNap(a *harness.Args) {
+	t0 := time.Now()
+	roundbench.Napper()
+	roundbench.Yielder()
+	roundbench.Freer()
+	roundbench.Shouter()
+	_ = time.Now().Sub(t0)
+}
 """
 
 
@@ -391,9 +419,11 @@ def _go_scan(tmp_path, tool):
 
 def test_go_scan_finds_the_planted(tmp_path, rb_scan):
     out = _go_scan(tmp_path, rb_scan)
-    names = ("go", "go-quiet", "go-nap", "go-method", "go-server")
+    names = ("go", "go-quiet", "go-nap", "go-method", "go-server", "go-waived")
     r = _fake_round("thing", *names)
-    hits, scanned = scan.parse_go_output(out, [r])
+    waived = []
+    hits, scanned = scan.parse_go_output(out, [r], waived)
+    assert [(h.variant, h.kind) for h in waived] == [("go-waived", "yield")]
     assert sorted(scanned) == sorted(("thing", n) for n in names)
     got = {(h.variant, h.kind, h.call) for h in hits}
     assert ("go", "forced-gc", "runtime.GC") in got
@@ -403,7 +433,7 @@ def test_go_scan_finds_the_planted(tmp_path, rb_scan):
     assert ("go-nap", "print", "fmt.Fprintln(os.Stderr)") in got
     assert ("go-method", "print", "println") in got
     assert ("go-server", "print", "log.Printf") in got
-    assert not any(v == "go-quiet" for v, _, _ in got)
+    assert not any(v in ("go-quiet", "go-waived") for v, _, _ in got)
     (gc,) = [h for h in hits if h.variant == "go"]
     assert gc.where == "go/thing.go:11"
 
@@ -475,18 +505,19 @@ def test_resources_mismatch_is_a_warning():
 def test_report_labels_models_and_quotes_memory_across_models(tmp_path):
     from roundbench import benchfmt
 
-    text = textwrap.dedent(
-        """\
+    text = textwrap.dedent("""\
         goos: linux
         BenchmarkSleep/impl=go/n=1000 1 1000 ns/op 1000 overhead-ns 4000000 peak-B
         BenchmarkSleep/impl=go/n=1000 1 1000 ns/op 1000 overhead-ns 4000000 peak-B
         BenchmarkSleep/impl=py-asyncio/n=1000 1 3000 ns/op 3000 overhead-ns 9000000 peak-B
         BenchmarkSleep/impl=py-asyncio/n=1000 1 3000 ns/op 3000 overhead-ns 9000000 peak-B
-        """
-    )
+        """)
     (tmp_path / "results.txt").write_text(text)
     out = report.render(benchfmt.read_dir(tmp_path), "x")
     assert "| go | [stackful] goroutines" in out
     assert "| py-asyncio | [event-loop] coroutines" in out
     assert "peak RSS 3.8 MiB" in out and "peak RSS 8.6 MiB" in out
-    assert "across concurrency models: stackless coroutines or callbacks on an event loop (py-asyncio) against stackful" in out
+    assert (
+        "across concurrency models: stackless coroutines or callbacks on an event loop (py-asyncio) against stackful"
+        in out
+    )

@@ -116,4 +116,6 @@ def resource_checks(plans: list, placement) -> list:
                 "read those cells' ratios with the resources beside them",
             )
         ]
-    return [ok("resources", f"every variant of each of {len(plans)} cells gets the same CPUs, GOMAXPROCS and BLAS threads")]
+    return [
+        ok("resources", f"every variant of each of {len(plans)} cells gets the same CPUs, GOMAXPROCS and BLAS threads")
+    ]

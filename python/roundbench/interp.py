@@ -123,7 +123,11 @@ def extension_missing() -> Optional[str]:
     if not is_alternate():
         import importlib.util
 
-        return None if importlib.util.find_spec("roundbench._core") else "the extension roundbench._core is not built (run `make build`)"
+        return (
+            None
+            if importlib.util.find_spec("roundbench._core")
+            else "the extension roundbench._core is not built (run `make build`)"
+        )
     got = info()
     here = Path(__file__).resolve().parent
     if not (here / f"_core{got.ext_suffix}").exists():

@@ -156,7 +156,9 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         )
         if child.debug:
             checks.append(
-                fairness.warn("python-build", f"the Python children run a debug build ({child.describe()})", "a release build")
+                fairness.warn(
+                    "python-build", f"the Python children run a debug build ({child.describe()})", "a release build"
+                )
             )
         else:
             checks.append(fairness.ok("python-build", f"the Python children run a release build ({child.version})"))

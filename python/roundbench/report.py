@@ -286,7 +286,9 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                     f"{len(c.runs)}/{attempted}{_stop_label(c.stop)} | {' '.join(flags)} |"
                 )
             w("")
-            hits = [(c.impl, config[f"scan-{rnd_name}/{c.impl}"]) for c in ordered if f"scan-{rnd_name}/{c.impl}" in config]
+            hits = [
+                (c.impl, config[f"scan-{rnd_name}/{c.impl}"]) for c in ordered if f"scan-{rnd_name}/{c.impl}" in config
+            ]
             if hits:
                 w("What the static scan of the timed code found (fairness section; scan.py):\n")
                 for impl, text in hits:

@@ -35,7 +35,6 @@ import inspect
 import re
 import subprocess
 import textwrap
-import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
@@ -182,7 +181,8 @@ class _PyFn:
         self.clocks = {
             t.id
             for node in ast.walk(self.tree)
-            if isinstance(node, ast.Assign) and _dotted(node.value) is not None
+            if isinstance(node, ast.Assign)
+            and _dotted(node.value) is not None
             and self.resolve(_dotted(node.value)) in _PY_CLOCKS
             for t in node.targets
             if isinstance(t, ast.Name)
@@ -283,7 +283,11 @@ def _timed_nodes(fn: _PyFn) -> list:
     if len(clock_lines) >= 2:
         lo, hi = min(clock_lines), max(clock_lines)
         for node in _walk_work([fn.tree]):
-            if isinstance(node, ast.stmt) and lo < node.lineno < hi and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if (
+                isinstance(node, ast.stmt)
+                and lo < node.lineno < hi
+                and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ):
                 out.append(node)
     return out
 
@@ -723,6 +727,24 @@ def scan(round_list: list) -> tuple:
     return sorted(set(hits)), sorted(set(scanned)), sorted(set(waived)), problems
 
 
+def _reason(h: Hit) -> str:
+    """The why of a waiver: the text after `scan: allow KIND:` on the hit's
+    line or the line above it."""
+    path, _, line = h.where.rpartition(":")
+    root = rounds.repo_root()
+    try:
+        lines = ((root / path) if root is not None else Path(path)).read_text(encoding="utf-8").splitlines()
+        n = int(line)
+    except (OSError, ValueError):
+        return "no reason found"
+    for i in (n - 1, n - 2):
+        if 0 <= i < len(lines):
+            m = re.search(r"scan: allow [a-z, -]+: ?(.*?)\s*(\*/)?$", lines[i])
+            if m:
+                return m.group(1) or "no reason given"
+    return "no reason found"
+
+
 def provenance(round_list: list) -> tuple:
     """(checks, items): one fairness check for the whole scan, and a
     `scan-ROUND/VARIANT` line per variant with hits."""
@@ -737,23 +759,25 @@ def provenance(round_list: list) -> tuple:
         items[f"scan-{r}/{v}"] = "; ".join(h.text() for h in hs)
     checks = []
     langs = f"{len(scanned)} variants scanned (Python with ast, Go with go/ast, C by tokens)"
+    allowed = ""
     if waived:
-        why = "; ".join(sorted({f"{h.kind} at {h.where}" for h in waived}))
-        langs += f"; allowed in the source with its reason: {why}"
+        why = "; ".join(sorted({f"{h.kind} at {h.where} ({_reason(h)})" for h in waived}))
+        allowed = f"; allowed where the source says why: {why}"
     if by_variant:
         names = ", ".join(f"{r}/{v}" for r, v in sorted(by_variant))
         checks.append(
             fairness.warn(
                 "timed-code",
-                f"{langs}: forced collection, sleeps or yields, printing or locale-aware formatting in {names}",
-                "see each row's scan flag; remove it from the timed code, or declare it as the round's work",
+                f"{langs}: forced collection, sleeps or yields, printing or locale-aware formatting "
+                f"in {names}{allowed}",
+                "see each row's scan flag; take it out of the timed code, or declare it as the round's work",
             )
         )
     else:
         checks.append(
             fairness.ok(
                 "timed-code",
-                f"{langs}: no forced collection, sleep or yield, printing or locale-aware formatting",
+                f"{langs}: no forced collection, sleep or yield, printing or locale-aware formatting{allowed}",
             )
         )
     for p in problems:

@@ -377,7 +377,7 @@ func (s *scanner) follow(path string, fd *ast.FuncDecl) {
 	p := s.pkgs[path]
 	for _, f := range p.files {
 		if f.Pos() <= fd.Pos() && fd.End() <= f.End() {
-			s.walk(part{path: path, file: f, node: fd.Body})
+			s.walk(part{path: path, file: f, node: fd})
 			return
 		}
 	}
