@@ -521,3 +521,27 @@ def test_report_labels_models_and_quotes_memory_across_models(tmp_path):
         "across concurrency models: stackless coroutines or callbacks on an event loop (py-asyncio) against stackful"
         in out
     )
+
+
+def test_run_prints_its_fairness_warnings_before_the_first_run(tmp_path):
+    """The runtime-age warning (and every other) is printed when the run
+    starts, and is the result file's fairness-runtime-age line."""
+    out = tmp_path / "out"
+    p = subprocess.run(
+        [sys.executable, "-m", "roundbench", "run", "loop", "--impl", "py", "--runs", "1", "--quick"]
+        + ["--out", str(out), "--no-report"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python")},
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    lines = (out / "results.txt").read_text().splitlines()
+    (age,) = [ln for ln in lines if ln.startswith("fairness-runtime-age: ")]
+    status, finding, fix = fairness.parse_line(age.split(": ", 1)[1])
+    if status == "warn":
+        assert f"roundbench: fairness warning: {finding} (fix: {fix})" in p.stderr
+        assert p.stderr.index("fairness warning") < p.stderr.index("loop n=")
+    (line,) = [ln for ln in lines if ln.startswith("fairness: ")]
+    for item in line.split(": ", 1)[1].split("; "):
+        assert f"roundbench: fairness warning: {item}" in p.stderr

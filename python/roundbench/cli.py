@@ -215,6 +215,12 @@ def cmd_run(args) -> int:
         f"roundbench:{more} {r.planned(plans)} runs ({', '.join(r.name for r in selected)}) -> {out_file}",
         file=sys.stderr,
     )
+    # Said before the first run, not only in the report: a reader who stops
+    # the run early has seen them.
+    fair = header.get("fairness", "")
+    if fair and fair != "no unfair condition found":
+        for item in fair.split("; "):
+            print(f"roundbench: fairness warning: {item}", file=sys.stderr)
     t0 = time.monotonic()
     with _Stop() as stop:
         try:

@@ -112,7 +112,7 @@ def resource_checks(plans: list, placement) -> list:
         return [
             warn(
                 "resources",
-                "variants of one cell get different resources: " + "; ".join(mismatches),
+                "variants of one cell get different resources: " + ", and ".join(mismatches),
                 "read those cells' ratios with the resources beside them",
             )
         ]

@@ -761,7 +761,7 @@ def provenance(round_list: list) -> tuple:
     langs = f"{len(scanned)} variants scanned (Python with ast, Go with go/ast, C by tokens)"
     allowed = ""
     if waived:
-        why = "; ".join(sorted({f"{h.kind} at {h.where} ({_reason(h)})" for h in waived}))
+        why = ", ".join(sorted({f"{h.kind} at {h.where} ({_reason(h)})" for h in waived}))
         allowed = f"; allowed where the source says why: {why}"
     if by_variant:
         names = ", ".join(f"{r}/{v}" for r, v in sorted(by_variant))
