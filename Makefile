@@ -119,6 +119,12 @@ $(GO_RUNNERS): $(BUILD)/rb-go-%: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	$(GO) build -o $@ ./go/cmd/rb-go/$*
 
+# The Go part of the static scan of the timed code (python/roundbench/scan.py).
+build: $(BUILD)/rb-scan
+$(BUILD)/rb-scan: $(wildcard go/cmd/rb-scan/*.go) go.mod
+	@mkdir -p $(BUILD)
+	CGO_ENABLED=0 $(GO) build -o $@ ./go/cmd/rb-scan
+
 py: $(VENV_READY) ## build the Python extension in place (python/roundbench)
 	$(VPY) setup.py -q build_ext --inplace
 

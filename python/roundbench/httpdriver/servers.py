@@ -9,11 +9,10 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-from .. import harness, programs
+from .. import harness, interp, programs
 from ..rounds import program_path
 from .client import HELLO, get_once
 
@@ -48,7 +47,7 @@ def free_port() -> int:
 def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000) -> tuple:
     """(argv, extra environment) that start variant impl's server; the
     header timeout applies to the core's servers (c, py-c, go-c)."""
-    py = [sys.executable]
+    py = [interp.executable()]
     hto = f"header_timeout_ms={header_timeout_ms}"
     if impl == "c":
         return [str(program_path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}

@@ -110,6 +110,16 @@ ROUND = Round(
             "--parallel", "parallel", "chain: P chains at once in one process (default 1)", int_at_least(1), metavar="P"
         ),
     ],
+    models={
+        "c": "stackful",
+        "c-ucontext": "stackful",
+        "go": "stackful",
+        "go-c": "stackful",
+        "py-asyncio": "event-loop",
+        "py-greenlet": "stackful",
+        "py-threads": "os-thread",
+        "py-c": "stackful",
+    },
 )
 
 

@@ -200,6 +200,25 @@ ROUND = Round(
         ("server-peak-B", "server peak RSS"),
         ("server-cpu-ns/req", "server CPU ns/req"),
     ],
+    # The variants' Python entry drives the load; the timed code is the
+    # server: the C and Go servers are scanned as the round's helpers
+    # (http-serve), the Python ones here.
+    scan_entries={
+        "c": [],
+        "go": [],
+        "go-c": [],
+        "py-c": ["roundbench.pure.http.hello"],
+        "py-fastapi": ["roundbench.pure.http.__getattr__"],
+        "py-flask": ["roundbench.pure.http.__getattr__"],
+    },
+    models={
+        "c": "event-loop",
+        "go": "stackful",
+        "go-c": "event-loop",
+        "py-c": "event-loop",
+        "py-fastapi": "event-loop",
+        "py-flask": "process",
+    },
 )
 
 

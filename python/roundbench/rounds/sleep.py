@@ -82,6 +82,16 @@ ROUND = Round(
         ("live-tasks", "peak live"),
         ("base-B", "N=1 peak"),
     ],
+    scan_allows=("sleep",),  # every task sleeps: that is the work timed
+    models={
+        "c": "event-loop",
+        "c-threads": "os-thread",
+        "go": "stackful",
+        "go-c": "event-loop",
+        "py-asyncio": "event-loop",
+        "py-threads": "os-thread",
+        "py-c": "event-loop",
+    },
 )
 
 

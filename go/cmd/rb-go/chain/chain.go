@@ -87,6 +87,7 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 	teardown := harness.Timed(func() {
 		ch.Close()
 		ch = nil
+		// scan: allow forced-gc: teardown is timed, and Go frees only when it collects (Python's refcounts free at del)
 		runtime.GC()
 	})
 
