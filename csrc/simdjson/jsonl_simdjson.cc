@@ -27,8 +27,9 @@
  *   the lines simdjson refuses or cannot judge: blank lines are just
  *   whitespace to it, and it refuses what the rules accept (lone surrogate
  *   escapes, integers past 64 bits, numbers past a double's range) as well
- *   as every bad line. A status it reads as a double goes to the rules too
- *   (-0 is a double to simdjson and an integer to the rules).
+ *   as every bad line. A status it reads as a double goes to the rules too,
+ *   which tell an integer from a fraction or an exponent by its text
+ *   (simdjson's versions have differed on -0).
  * - Nesting deeper than the rules' 512 is refused by simdjson itself: the
  *   parser is made with that depth limit (its default is 1024).
  * - The last "status" of an object wins, as in the rules: the object's

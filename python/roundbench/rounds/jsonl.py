@@ -108,14 +108,15 @@ ROUND = Round(
             "go-sonic",
             "rb-go",
             "github.com/bytedance/sonic into a struct (status as raw JSON), with ValidateString and "
-            "CaseSensitive, plus a UTF-8 check per line; the run fails if sonic fell back to encoding/json; "
-            "refused lines go to the go rules",
+            "CaseSensitive, plus a UTF-8 check per line; lines with a backslash (its skipping misses bad "
+            "escapes) and refused lines go to the go rules; cannot run if sonic fell back to encoding/json",
         ),
         _v(
             "go-fastjson",
             "rb-go",
             "github.com/valyala/fastjson: ValidateBytes per line, plus a UTF-8 check, then its Parser "
-            "(reused) reads the last status; refused lines go to the go rules",
+            "(reused) reads the last status; lines with a raw control character (its validator misses some) "
+            "and refused lines go to the go rules",
         ),
         _v(
             "c-simdjson",
@@ -318,7 +319,7 @@ def simdjson_classifier():
         if type(s) is int:
             if lo <= s <= hi:
                 return s, None
-        elif type(s) is float:  # -0 is a float to simdjson, an int to the rules
+        elif type(s) is float:  # the rules tell an integer by its text (-0 has been a float to simdjson)
             return classify(line)
         return None, pure.NO_STATUS
 
