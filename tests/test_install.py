@@ -72,9 +72,12 @@ HELLO_GO = 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello, wo
 def test_every_name_has_a_path_and_an_unknown_one_is_refused():
     names = programs.names()
     assert set(names) >= {"rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "rb-go-loop", "rb-go-http"}
-    # One Go runner per directory of go/cmd/rb-go, and no other.
+    # One Go runner per directory of go/cmd/rb-go, the runners built with a
+    # Go experiment from one of them, and no other.
     dirs = {d.name for d in (ROOT / "go" / "cmd" / "rb-go").iterdir() if d.is_dir()}
-    assert {n for n in names if n.startswith("rb-go")} == {f"rb-go-{d}" for d in dirs}
+    experiments = set(programs.GO_EXPERIMENT_RUNNERS)
+    assert {n for n in names if n.startswith("rb-go")} == {f"rb-go-{d}" for d in dirs} | experiments
+    assert {(ROOT / pkg).is_dir() for pkg, _ in programs.GO_EXPERIMENT_RUNNERS.values()} == {True}
     assert {n for n in names if n.startswith("hello-")} == {
         "hello-c",
         "hello-c-static",

@@ -1,7 +1,10 @@
 """Round jsonl: every Python-side variant and the core against the shared
 vectors (testdata/jsonl_vectors.txt), a generated log with every bad-line
-kind (all seven variants agree with each other and with the generator),
-files of zero and one byte, a missing file, and deep nesting."""
+kind (every variant agrees with the others and with the generator), files
+of zero and one byte, a missing file, and deep nesting; the variants of the
+Go and C library programs against the vectors and mutated lines through
+their programs (each checks its own result), a line at a time where they
+disagree."""
 
 import os
 import re
@@ -94,15 +97,32 @@ def _counters():
         out["py-msgspec"] = rnd.count_file_msgspec
     except ImportError:
         pass
+    try:
+        import simdjson  # noqa: F401
+
+        out["py-simdjson"] = rnd.count_file_simdjson
+    except ImportError:
+        pass
     return out
 
 
 COUNTERS = _counters()
 
+# The Python library variants' line classifiers, judged line by line.
+CLASSIFIERS = {
+    name: make
+    for name, make in (
+        ("py-orjson", rnd.orjson_classifier),
+        ("py-msgspec", rnd.msgspec_classifier),
+        ("py-simdjson", rnd.simdjson_classifier),
+    )
+    if name in COUNTERS
+}
+
 
 def test_library_variants_present():
-    """orjson and msgspec are in requirements-dev.txt: their absence is a setup failure."""
-    assert "py-orjson" in COUNTERS and "py-msgspec" in COUNTERS
+    """orjson, msgspec and pysimdjson are in requirements-dev.txt: their absence is a setup failure."""
+    assert {"py-orjson", "py-msgspec", "py-simdjson"} <= set(COUNTERS)
 
 
 @pytest.mark.parametrize("impl", list(COUNTERS))
@@ -177,11 +197,17 @@ def test_a_wrong_expectation_fails_the_run(built, tmp_path):
     )
     env = child_env()
     env[rnd.FILE_ENV] = str(path)
-    for cmd in (
+    cmds = [
         [str(BUILD / "rb-c"), "jsonl", "c"],
         [str(BUILD / "rb-go-jsonl"), "jsonl", "go"],
         [sys.executable, "-m", "roundbench.child", "jsonl", "py"],
-    ):
+    ]
+    # The library variants of programs of their own, where they run here.
+    for impl in ("go-jsonv2", "c-simdjson"):
+        v = rnd.ROUND.variant(impl)
+        if rounds.unavailable(rnd.ROUND, v) is None:
+            cmds.append(rounds.command(rnd.ROUND, v, {}))
+    for cmd in cmds:
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
         assert out.returncode == 3, (cmd, out.stderr)
         assert "wrong result" in out.stderr
@@ -335,11 +361,9 @@ def test_kernel_choice(monkeypatch):
     assert roundbench.jsonl_count_buffer(b'{"status":200}\n')["valid"] == 1
 
 
-def test_differential_mutations(built, tmp_path):
+def _mutated_lines() -> list:
     """Seeded random mutations of valid and vector lines (bytes flipped,
-    inserted, deleted, cut): the core, the py rules and both libraries
-    classify every one the same. A line at a time, so a disagreement names
-    the line."""
+    inserted, deleted, cut), 4,000 of them."""
     import random
 
     rng = random.Random(2026)
@@ -367,12 +391,24 @@ def test_differential_mutations(built, tmp_path):
             else:
                 b = b[:i]
         lines.append(bytes(b).replace(b"\n", b" "))
+    return lines
+
+
+MUTATED = _mutated_lines()
+
+
+def test_differential_mutations(built, tmp_path):
+    """The mutated lines: the core (each kernel), the py rules and the
+    Python libraries classify every one the same. A line at a time, so a
+    disagreement names the line."""
+    lines = MUTATED
     data = b"\n".join(lines) + b"\n"
     path = _write(tmp_path, data)
     core = roundbench.jsonl_count_file(path)
     assert core["lines"] == len(lines)
     # Compare line by line with the py rules, which spell out each reason.
     mismatches = []
+    classifiers = {name: make() for name, make in CLASSIFIERS.items()}
     for n, line in enumerate(lines, 1):
         want = pure.classify(line)
         for kernel in KERNELS:
@@ -385,19 +421,89 @@ def test_differential_mutations(built, tmp_path):
                 g = (None, got["reported"][0][1])
             if g != want:
                 mismatches.append((n, kernel, line, g, want))
+        for name, classify in classifiers.items():
+            g = classify(line + b"\n")
+            if g != want:
+                mismatches.append((n, name, line, g, want))
     assert not mismatches[:5], mismatches[:5]
     results = {impl: rnd.result_text(f(path)) for impl, f in COUNTERS.items()}
     assert len(set(results.values())) == 1, results
     assert 500 < core["invalid"] < 3900  # the mutations make both kinds
-    # The Go variants, through their runner, check themselves against it.
-    (tmp_path / "log.jsonl.expect").write_text(results["py-c"] + "\n")
+
+
+# ---- the variants of the Go and C programs, through their programs -----------
+
+# Every variant a child program other than python runs: each checks its own
+# result against FILE.expect on every run (exit 3 when wrong).
+PROGRAM_VARIANTS = [v.name for v in rnd.ROUND.variants if v.program != "python"]
+LIBRARY_PROGRAM_VARIANTS = ("go-jsonv2", "go-sonic", "go-fastjson", "c-simdjson")
+
+
+def _run_program(impl: str, tmp_path, data: bytes, name: str = "chunk.jsonl"):
+    """Runs variant impl once over data, expecting the py rules' result:
+    None when it agrees, else what it said. Skips when the variant cannot
+    run here (its program absent, or exit 4), saying why."""
+    v = rnd.ROUND.variant(impl)
+    why = rounds.unavailable(rnd.ROUND, v)
+    if why:
+        pytest.skip(f"{impl} cannot run here: {why}")
+    path = _write(tmp_path, data, name)
+    (tmp_path / (name + ".expect")).write_text(rnd.result_text(pure.count_file(path)) + "\n")
     env = child_env()
     env[rnd.FILE_ENV] = str(path)
-    for impl in ("go", "go-c"):
-        out = subprocess.run(
-            [str(BUILD / "rb-go-jsonl"), "jsonl", impl], capture_output=True, text=True, env=env, timeout=120
-        )
-        assert out.returncode == 0, (impl, out.stderr)
+    env.pop(rnd.WARMUP_ENV, None)
+    out = subprocess.run(rounds.command(rnd.ROUND, v, {}), capture_output=True, text=True, env=env, timeout=120)
+    if out.returncode == 4:
+        pytest.skip(f"{impl} cannot run here: {out.stderr.strip()[-300:]}")
+    if out.returncode == 0 and "result: " in out.stdout:
+        return None
+    return f"exit {out.returncode}: {out.stderr.strip()[-400:]}"
+
+
+def _check_program_lines(impl: str, tmp_path, lines: list, suffix: bytes = b"\n"):
+    """Variant impl over lines, 100 to a file (so that every invalid line is
+    reported, and so hashed, with its reason); where a file disagrees, each
+    of its lines alone, to name the line."""
+    for start in range(0, len(lines), 100):
+        chunk = lines[start : start + 100]
+        if _run_program(impl, tmp_path, b"".join(line + suffix for line in chunk)) is None:
+            continue
+        for line in chunk:
+            said = _run_program(impl, tmp_path, line + suffix)
+            assert said is None, f"{impl} misjudges {line[:80]!r} + {suffix!r}: {said}"
+        pytest.fail(f"{impl} disagrees on lines {start + 1}..{start + len(chunk)} together, on none alone")
+
+
+@pytest.mark.parametrize("impl", PROGRAM_VARIANTS)
+def test_program_variants_line_vectors(built, tmp_path, impl):
+    lines = [p for _, p, _ in LINES]
+    for suffix in (b"\n", b"\r\n"):
+        _check_program_lines(impl, tmp_path, lines, suffix)
+
+
+@pytest.mark.parametrize("impl", PROGRAM_VARIANTS)
+def test_program_variants_doc_vectors(built, tmp_path, impl):
+    for expect, payload, text in DOCS:
+        said = _run_program(impl, tmp_path, payload)
+        assert said is None, f"{impl} on doc {text!r} (want {expect}): {said}"
+
+
+@pytest.mark.parametrize("impl", PROGRAM_VARIANTS)
+def test_program_variants_mutations(built, tmp_path, impl):
+    """The 4,000 mutated lines through each program's variant."""
+    _check_program_lines(impl, tmp_path, MUTATED)
+
+
+def test_library_programs_are_built(built):
+    """Every library variant's program is built where its library is: a
+    missing one is a build failure, not a skip (c-simdjson alone may lack
+    its library, and then says so)."""
+    for impl in LIBRARY_PROGRAM_VARIANTS:
+        why = rounds.unavailable(rnd.ROUND, rnd.ROUND.variant(impl))
+        if impl == "c-simdjson" and why:
+            assert "libsimdjson-dev" in why, why
+            continue
+        assert why is None, f"{impl}: {why}"
 
 
 def test_read_error_says_how_far():

@@ -77,6 +77,23 @@ def go_build_settings(binary: Path) -> dict:
     return info
 
 
+def go_module_versions(binary: Path) -> dict:
+    """The modules a Go program was built with, path -> version, from the
+    `dep` lines of `go version -m` (a `=>` replacement's version wins)."""
+    mods = {}
+    if not binary.exists() or not shutil.which("go"):
+        return mods
+    for line in _run(["go", "version", "-m", str(binary)]).splitlines():
+        parts = line.strip().split("\t")
+        if len(parts) >= 3 and parts[0] in ("dep", "=>"):
+            if parts[0] == "dep":
+                last = parts[1]
+                mods[last] = parts[2]
+            elif mods:
+                mods[last] = f"{parts[2]} (replaced by {parts[1]})"
+    return mods
+
+
 def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> tuple:
     """Returns (items, warnings): the provenance lines in order, and the
     fairness warnings found. Every fairness check, passed or not, is a

@@ -39,9 +39,10 @@ LANGS = ("c", "go", "py")
 
 # The child programs a variant may name: the C runner (three links of the
 # same sources: static core, the core as a shared library, all static), the
-# Go runner, and this package's child (`python -m roundbench.child`). "rb-go"
-# is the round's own Go runner, rb-go-<round> (program_of).
-PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python")
+# Go runner, this package's child (`python -m roundbench.child`), and the
+# programs of library variants built apart (programs.LIBRARY_PROGRAMS).
+# "rb-go" is the round's own Go runner, rb-go-<round> (program_of).
+PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python", *programs.LIBRARY_PROGRAMS)
 
 # The units every result line carries whatever the round: ns/op from the
 # child, the rest added by the runner from wait4.

@@ -13,20 +13,26 @@ into the page cache, then times one count.
 Variants: c (the core reads the file: read(2) in 256 KiB chunks), py-c and
 go-c (the same core function, handed the path through each binding: the
 core opens and reads the file), py (json module), py-orjson, py-msgspec
-(decoding into a Struct with just the status field), go (encoding/json
-into a struct with just the status field, bufio.Reader, no line limit).
-The library variants ask the library first and hand the lines it refuses
-to the py variant's rules (RFC 8259 and the round's rules are not exactly
-any library's), so all agree exactly, bad lines included.
+(decoding into a Struct with just the status field), py-simdjson
+(pysimdjson), go (encoding/json into a struct with just the status field,
+bufio.Reader, no line limit), go-jsonv2 (encoding/json/v2, its own program
+built with GOEXPERIMENT=jsonv2), go-sonic, go-fastjson, and c-simdjson
+(simdjson's many-documents API, its own C++ program: the ceiling the core
+is held against). The library variants ask the library first and hand the
+lines it refuses, or cannot judge, to their language's rules (the py
+variant's, the go variant's, the core's): RFC 8259 and the round's rules
+are not exactly any library's defaults, so each library is held to the
+rules (UTF-8, control characters, duplicates, depth) and all agree exactly,
+bad lines included.
 """
 
 from __future__ import annotations
 
 import os
 
-from .. import genlog, harness
+from .. import genlog, harness, programs
 from ..pure import jsonl as pure
-from . import Round, Variant, build_dir, needs_module
+from . import Round, Variant, build_dir, needs_module, program_missing, program_path
 
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
 # The warm-up log: the same generator at 1/50 of the default lines, counted
@@ -84,7 +90,43 @@ ROUND = Round(
             "msgspec decoding into a Struct(status: int); refused lines go to the py rules",
             needs_module("msgspec", "pip install msgspec"),
         ),
+        _v(
+            "py-simdjson",
+            "python",
+            "pysimdjson's Parser, reused, per line (the last duplicate status read by iterating the object "
+            "when there may be one); refused lines, float statuses and leading 0xEF bytes go to the py rules",
+            needs_module("simdjson", "pip install pysimdjson"),
+        ),
+        _v(
+            "go-jsonv2",
+            "rb-go-jsonl-v2",
+            "encoding/json/v2 (GOEXPERIMENT=jsonv2, its own program) into a struct with the status as "
+            "jsontext.Value; options: jsontext.AllowDuplicateNames(true) (last wins, as the rules), the rest "
+            "v2's defaults (invalid UTF-8 refused, names case-sensitive); refused lines go to the go rules",
+        ),
+        _v(
+            "go-sonic",
+            "rb-go",
+            "github.com/bytedance/sonic into a struct (status as raw JSON), with ValidateString and "
+            "CaseSensitive, plus a UTF-8 check per line; lines with a backslash (its skipping misses bad "
+            "escapes) and refused lines go to the go rules; cannot run if sonic fell back to encoding/json",
+        ),
+        _v(
+            "go-fastjson",
+            "rb-go",
+            "github.com/valyala/fastjson: ValidateBytes per line, plus a UTF-8 check, then its Parser "
+            "(reused) reads the last status; lines with a raw control character (its validator misses some) "
+            "and refused lines go to the go rules",
+        ),
+        _v(
+            "c-simdjson",
+            "rb-c-simdjson",
+            "simdjson's parse_many (DOM) over batches of whole lines read with read(2), each document checked "
+            "to be alone on its line; a batch whose stream fails is split and re-parsed around the bad line, "
+            "and lines simdjson refuses or cannot judge go to the core's rules",
+        ),
     ],
+    helpers=("simdjson-info",),
     sizes=[{"lines": genlog.DEFAULT_LINES}],
     quick=[{"lines": 20_000}],
     metric="MB/s",
@@ -100,11 +142,13 @@ def provenance() -> tuple:
     import importlib.metadata as md
 
     items, warnings = {}, []
-    for lib in ("orjson", "msgspec"):
+    for lib in ("orjson", "msgspec", "pysimdjson"):
         try:
             items[f"jsonl-{lib}"] = md.version(lib)
         except md.PackageNotFoundError:
             items[f"jsonl-{lib}"] = "not installed"
+    items.update(_go_library_provenance())
+    items["jsonl-c-simdjson"] = _simdjson_info()
     try:
         from .. import _core
 
@@ -132,6 +176,47 @@ def provenance() -> tuple:
         f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g}, in {build_dir() / 'data'}"
     )
     return items, warnings
+
+
+def _go_library_provenance() -> dict:
+    """The Go libraries' versions, from the runners' build information, and
+    the experiment go-jsonv2's program was built with."""
+    from .. import provenance
+
+    items = {}
+    runner = programs.go_runner("jsonl")
+    mods = provenance.go_module_versions(program_path(runner))
+    for variant, module in (("go-sonic", "github.com/bytedance/sonic"), ("go-fastjson", "github.com/valyala/fastjson")):
+        items[f"jsonl-{variant}"] = f"{module} {mods[module]}" if module in mods else f"{runner} not built"
+    v2 = program_path("rb-go-jsonl-v2")
+    settings = provenance.go_build_settings(v2)
+    if settings:
+        items["jsonl-go-jsonv2"] = (
+            f"encoding/json/v2 of {settings.get('go', '?')}, built with "
+            f"GOEXPERIMENT={settings.get('GOEXPERIMENT', '(none)')} (rb-go-jsonl-v2)"
+        )
+    else:
+        items["jsonl-go-jsonv2"] = "rb-go-jsonl-v2 not built"
+    return items
+
+
+def _simdjson_info() -> str:
+    """c-simdjson's library: its version and the kernel it chose at run time."""
+    why = program_missing("rb-c-simdjson")
+    if why:
+        return f"not built: {why}"
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            [str(program_path("rb-c-simdjson")), "jsonl", "simdjson-info"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"unknown ({e})"
+    return out.stdout.strip() or f"unknown (exit {out.returncode}: {out.stderr.strip()[-200:]})"
 
 
 def result_text(r: dict) -> str:
@@ -201,12 +286,56 @@ def msgspec_classifier():
     return classify_msgspec
 
 
+def simdjson_classifier():
+    import simdjson
+
+    parse, Object = simdjson.Parser().parse, simdjson.Object
+    classify, too_deep = pure.classify, pure.too_deep
+    lo, hi, max_depth = pure.INT64_MIN, pure.INT64_MAX, pure.MAX_DEPTH
+
+    def classify_simdjson(line: bytes):
+        # simdjson skips a byte order mark at the start of a document; on a
+        # line it is invalid (only the rules see lines starting with 0xEF).
+        if (len(line) > max_depth and too_deep(line)) or line[:1] == b"\xef":
+            return classify(line)
+        try:
+            obj = parse(line)
+        except (ValueError, RuntimeError):
+            # Blank lines, lone surrogate escapes, numbers past a double's
+            # range (ValueError), integers past 64 bits and nesting past its
+            # 1024 (RuntimeError), and every bad line: the rules decide.
+            return classify(line)
+        if type(obj) is not Object:
+            return None, pure.NOT_OBJECT
+        if b"\\" in line or line.count(b'"status"') > 1:
+            # A duplicate "status", possibly escaped: Object.get finds the
+            # first one, the rules take the last.
+            s = None
+            for k, v in obj.items():
+                if k == "status":
+                    s = v
+        else:
+            s = obj.get("status")
+        if type(s) is int:
+            if lo <= s <= hi:
+                return s, None
+        elif type(s) is float:  # the rules tell an integer by its text (-0 has been a float to simdjson)
+            return classify(line)
+        return None, pure.NO_STATUS
+
+    return classify_simdjson
+
+
 def count_file_orjson(path) -> dict:
     return pure.count_file(path, orjson_classifier())
 
 
 def count_file_msgspec(path) -> dict:
     return pure.count_file(path, msgspec_classifier())
+
+
+def count_file_simdjson(path) -> dict:
+    return pure.count_file(path, simdjson_classifier())
 
 
 # ---- the child side ---------------------------------------------------------
@@ -269,3 +398,12 @@ def run_py_msgspec(args):
     except ImportError:
         raise harness.CannotRun("msgspec is not installed (pip install msgspec)") from None
     _run(args, count_file_msgspec)
+
+
+@harness.implements("jsonl", "py-simdjson", units=UNITS)
+def run_py_simdjson(args):
+    try:
+        import simdjson  # noqa: F401
+    except ImportError:
+        raise harness.CannotRun("pysimdjson is not installed (pip install pysimdjson)") from None
+    _run(args, count_file_simdjson)
