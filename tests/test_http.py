@@ -416,3 +416,35 @@ def test_published_load_through_the_runner(tmp_path, built):
     report = (tmp_path / "report.md").read_text()
     assert "This cell is the published load: `hey -c 10 -n 300`" in report
     assert "http-load-published: hey " in (tmp_path / "results.txt").read_text()
+
+
+def test_published_load_refuses_a_fixed_rate(tmp_path, built):
+    """--param rate=R reaches the hey cell too: a skip row there, not a run
+    of hey that ignores the rate."""
+    out = run_roundbench(
+        "run",
+        "http",
+        "--impl",
+        "go",
+        "--runs",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--no-report",
+        "--param",
+        "conns=10",
+        "--param",
+        "secs=1",
+        "--param",
+        "warmup=0",
+        "--param",
+        "rate=300",
+        "--param",
+        "requests=100",
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    rs = benchfmt.read_dir(tmp_path)
+    assert [r.params.get("load") for r in rs.runs] == [None]
+    (skip,) = rs.skips
+    assert "load=hey" in skip.name and "rate=300 is a setting of the fixed-rate generator" in skip.reason

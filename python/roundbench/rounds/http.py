@@ -280,6 +280,12 @@ def run(args: harness.Args) -> None:
     if load not in ("wrk", PUBLISHED_LOAD):
         raise harness.UsageError(f"http: load={load} is none of wrk (with rate=0: wrk, rate>0: rb-load), hey")
     hey = args.int("requests", 5000, 1, 100_000_000) if load == PUBLISHED_LOAD else 0
+    if hey and rate:
+        # A --param rate=R reaches this cell too: a fixed rate is rb-load's, not hey's.
+        raise harness.CannotRun(
+            f"load=hey sends its {hey} requests as fast as its connections go: rate={rate} is a setting of the "
+            "fixed-rate generator (rb-load), which this cell does not use"
+        )
     why = ROUND.variant(args.impl).requires()
     if not why and hey:
         why = needs_command("hey")()
