@@ -216,7 +216,7 @@ def test_installed_go_build_failure_is_reported(installed):
 INSTALL_LIMIT = 1800
 RUN_LIMIT = 1200
 
-LOOP_VARIANTS = ("c", "go", "go-c", "py", "py-c")
+LOOP_VARIANTS = ("c", "go", "go-c", "py", "py-c", "py-module-published")
 
 
 def _source_copy(dest: Path) -> Path:
@@ -247,7 +247,7 @@ def _check(cmd: list, limit: int, **kw) -> subprocess.CompletedProcess:
 def test_pip_install_then_run_loop_from_an_empty_folder(tmp_path):
     """The README's promise for an installed package: `pip install .` in a
     fresh venv, then `roundbench run loop --quick` from an empty folder
-    runs all five loop variants, each child found in the package or its
+    runs all six loop variants, each child found in the package or its
     per-user cache and nothing in the working folder."""
     src = _source_copy(tmp_path / "src")
     venv = tmp_path / "venv"

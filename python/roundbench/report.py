@@ -15,8 +15,15 @@ from typing import Optional
 
 from . import benchfmt, rounds, stats
 
+# A published program, as published, flaws included (DESIGN.md, "Variants").
+PUBLISHED_SUFFIX = "-published"
+
 COLUMNS = [
-    ("variant", "the implementation (c: the C core; py-c, go-c: Python or Go calling it; py, go: the language alone)"),
+    (
+        "variant",
+        "the implementation (c: the C core; py-c, go-c: Python or Go calling it; py, go: the language alone; "
+        "-published: a published program as published, shown beside the fair variant, never scored)",
+    ),
     ("mean ± σ", "mean of the runs and their sample standard deviation, in the round's metric"),
     (
         "median [95% CI]",
@@ -307,9 +314,12 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                         lines.append(f"{b} − c = {d:+.3g} {unit} ({d / ref_m * 100:+.1f}%)")
                 if lines:
                     w("Binding overhead (median minus the C core's median): " + "; ".join(lines) + ".\n")
-            # The point between Python and Go.
-            py_m, py_c = _best([c for c in ordered if rounds.language(c.impl) == "py"], unit, better)
-            go_m, go_c = _best([c for c in ordered if rounds.language(c.impl) == "go"], unit, better)
+            # The point between Python and Go. A published program, as
+            # published (`-published`), is shown beside the fair variant but
+            # never scores: it is the claim under test, not a user's best.
+            contenders = [c for c in ordered if not c.impl.endswith(PUBLISHED_SUFFIX)]
+            py_m, py_c = _best([c for c in contenders if rounds.language(c.impl) == "py"], unit, better)
+            go_m, go_c = _best([c for c in contenders if rounds.language(c.impl) == "go"], unit, better)
             if py_c and go_c and (info is None or info.scored):
                 r = _ratio(py_m, go_m, better)
                 if r is None or abs(r - 1) < 0.02:

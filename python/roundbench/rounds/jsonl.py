@@ -24,11 +24,20 @@ variant's, the go variant's, the core's): RFC 8259 and the round's rules
 are not exactly any library's defaults, so each library is held to the
 rules (UTF-8, control characters, duplicates, depth) and all agree exactly,
 bad lines included.
+
+The published programs, as published (py-published: a Counter over
+json.loads(line)["status"]; go-published: bufio.Scanner and json.Unmarshal
+into an int field) follow no rules and stop at the first line they cannot
+read, so the round has a second size, a clean log (bad-rate=0: no bad or
+awkward line at all), where they run beside every other variant; at a size
+with bad lines they say they cannot run (exit 4).
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections import Counter
 
 from .. import genlog, harness, programs
 from ..pure import jsonl as pure
@@ -45,18 +54,40 @@ MAX_LINES = 100_000_000
 UNITS = ["MB/s", "invalid-lines"]
 
 
+def bad_rate(params: dict) -> float:
+    """The share of bad or awkward lines in a cell's log: its `bad-rate`
+    parameter (0: a clean log), else BAD_RATE."""
+    raw = params.get("bad-rate")
+    if raw is None:
+        return BAD_RATE
+    try:
+        rate = float(raw)
+    except ValueError:
+        rate = -1.0
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"jsonl: bad-rate={raw} is not a share in [0, 1]")
+    return rate
+
+
 def _log_env(params: dict) -> dict:
     """Runs in the runner before each child: the log's path, generated on
-    first use (and after the generator changes), cached by its arguments."""
+    first use (and after the generator changes), cached by its arguments.
+    The warm-up log has the cell's bad-line rate too."""
     lines = int(params.get("lines", genlog.DEFAULT_LINES))
     seed = int(params.get("seed", genlog.DEFAULT_SEED))
-    path = genlog.cached(build_dir() / "data", lines, seed, BAD_RATE)
-    warm = genlog.cached(build_dir() / "data", min(lines, WARMUP_LINES), seed + 1, BAD_RATE)
+    rate = bad_rate(params)
+    path = genlog.cached(build_dir() / "data", lines, seed, rate)
+    warm = genlog.cached(build_dir() / "data", min(lines, WARMUP_LINES), seed + 1, rate)
     return {FILE_ENV: str(path), WARMUP_ENV: str(warm)}
 
 
-def _v(name: str, program: str, explain: str, requires=None) -> Variant:
-    return Variant(name, program, explain, requires=requires, env=_log_env)
+def _clean_log(params: dict) -> bool:
+    """default_if of the published programs: the cell whose log is clean."""
+    return bad_rate(params) == 0.0
+
+
+def _v(name: str, program: str, explain: str, requires=None, default_if=None) -> Variant:
+    return Variant(name, program, explain, requires=requires, env=_log_env, default_if=default_if)
 
 
 ROUND = Round(
@@ -125,10 +156,27 @@ ROUND = Round(
             "to be alone on its line; a batch whose stream fails is split and re-parsed around the bad line, "
             "and lines simdjson refuses or cannot judge go to the core's rules",
         ),
+        # The published programs, as published: they run on the clean log only.
+        _v(
+            "py-published",
+            "python",
+            'published program, as published: a collections.Counter over json.loads(line)["status"] for every '
+            "line (text mode, no rules, four lines); it stops at the first bad line, so it counts the clean log only",
+            default_if=_clean_log,
+        ),
+        _v(
+            "go-published",
+            "rb-go",
+            "published program, as published: bufio.Scanner (its default 64 KiB line limit), json.Unmarshal into a "
+            "struct with an int Status, exit on the first error; it counts the clean log only",
+            default_if=_clean_log,
+        ),
     ],
     helpers=("simdjson-info",),
-    sizes=[{"lines": genlog.DEFAULT_LINES}],
-    quick=[{"lines": 20_000}],
+    # The second size is a clean log (no bad or awkward line): the published
+    # programs run there, beside every other variant.
+    sizes=[{"lines": genlog.DEFAULT_LINES}, {"lines": genlog.DEFAULT_LINES, "bad-rate": 0}],
+    quick=[{"lines": 20_000}, {"lines": 20_000, "bad-rate": 0}],
     metric="MB/s",
     order=10,
     units={"MB/s": "higher", "invalid-lines": "lower"},
@@ -173,7 +221,8 @@ def provenance() -> tuple:
         warnings.append(f"jsonl: {e}")
         items["jsonl-kernel"] = "none: every count of c, py-c and go-c fails"
     items["jsonl-log"] = (
-        f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g}, in {build_dir() / 'data'}"
+        f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g} "
+        f"(bad-rate=0: a clean log, where the published programs run), in {build_dir() / 'data'}"
     )
     return items, warnings
 
@@ -407,3 +456,70 @@ def run_py_simdjson(args):
     except ImportError:
         raise harness.CannotRun("pysimdjson is not installed (pip install pysimdjson)") from None
     _run(args, count_file_simdjson)
+
+
+# ---- the published programs ---------------------------------------------------
+
+
+def published_count(path) -> Counter:
+    """The published Python program's count, as published: every line of
+    the file, opened in text mode, through json.loads, its "status" counted.
+    No rules: it raises at the first line that is not JSON, not an object or
+    has no status, and counts whatever value a status has."""
+    with open(path) as f:
+        return Counter(json.loads(line)["status"] for line in f)
+
+
+def _published_stop(path, err: Exception) -> str:
+    """Where and why the published program stopped, found again line by
+    line once it has (text mode decodes ahead of the line it hands out, so
+    its own exception cannot say which line)."""
+    with open(path) as f:
+        encoding = f.encoding
+    where = str(path)
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                json.loads(raw.decode(encoding))["status"]
+            except Exception as e:  # noqa: BLE001 - whatever stopped the published program
+                where, err = f"{path}:{number}", e
+                break
+    return (
+        f"{where}: the published program stops at its first bad line ({type(err).__name__}: {err}); "
+        "it counts a clean log only (bad-rate=0)"
+    )
+
+
+def count_file_published(path) -> dict:
+    """The published count as the round's result: every line it read is a
+    valid line with an integer status, or it stopped (harness.WorkFailed,
+    naming the line); a status of another type is a wrong result."""
+    try:
+        counts = published_count(path)
+    except Exception as e:  # noqa: BLE001 - the published program has no error handling of its own
+        raise harness.WorkFailed(_published_stop(path, e)) from None
+    odd = sorted(repr(k) for k in counts if type(k) is not int)
+    if odd:
+        raise harness.WrongResult("statuses that are not integers", ", ".join(odd), "none")
+    n = sum(counts.values())
+    return {"lines": n, "blank": 0, "valid": n, "invalid": 0, "statuses": dict(counts), "reported": []}
+
+
+def _published(args: harness.Args) -> None:
+    """The published programs stop at the first bad line: a log with bad
+    lines is not theirs to count (a skip row, not a failure)."""
+    try:
+        rate = bad_rate(dict(args.params))
+    except ValueError as e:
+        raise harness.UsageError(str(e)) from None
+    if rate != 0.0:
+        raise harness.CannotRun(
+            f"{args.impl} stops at the first bad line: it counts the clean log only (bad-rate=0), "
+            f"and this log has bad-rate={rate:g}"
+        )
+
+
+@harness.implements("jsonl", "py-published", units=UNITS)
+def run_py_published(args):
+    _published(args)
+    _run(args, count_file_published)
