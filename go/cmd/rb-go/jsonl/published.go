@@ -1,10 +1,14 @@
+//go:build !goexperiment.jsonv2
+
 package main
 
 // The published Go program, as published (variant go-published): a
 // bufio.Scanner over the file with its default 64 KiB line limit, every
 // line given to json.Unmarshal into a struct with an int Status, and the
 // first error ends the count. It follows none of the round's rules, so it
-// runs on the clean log only (bad-rate=0).
+// runs on the clean log only (bad-rate=0). Like the go variant, it is
+// built without the jsonv2 experiment, which would reimplement
+// encoding/json on v2.
 
 import (
 	"bufio"
