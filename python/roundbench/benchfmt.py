@@ -18,6 +18,10 @@ A result file is a sequence of lines:
                                        how many runs a variant of a cell took
                                        and why no more were made (adaptive
                                        run counts: runner.RunPolicy)
+    --- END: 2026-12-01T03:50:12Z after 3475 s
+                                       the command finished (or was
+                                       stopped: "interrupted" follows),
+                                       after that much wall time
 
 Tools that read the format (benchstat) take the first three kinds and skip
 the rest, as they skip `go test`'s own --- FAIL lines.
@@ -102,6 +106,17 @@ class Stop:
 
 
 @dataclass
+class End:
+    date: str
+    seconds: float
+    interrupted: bool
+
+
+def end_line(date: str, seconds: float, interrupted: bool = False) -> str:
+    return f"--- END: {date} after {seconds:.0f} s{' interrupted' if interrupted else ''}\n"
+
+
+@dataclass
 class ResultSet:
     runs: list = field(default_factory=list)
     failures: list = field(default_factory=list)
@@ -110,6 +125,7 @@ class ResultSet:
     configs: list = field(default_factory=list)  # one dict per file section
     facts: list = field(default_factory=list)
     stops: list = field(default_factory=list)
+    ends: list = field(default_factory=list)
 
 
 def parse_bench_line(line: str, config: Optional[dict] = None) -> Run:
@@ -129,6 +145,7 @@ _FAIL = re.compile(r"^--- FAIL: (\S+)(?: \(run (\d+)\))?: (.*)$")
 _SKIP = re.compile(r"^--- SKIP: (\S+): (.*)$")
 _FACT = re.compile(r"^--- FACT: (\S+): (\S+) ?(.*)$")
 _RUNS = re.compile(r"^--- RUNS: (\S+): (\d+) runs, (.*)$")
+_END = re.compile(r"^--- END: (\S+) after (\d+(?:\.\d+)?) s( interrupted)?$")
 
 
 def fact_line(name: str, fact: str) -> str:
@@ -175,6 +192,10 @@ def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> Resul
         m = _RUNS.match(line)
         if m:
             rs.stops.append(Stop(m.group(1), int(m.group(2)), m.group(3)))
+            continue
+        m = _END.match(line)
+        if m:
+            rs.ends.append(End(m.group(1), float(m.group(2)), bool(m.group(3))))
             continue
         m = _SKIP.match(line)
         if m:
