@@ -32,6 +32,9 @@ APT_PACKAGES+=(libc6-dev)
 APT_PACKAGES+=(clang-format)
 # round http: the load generator
 APT_PACKAGES+=(wrk)
+# the report's browser test (tests/test_report_browser.py): Debian's
+# chromium, its headless shell (no desktop libraries), and a font for it
+APT_PACKAGES+=(chromium-headless-shell fonts-dejavu-core)
 # Debian's own interpreter makes venvs and builds extensions only with its
 # venv and dev packages (an interpreter installed otherwise carries both).
 if command -v dpkg >/dev/null 2>&1 && dpkg -S "$base" >/dev/null 2>&1; then

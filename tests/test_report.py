@@ -371,4 +371,3 @@ def _env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "python")
     return env
-
