@@ -371,3 +371,14 @@ def _env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "python")
     return env
+
+
+def test_report_command_names_a_malformed_line(tmp_path):
+    import subprocess
+
+    (tmp_path / "results.txt").write_text(HEADER + "BenchmarkLoop/impl=c/n=5 1 x ns/op\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "roundbench", "report", str(tmp_path)], capture_output=True, text=True, env=_env()
+    )
+    assert out.returncode == 2
+    assert f"{tmp_path / 'results.txt'}:16: malformed benchmark line" in out.stderr

@@ -126,17 +126,22 @@ class ResultSet:
     facts: list = field(default_factory=list)
     stops: list = field(default_factory=list)
     ends: list = field(default_factory=list)
+    bad_lines: list = field(default_factory=list)  # "file:line: why", when not strict
 
 
-def parse_bench_line(line: str, config: Optional[dict] = None) -> Run:
+def parse_bench_line(line: str, config: Optional[dict] = None, need_ns: bool = True) -> Run:
+    """One result line. The suite's own lines always carry ns/op (need_ns);
+    `go test -bench` may print a benchmark with its own units only."""
     fields = line.split()
     if len(fields) < 4 or len(fields) % 2 != 0:
         raise ValueError(f"malformed benchmark line: {line.strip()!r}")
-    name, iters = fields[0], int(fields[1])
-    metrics = {}
-    for value, unit in zip(fields[2::2], fields[3::2]):
-        metrics[unit] = float(value)
-    if "ns/op" not in metrics:
+    name = fields[0]
+    try:
+        iters = int(fields[1])
+        metrics = {unit: float(value) for value, unit in zip(fields[2::2], fields[3::2])}
+    except ValueError:
+        raise ValueError(f"malformed benchmark line: {line.strip()!r}") from None
+    if need_ns and "ns/op" not in metrics:
         raise ValueError(f"benchmark line without ns/op: {line.strip()!r}")
     return Run(name, iters, metrics, dict(config or {}))
 
@@ -156,12 +161,19 @@ def fact_line(name: str, fact: str) -> str:
     return f"--- FACT: {name}: {key} {value.strip()}\n"
 
 
-def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> ResultSet:
+def parse_lines(
+    lines: Iterable[str], into: Optional[ResultSet] = None, strict: bool = True, source: str = "results"
+) -> ResultSet:
+    """Parses result lines into a ResultSet. strict (the suite's own files):
+    a malformed benchmark line raises ValueError naming source:line. Not
+    strict (anything benchstat reads, such as `go test -bench` output,
+    whose lines may be bare names or carry no ns/op): such lines are kept
+    in `bad_lines` and skipped, as benchstat skips them."""
     rs = into or ResultSet()
     config: dict = {}
     section_open = False
     last_failure = None
-    for raw in lines:
+    for number, raw in enumerate(lines, 1):
         line = raw.rstrip("\n")
         if line.startswith("    ") and last_failure is not None:
             last_failure.detail.append(line[4:])
@@ -170,8 +182,15 @@ def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> Resul
         if not line.strip():
             continue
         if line.startswith("Benchmark"):
+            try:
+                run = parse_bench_line(line, config, need_ns=strict)
+            except ValueError as e:
+                if strict:
+                    raise ValueError(f"{source}:{number}: {e}") from None
+                rs.bad_lines.append(f"{source}:{number}: {e}")
+                continue
             section_open = False
-            rs.runs.append(parse_bench_line(line, config))
+            rs.runs.append(run)
             continue
         if line.startswith("Unit "):
             parts = line.split()
@@ -211,8 +230,9 @@ def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> Resul
     return rs
 
 
-def read_dir(path: Path) -> ResultSet:
-    """Reads every *.txt result file in a directory (or one file)."""
+def read_dir(path: Path, strict: bool = True) -> ResultSet:
+    """Reads every *.txt result file in a directory (or one file); strict
+    as parse_lines."""
     path = Path(path)
     files = [path] if path.is_file() else sorted(path.glob("*.txt"))
     if not files:
@@ -220,5 +240,5 @@ def read_dir(path: Path) -> ResultSet:
     rs = ResultSet()
     for f in files:
         with open(f, encoding="utf-8", errors="replace") as fh:
-            parse_lines(fh, rs)
+            parse_lines(fh, rs, strict=strict, source=str(f))
     return rs

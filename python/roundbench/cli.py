@@ -251,7 +251,7 @@ def cmd_report(args) -> int:
 
     try:
         path = report.write_report(Path(args.dir), Path(args.output) if args.output else None)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ValueError) as e:  # no result file; a malformed line (file:line: why)
         raise UsageError(str(e)) from None
     print(path)
     if path.with_suffix(".html").exists():
