@@ -175,7 +175,7 @@ def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(res
     assert summary_at < first_round
     # the run: machine, date, commit, duration (from the end record)
     assert "Test CPU 9000" in head and "2026-12-01 02:52 UTC" in head and "abc1234" in head
-    assert "**The suite took:** 12 min" in head
+    assert "- **The suite took:** 12 min\n" in head
     # the fairness warning in bold, before the score; passed checks are not warnings
     assert "- **virtualization: VM: the host shares the CPUs**" in head
     assert head.index("virtualization") < head.index("### Score")
@@ -211,7 +211,7 @@ def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(res
 def test_duration_without_an_end_record(tmp_path):
     (tmp_path / "results.txt").write_text(suite_text(with_end=False))
     text = report.render(benchfmt.read_dir(tmp_path), "x")
-    assert "**The suite took:** not recorded (this result file has no end record)" in text
+    assert "- **The suite took:** not recorded (this result file has no end record)" in text
 
 
 def test_the_runner_writes_the_end_record(tmp_path):

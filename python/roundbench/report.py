@@ -462,11 +462,11 @@ def render_markdown(doc: Document) -> str:
     w = out.append
     info = doc.info
     w("# roundbench report\n")
-    w(
-        f"**Machine:** {info.machine}. **Runtimes:** {info.runtimes}. **Date:** {info.date}. "
-        f"**Commit:** {info.commit}. **The suite took:** {info.duration}. **Runs:** {info.counts}. "
-        f"**Source:** `{doc.source}`.\n"
-    )
+    w(f"- **Machine:** {info.machine}")
+    w(f"- **Runtimes:** {info.runtimes}")
+    w(f"- **Date:** {info.date}; **commit:** {info.commit}")
+    w(f"- **The suite took:** {info.duration}")
+    w(f"- **Runs:** {info.counts}; **source:** `{doc.source}`\n")
     w("## Summary\n")
     if info.warnings:
         w("Fairness warnings (each explained, with its fix, in the Fairness section):\n")
