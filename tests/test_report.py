@@ -339,7 +339,7 @@ def test_log_axis_only_past_a_tenfold_spread():
 
 def test_crowded_points_share_one_label():
     pts = [(100.0, 1.0, "c"), (103.0, 1.02, "go-c"), (5000.0, 800.0, "py-asyncio")]
-    got = charts._cluster_labels(pts, True, True, None)
+    got = charts._cluster_labels(pts, True, True)
     assert [label for _, _, label in got] == ["c, go-c", "py-asyncio"]
 
 

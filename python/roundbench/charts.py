@@ -314,7 +314,7 @@ def ffi_ladder(grouped: dict, out_dir: Path) -> Optional[Figure]:
     )
 
 
-def _cluster_labels(points: list, xlog: bool, ylog: bool, ax) -> list:
+def _cluster_labels(points: list, xlog: bool, ylog: bool) -> list:
     """[(x, y, label)] -> the same with points that would crowd each other
     (closer than 6% of the axes' span in both directions) sharing one label
     at the first of them."""
@@ -384,7 +384,7 @@ def time_memory(
         ax.set_xlim(lo, hi * (4 if xlog else 1.3))
         lo, hi = ax.get_ylim()
         ax.set_ylim(lo, hi * (1.6 if ylog else 1.06))
-        for x, y, label in _cluster_labels([(p[0], p[1], p[2]) for p in points], xlog, ylog, ax):
+        for x, y, label in _cluster_labels([(p[0], p[1], p[2]) for p in points], xlog, ylog):
             ax.annotate(label, (x, y), xytext=(5, 4), textcoords="offset points", fontsize=7)
         ax.set_xlabel("memory per task, bytes (B/task; lower is better)")
         ax.set_ylabel(f"{unit_label} (lower is better)")

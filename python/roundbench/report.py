@@ -1,10 +1,15 @@
-"""`roundbench report DIR`: result files in, a Markdown report out.
+"""`roundbench report DIR`: result files in, report.md and report.html out.
 
-Per round and size, a table of the variants with their statistics (see
-stats.py), the cost of the crossing (py-c and go-c against c), the point
-between Python and Go by the round's declared metric, failures and variants
-that could not run; then the score, the provenance and every fairness
-warning. Every column is explained in the report itself.
+build() turns a result set into a Document: the summary first (summary.py:
+the run, its fairness warnings, the three-level score, the headline
+findings), the published claims checked (claims.py), then one Section per
+round (per size: a table of the variants with their statistics (stats.py),
+the round's own section, the cost of the crossing (py-c and go-c against c),
+the score at that size, failures and variants that could not run), the
+provenance and every fairness check. draw() adds the pictures (charts.py);
+render_markdown() and render_html() (one Jinja2 template,
+templates/report.html.j2) are two renderings of the same Document. Every
+column is explained in the report itself.
 """
 
 from __future__ import annotations
@@ -202,12 +207,11 @@ def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list, conf
     w("")
 
 
-def _score_lines(row_cells: dict, info, unit: str) -> list:
+def _score_lines(row: Optional["summary.ScoreRow"], info, unit: str) -> list:
     """The three-level score of one round and size, for its section: the
     same points as the summary's table, with the memory behind a
     concurrency round's times and the models a point goes across."""
     out = []
-    row = row_cells.get("row")
     if row is not None:
         parts = [f"{summary.LEVEL_TITLES[lvl]}: {row.levels[lvl].text()}" for lvl in summary.LEVELS]
         out.append(f"Score at this size (Go against Python, by {unit}): " + "; ".join(parts) + ".\n")
@@ -316,7 +320,7 @@ def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: d
             if lines:
                 w("Binding overhead (median minus the C core's median): " + "; ".join(lines) + ".\n")
         if info is None or info.scored:
-            for line in _score_lines({"row": score_rows.get((rnd_name, _size_label(size)))}, info, unit):
+            for line in _score_lines(score_rows.get((rnd_name, _size_label(size))), info, unit):
                 w(line)
         fails = [(c.impl, f) for c in ordered for f in c.failures]
         if fails:

@@ -375,8 +375,10 @@ class FindingSpec:
     """One headline finding: side a against side b (each the best of its
     variants) in one round's cell. `where` picks the cell: params it must
     have (a value "max" picks the cell with the largest value of that
-    parameter). Phrased from a's side: `verb` is what a ratio above 1 means
-    ("faster", "cheaper"). `memory`: quote each side's bytes per task."""
+    parameter). `verb` says how the winner stands to the other side, "is
+    {x} faster than", x being the ratio and its interval; a_name and b_name
+    may name the variant picked ({impl}). `memory`: quote each side's bytes
+    per task beside the times."""
 
     round: str
     where: dict
