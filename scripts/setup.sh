@@ -35,6 +35,9 @@ APT_PACKAGES+=(wrk hey)
 # round jsonl: c-simdjson, the C++ parser the core is held against (its own
 # program, build/rb-c-simdjson, compiled with g++)
 APT_PACKAGES+=(g++ libsimdjson-dev)
+# the report's browser test (tests/test_report_browser.py): Debian's
+# chromium, its headless shell (no desktop libraries), and a font for it
+APT_PACKAGES+=(chromium-headless-shell fonts-dejavu-core)
 # Debian's own interpreter makes venvs and builds extensions only with its
 # venv and dev packages (an interpreter installed otherwise carries both).
 if command -v dpkg >/dev/null 2>&1 && dpkg -S "$base" >/dev/null 2>&1; then

@@ -149,3 +149,26 @@ def test_repeatability_judges_each_cell_by_its_rounds_metric(tmp_path):
     text = compare.format_repeatability(rep, "a", "b")
     assert "medians within 5% of each other: 1 of 2 (50%)" in text
     assert "no significant difference (Mann-Whitney U, p >= 0.05): 1 of 2 (50%)" in text
+
+
+def test_reads_what_benchstat_reads_and_skips_what_it_skips(tmp_path):
+    """`go test -bench -v` output: a bare benchmark name line, a benchmark
+    with its own unit and no ns/op, a log line; a rate is better higher."""
+    text = "goos: linux\nBenchmarkDecode\n" + "".join(
+        f"BenchmarkDecode-8 \t 1000\t {1200 + i} ns/op\t 64 B/op\nBenchmarkRate-8 \t 100\t {55 + i} MB/s\n"
+        for i in range(6)
+    )
+    (tmp_path / "g.txt").write_text(text + "    bench_test.go:12: a log line\nPASS\nok  \tx\t3.2s\n")
+    rs = compare.load(str(tmp_path / "g.txt"))
+    assert len(rs.runs) == 12 and rs.bad_lines == [
+        f"{tmp_path / 'g.txt'}:2: malformed benchmark line: 'BenchmarkDecode'"
+    ]
+    rows = {(r.name, r.unit): r for r in compare.compare(rs, rs)}
+    assert rows[("BenchmarkRate-8", "MB/s")].better == "higher"
+    assert rows[("BenchmarkDecode-8", "ns/op")].better == "lower"
+    out = run_cli(str(tmp_path / "g.txt"), str(tmp_path / "g.txt"))
+    assert out.returncode == 0 and "skipped 1 line(s) that hold no result" in out.stderr
+    # the suite's own files stay strict: a malformed line is an error naming its place
+    (tmp_path / "r.txt").write_text("BenchmarkLoop/impl=c/n=5 1 x ns/op\n")
+    with pytest.raises(ValueError, match=r"r\.txt:1: malformed benchmark line"):
+        benchfmt.read_dir(tmp_path / "r.txt")

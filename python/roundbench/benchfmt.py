@@ -18,6 +18,10 @@ A result file is a sequence of lines:
                                        how many runs a variant of a cell took
                                        and why no more were made (adaptive
                                        run counts: runner.RunPolicy)
+    --- END: 2026-12-01T03:50:12Z after 3475 s
+                                       the command finished (or was
+                                       stopped: "interrupted" follows),
+                                       after that much wall time
 
 Tools that read the format (benchstat) take the first three kinds and skip
 the rest, as they skip `go test`'s own --- FAIL lines.
@@ -102,6 +106,17 @@ class Stop:
 
 
 @dataclass
+class End:
+    date: str
+    seconds: float
+    interrupted: bool
+
+
+def end_line(date: str, seconds: float, interrupted: bool = False) -> str:
+    return f"--- END: {date} after {seconds:.0f} s{' interrupted' if interrupted else ''}\n"
+
+
+@dataclass
 class ResultSet:
     runs: list = field(default_factory=list)
     failures: list = field(default_factory=list)
@@ -110,17 +125,23 @@ class ResultSet:
     configs: list = field(default_factory=list)  # one dict per file section
     facts: list = field(default_factory=list)
     stops: list = field(default_factory=list)
+    ends: list = field(default_factory=list)
+    bad_lines: list = field(default_factory=list)  # "file:line: why", when not strict
 
 
-def parse_bench_line(line: str, config: Optional[dict] = None) -> Run:
+def parse_bench_line(line: str, config: Optional[dict] = None, need_ns: bool = True) -> Run:
+    """One result line. The suite's own lines always carry ns/op (need_ns);
+    `go test -bench` may print a benchmark with its own units only."""
     fields = line.split()
     if len(fields) < 4 or len(fields) % 2 != 0:
         raise ValueError(f"malformed benchmark line: {line.strip()!r}")
-    name, iters = fields[0], int(fields[1])
-    metrics = {}
-    for value, unit in zip(fields[2::2], fields[3::2]):
-        metrics[unit] = float(value)
-    if "ns/op" not in metrics:
+    name = fields[0]
+    try:
+        iters = int(fields[1])
+        metrics = {unit: float(value) for value, unit in zip(fields[2::2], fields[3::2])}
+    except ValueError:
+        raise ValueError(f"malformed benchmark line: {line.strip()!r}") from None
+    if need_ns and "ns/op" not in metrics:
         raise ValueError(f"benchmark line without ns/op: {line.strip()!r}")
     return Run(name, iters, metrics, dict(config or {}))
 
@@ -129,6 +150,7 @@ _FAIL = re.compile(r"^--- FAIL: (\S+)(?: \(run (\d+)\))?: (.*)$")
 _SKIP = re.compile(r"^--- SKIP: (\S+): (.*)$")
 _FACT = re.compile(r"^--- FACT: (\S+): (\S+) ?(.*)$")
 _RUNS = re.compile(r"^--- RUNS: (\S+): (\d+) runs, (.*)$")
+_END = re.compile(r"^--- END: (\S+) after (\d+(?:\.\d+)?) s( interrupted)?$")
 
 
 def fact_line(name: str, fact: str) -> str:
@@ -139,12 +161,19 @@ def fact_line(name: str, fact: str) -> str:
     return f"--- FACT: {name}: {key} {value.strip()}\n"
 
 
-def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> ResultSet:
+def parse_lines(
+    lines: Iterable[str], into: Optional[ResultSet] = None, strict: bool = True, source: str = "results"
+) -> ResultSet:
+    """Parses result lines into a ResultSet. strict (the suite's own files):
+    a malformed benchmark line raises ValueError naming source:line. Not
+    strict (anything benchstat reads, such as `go test -bench` output,
+    whose lines may be bare names or carry no ns/op): such lines are kept
+    in `bad_lines` and skipped, as benchstat skips them."""
     rs = into or ResultSet()
     config: dict = {}
     section_open = False
     last_failure = None
-    for raw in lines:
+    for number, raw in enumerate(lines, 1):
         line = raw.rstrip("\n")
         if line.startswith("    ") and last_failure is not None:
             last_failure.detail.append(line[4:])
@@ -153,8 +182,15 @@ def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> Resul
         if not line.strip():
             continue
         if line.startswith("Benchmark"):
+            try:
+                run = parse_bench_line(line, config, need_ns=strict)
+            except ValueError as e:
+                if strict:
+                    raise ValueError(f"{source}:{number}: {e}") from None
+                rs.bad_lines.append(f"{source}:{number}: {e}")
+                continue
             section_open = False
-            rs.runs.append(parse_bench_line(line, config))
+            rs.runs.append(run)
             continue
         if line.startswith("Unit "):
             parts = line.split()
@@ -176,6 +212,10 @@ def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> Resul
         if m:
             rs.stops.append(Stop(m.group(1), int(m.group(2)), m.group(3)))
             continue
+        m = _END.match(line)
+        if m:
+            rs.ends.append(End(m.group(1), float(m.group(2)), bool(m.group(3))))
+            continue
         m = _SKIP.match(line)
         if m:
             rs.skips.append(Skip(m.group(1), m.group(2)))
@@ -190,8 +230,9 @@ def parse_lines(lines: Iterable[str], into: Optional[ResultSet] = None) -> Resul
     return rs
 
 
-def read_dir(path: Path) -> ResultSet:
-    """Reads every *.txt result file in a directory (or one file)."""
+def read_dir(path: Path, strict: bool = True) -> ResultSet:
+    """Reads every *.txt result file in a directory (or one file); strict
+    as parse_lines."""
     path = Path(path)
     files = [path] if path.is_file() else sorted(path.glob("*.txt"))
     if not files:
@@ -199,5 +240,5 @@ def read_dir(path: Path) -> ResultSet:
     rs = ResultSet()
     for f in files:
         with open(f, encoding="utf-8", errors="replace") as fh:
-            parse_lines(fh, rs)
+            parse_lines(fh, rs, strict=strict, source=str(f))
     return rs

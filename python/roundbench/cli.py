@@ -31,11 +31,12 @@ examples:
   roundbench run chain --hop-work 100 --parallel 2   chain round options
   roundbench run --quick                  every round scaled down (tests, CI)
   roundbench run matmul --threads all     BLAS on every core (default: 1 thread)
-  roundbench report results/latest        write results/latest/report.md
+  roundbench report results/latest        write results/latest/report.md and report.html
   roundbench compare results/A results/B  is B different from A? (ratio, CI and a U test per cell)
 
 results go to --out DIR (default results/<date-time>), as DIR/results.txt in
-the Go benchmark format, appended run by run, then DIR/report.md.
+the Go benchmark format, appended run by run, then DIR/report.md and
+DIR/report.html with their pictures (report-*.png).
 `benchstat -col /impl DIR/results.txt` reads them too.
 
 Ctrl-C (SIGINT) or SIGTERM stops a run: the child running is killed, the
@@ -256,9 +257,11 @@ def cmd_report(args) -> int:
 
     try:
         path = report.write_report(Path(args.dir), Path(args.output) if args.output else None)
-    except FileNotFoundError as e:
+    except (FileNotFoundError, ValueError) as e:  # no result file; a malformed line (file:line: why)
         raise UsageError(str(e)) from None
     print(path)
+    if path.with_suffix(".html").exists():
+        print(path.with_suffix(".html"))
     return 0
 
 
@@ -379,9 +382,16 @@ def parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="list rounds and variants, and why any cannot run here")
     ls.set_defaults(func=cmd_list)
 
-    rep = sub.add_parser("report", help="write a Markdown report from result files")
+    rep = sub.add_parser(
+        "report", help="write report.md and report.html (with their pictures, report-*.png) from result files"
+    )
     rep.add_argument("dir", metavar="DIR", help="a results directory (every *.txt in it) or one result file")
-    rep.add_argument("-o", "--output", metavar="FILE", help="where to write (default DIR/report.md)")
+    rep.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="where to write the Markdown (default DIR/report.md); the HTML and the pictures go beside it",
+    )
     rep.set_defaults(func=cmd_report)
 
     _add_gen_log(sub)  # the jsonl round's input

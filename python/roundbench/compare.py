@@ -13,8 +13,9 @@ sides measured, the comparison gives
     (0.05 by default). With three runs a side no difference can reach
     p < 0.05: such cells say "too few runs" instead of "no change".
 
-Worse or better follows each unit's `Unit ... better=` line (lower when a
-file does not say). `--fail-above PCT` makes the command exit 1 when any
+Worse or better follows each unit's `Unit ... better=` line; where a file
+does not say (`go test -bench` output), a rate (a unit ending in /s, such as
+MB/s) is better higher and anything else lower. `--fail-above PCT` makes the command exit 1 when any
 cell got significantly worse by more than PCT percent, for CI gates.
 """
 
@@ -168,7 +169,7 @@ def compare(
             Row(
                 name=name,
                 unit=unit,
-                better=better.get(unit, "lower"),
+                better=better.get(unit, default_better(unit)),
                 a=list(va),
                 b=list(vb),
                 ratio=ratio,
@@ -186,6 +187,11 @@ def only_in(a: benchfmt.ResultSet, b: benchfmt.ResultSet) -> tuple:
     order_a = list(dict.fromkeys(r.name for r in a.runs))
     order_b = list(dict.fromkeys(r.name for r in b.runs))
     return [n for n in order_a if n not in nb], [n for n in order_b if n not in na]
+
+
+def default_better(unit: str) -> str:
+    """Which way a unit no Unit line describes is better: a rate higher."""
+    return "higher" if unit.endswith("/s") else "lower"
 
 
 def regressions(rows: Iterable[Row], above_pct: float) -> list:
@@ -297,8 +303,11 @@ def format_html(rows: Sequence[Row], label_a: str, label_b: str, alpha: float = 
 
 
 def load(path: str) -> benchfmt.ResultSet:
-    """A result directory (every *.txt) or one file, in the Go benchmark format."""
-    return benchfmt.read_dir(Path(path))
+    """A result directory (every *.txt) or one file, in the Go benchmark
+    format: the suite's own, or any `go test -bench` output (lines that are
+    no result, such as a bare benchmark name, are skipped as benchstat skips
+    them, and counted in bad_lines)."""
+    return benchfmt.read_dir(Path(path), strict=False)
 
 
 def add_parser(sub) -> None:
@@ -348,6 +357,13 @@ def run_command(args) -> int:
     except FileNotFoundError as e:
         print(f"roundbench compare: {e}", file=sys.stderr)
         return 2
+    for label, rs in ((args.a, a), (args.b, b)):
+        if rs.bad_lines:
+            print(
+                f"roundbench compare: {label}: skipped {len(rs.bad_lines)} line(s) that hold no result, "
+                f"first {rs.bad_lines[0]}",
+                file=sys.stderr,
+            )
     if args.repeatability:
         rep = repeatability(a, b)
         if not rep.rows:

@@ -1,19 +1,25 @@
-"""`roundbench report DIR`: result files in, a Markdown report out.
+"""`roundbench report DIR`: result files in, report.md and report.html out.
 
-Per round and size, a table of the variants with their statistics (see
-stats.py), the cost of the crossing (py-c and go-c against c), the point
-between Python and Go by the round's declared metric, failures and variants
-that could not run; then the score, the provenance and every fairness
-warning. Every column is explained in the report itself.
+build() turns a result set into a Document: the summary first (summary.py:
+the run, its fairness warnings, the three-level score, the headline
+findings), the published claims checked (claims.py), then one Section per
+round (per size: a table of the variants with their statistics (stats.py),
+the round's own section, the cost of the crossing (py-c and go-c against c),
+the score at that size, failures and variants that could not run), the
+provenance and every fairness check. draw() adds the pictures (charts.py);
+render_markdown() and render_html() (one Jinja2 template,
+templates/report.html.j2) are two renderings of the same Document. Every
+column is explained in the report itself.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import benchfmt, rounds, stats
+from . import benchfmt, rounds, stats, summary
 
 # A published program, as published, flaws included (DESIGN.md, "Variants").
 PUBLISHED_SUFFIX = "-published"
@@ -208,186 +214,338 @@ def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list, conf
     w("")
 
 
-def render(rs: benchfmt.ResultSet, source: str) -> str:
+def _score_lines(row: Optional["summary.ScoreRow"], info, unit: str) -> list:
+    """The three-level score of one round and size, for its section: the
+    same points as the summary's table, with the memory behind a
+    concurrency round's times and the models a point goes across."""
+    out = []
+    if row is not None:
+        parts = [f"{summary.LEVEL_TITLES[lvl]}: {row.levels[lvl].text()}" for lvl in summary.LEVELS]
+        out.append(f"Score at this size (Go against Python, by {unit}): " + "; ".join(parts) + ".\n")
+    for lvl in summary.LEVELS:
+        cell = row.levels[lvl] if row is not None else None
+        if cell is None or cell.point is None or info is None or not info.models:
+            continue
+        go, py = cell.point.a, cell.point.b
+        mem = (
+            f"{go.impl}: peak RSS {fmt_bytes(go.cell.median_of('peak-B'))}, "
+            f"{py.impl}: peak RSS {fmt_bytes(py.cell.median_of('peak-B'))}"
+        )
+        across = ""
+        pm, gm = info.models.get(py.impl), info.models.get(go.impl)
+        if pm and gm and pm != gm:
+            across = (
+                f" The point goes across concurrency models: {rounds.MODELS[pm]} ({py.impl}) "
+                f"against {rounds.MODELS[gm]} ({go.impl})."
+            )
+        out.append(f"Memory beside the times ({summary.LEVEL_TITLES[lvl]}): {mem}.{across}\n")
+    return out
+
+
+def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: dict, score_rows: dict) -> "Section":
+    """One round's section: per size its table, scan findings, the round's
+    own section, the crossing's cost, its score and its failures."""
     out = []
     w = out.append
+    unit, better, info = _metric_for(rnd_name, rs)
+    title = info.title if info else rnd_name
+    if info:
+        w(f"{info.explain} Metric: {info.metric_explain} ({better} is better).\n")
+    ref_name = info.reference if info else "c"
+    for size, cells in sizes.items():
+        w(f"### {rnd_name}: {_size_label(size)}\n")
+        order = [v.name for v in info.variants] if info else []
+        ordered = sorted(cells.values(), key=lambda c: order.index(c.impl) if c.impl in order else len(order))
+        if info and info.facts:
+            _facts_round(w, rnd_name, size, cells, ordered, config)
+            continue
+        best_m, best_c = _best(ordered, unit, better)
+        ref = cells.get(ref_name)
+        ref_m = ref.median_of(unit) if ref else None
+        extra = list(info.columns) if info else []
+        w(
+            f"| variant | what | mean ± σ ({unit}) | median [95% CI] | min | × best | × {ref_name} | "
+            + "".join(f"{h} | " for _, h in extra)
+            + "peak RSS | user / sys CPU | runs | flag |"
+        )
+        w("|---|---|---|---|---|---|---|" + "---|" * len(extra) + "---|---|---|---|")
+        for c in ordered:
+            what = ""
+            if info:
+                try:
+                    what = info.variant(c.impl).explain
+                except KeyError:
+                    pass
+                if c.impl in info.models:
+                    what = f"[{info.models[c.impl]}] {what}"
+            s = c.summary(unit)
+            attempted = len(c.runs) + len(c.failures)
+            if s is None:
+                why = c.skip or (c.failures[-1].reason if c.failures else "no runs")
+                label = "not run" if c.skip else "FAILED"
+                w(
+                    f"| {c.impl} | {what} | {label}: {why} | | | | | "
+                    + "| " * len(extra)
+                    + f"| | 0/{attempted} | {label} |"
+                )
+                continue
+            ci = f"[{fmt(s.ci_low)}, {fmt(s.ci_high)}]" if s.ci_low is not None else "[n<6]"
+            flags = []
+            if s.unstable:
+                flags.append("unstable")
+            if c.failures:
+                flags.append(f"FAILED {len(c.failures)}")
+            scanned = _scan_kinds(config, rnd_name, c.impl)
+            if scanned:
+                flags.append(f"**scan: {scanned}**")
+            user, sys_ = c.cpu_seconds("user-ns/op"), c.cpu_seconds("sys-ns/op")
+            w(
+                f"| {c.impl} | {what} | {fmt(s.mean)} ± {fmt(s.sd, 2)} | {fmt(s.median)} {ci} | {fmt(s.min)} | "
+                f"{fmt(_ratio(s.median, best_m, better), 3)} | {fmt(_ratio(s.median, ref_m, better), 3)} | "
+                + "".join(f"{fmt_unit(c.median_of(u), u)} | " for u, _ in extra)
+                + f"{fmt_bytes(c.median_of('peak-B'))} | {fmt(user, 3)} s / {fmt(sys_, 3)} s | "
+                f"{len(c.runs)}/{attempted}{_stop_label(c.stop)} | {' '.join(flags)} |"
+            )
+        w("")
+        hits = [(c.impl, config[f"scan-{rnd_name}/{c.impl}"]) for c in ordered if f"scan-{rnd_name}/{c.impl}" in config]
+        if hits:
+            w("What the static scan of the timed code found (fairness section; scan.py):\n")
+            for impl, text in hits:
+                w(f"- **{impl}**: {text}")
+            w("")
+        # A round may add its own section (e.g. matmul's BLAS per variant).
+        section = rounds.hook(rnd_name, "report_section") if info else None
+        if section:
+            w(_section(rnd_name, section, size, cells, config))
+        # The crossing: what calling the core from Python or Go adds.
+        if ref_m is not None and ref_name == "c" and (info is None or info.binding_overhead):
+            lines = []
+            for b in ("py-c", "go-c"):
+                if b in cells and cells[b].median_of(unit) is not None:
+                    d = cells[b].median_of(unit) - ref_m
+                    lines.append(f"{b} − c = {d:+.3g} {unit} ({d / ref_m * 100:+.1f}%)")
+            if lines:
+                w("Binding overhead (median minus the C core's median): " + "; ".join(lines) + ".\n")
+        if info is None or info.scored:
+            for line in _score_lines(score_rows.get((rnd_name, _size_label(size))), info, unit):
+                w(line)
+        fails = [(c.impl, f) for c in ordered for f in c.failures]
+        if fails:
+            w("Failed runs:\n")
+            for impl, f in fails:
+                w(f"- {impl}, run {f.run}: {f.reason}")
+                for d in f.detail[-6:]:
+                    w(f"    `{d}`")
+            w("")
+    return Section(f"round-{rnd_name}", title, "\n".join(out), round=rnd_name)
+
+
+@dataclass
+class Section:
+    """A part of the report after the summary: its body is Markdown, which
+    the HTML renders with markdown-it."""
+
+    id: str
+    title: str
+    markdown: str
+    round: Optional[str] = None
+    figures: list = field(default_factory=list)
+
+
+@dataclass
+class Document:
+    """Everything the report says; report.md and report.html are two
+    renderings of it."""
+
+    source: str
+    info: summary.RunInfo
+    verdict: str
+    score: list  # summary.ScoreRow
+    tallies: dict  # level -> summary.Tally
+    findings: list  # summary.Finding
+    claims: list  # claims.Checked
+    claim_counts: dict
+    sections: list  # Section
+    figures: list = field(default_factory=list)  # charts.Figure: the summary's pictures
+    notes: list = field(default_factory=list)  # what the report could not do here, and why
+    grouped: dict = field(default_factory=dict, repr=False)  # group(results), for the pictures
+    results: Optional[benchfmt.ResultSet] = field(default=None, repr=False)
+
+
+def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> Document:
+    """The report's content from a result set (pictures are added by
+    write_report, which knows where to put them)."""
+    from . import claims as claims_mod
+
     grouped = group(rs)
-    nfail = len(rs.failures)
-    w("# roundbench report\n")
-    w(
-        f"Source: `{source}`: {len(rs.runs)} successful runs, {nfail} failed runs, "
-        f"{len(rs.skips)} variant/size pairs that could not run here.\n"
-    )
-    w(
-        "Every number below comes from the result files named above (Go benchmark format; "
-        "`benchstat -col /impl FILE` reads them too). Times are wall-clock times of the timed work only, "
-        "measured inside each child process; memory and CPU are the child's own, from wait4.\n"
-    )
-    w("## How to read the tables\n")
-    for col, meaning in COLUMNS:
-        w(f"- **{col}**: {meaning}.")
-    w("")
-    score: OrderedDict = OrderedDict(python=0, go=0, tie=0)
-    points = []
+    iv = summary.Intervals()
+    rows = summary.score(grouped, rs, iv)
+    by_size = {}
+    for r in rows:
+        by_size.setdefault((r.round, r.size), r)
     # The provenance the rounds' own sections may quote (matmul's BLAS lines).
     config = rs.configs[-1] if rs.configs else {}
+    sections = [
+        Section(
+            "how-to-read",
+            "How to read the tables",
+            "\n".join(f"- **{col}**: {meaning}." for col, meaning in COLUMNS) + "\n",
+        )
+    ]
     for rnd_name, sizes in grouped.items():
-        unit, better, info = _metric_for(rnd_name, rs)
-        title = info.title if info else rnd_name
-        w(f"## {title}\n")
-        if info:
-            w(f"{info.explain} Metric: {info.metric_explain} ({better} is better).\n")
-        ref_name = info.reference if info else "c"
-        for size, cells in sizes.items():
-            w(f"### {rnd_name}: {_size_label(size)}\n")
-            order = [v.name for v in info.variants] if info else []
-            ordered = sorted(cells.values(), key=lambda c: order.index(c.impl) if c.impl in order else len(order))
-            if info and info.facts:
-                _facts_round(w, rnd_name, size, cells, ordered, config)
-                continue
-            best_m, best_c = _best(ordered, unit, better)
-            ref = cells.get(ref_name)
-            ref_m = ref.median_of(unit) if ref else None
-            extra = list(info.columns) if info else []
-            w(
-                f"| variant | what | mean ± σ ({unit}) | median [95% CI] | min | × best | × {ref_name} | "
-                + "".join(f"{h} | " for _, h in extra)
-                + "peak RSS | user / sys CPU | runs | flag |"
-            )
-            w("|---|---|---|---|---|---|---|" + "---|" * len(extra) + "---|---|---|---|")
-            for c in ordered:
-                what = ""
-                if info:
-                    try:
-                        what = info.variant(c.impl).explain
-                    except KeyError:
-                        pass
-                    if c.impl in info.models:
-                        what = f"[{info.models[c.impl]}] {what}"
-                s = c.summary(unit)
-                attempted = len(c.runs) + len(c.failures)
-                if s is None:
-                    why = c.skip or (c.failures[-1].reason if c.failures else "no runs")
-                    label = "not run" if c.skip else "FAILED"
-                    w(
-                        f"| {c.impl} | {what} | {label}: {why} | | | | | "
-                        + "| " * len(extra)
-                        + f"| | 0/{attempted} | {label} |"
-                    )
-                    continue
-                ci = f"[{fmt(s.ci_low)}, {fmt(s.ci_high)}]" if s.ci_low is not None else "[n<6]"
-                flags = []
-                if s.unstable:
-                    flags.append("unstable")
-                if c.failures:
-                    flags.append(f"FAILED {len(c.failures)}")
-                scanned = _scan_kinds(config, rnd_name, c.impl)
-                if scanned:
-                    flags.append(f"**scan: {scanned}**")
-                user, sys_ = c.cpu_seconds("user-ns/op"), c.cpu_seconds("sys-ns/op")
-                w(
-                    f"| {c.impl} | {what} | {fmt(s.mean)} ± {fmt(s.sd, 2)} | {fmt(s.median)} {ci} | {fmt(s.min)} | "
-                    f"{fmt(_ratio(s.median, best_m, better), 3)} | {fmt(_ratio(s.median, ref_m, better), 3)} | "
-                    + "".join(f"{fmt_unit(c.median_of(u), u)} | " for u, _ in extra)
-                    + f"{fmt_bytes(c.median_of('peak-B'))} | {fmt(user, 3)} s / {fmt(sys_, 3)} s | "
-                    f"{len(c.runs)}/{attempted}{_stop_label(c.stop)} | {' '.join(flags)} |"
-                )
-            w("")
-            hits = [
-                (c.impl, config[f"scan-{rnd_name}/{c.impl}"]) for c in ordered if f"scan-{rnd_name}/{c.impl}" in config
-            ]
-            if hits:
-                w("What the static scan of the timed code found (fairness section; scan.py):\n")
-                for impl, text in hits:
-                    w(f"- **{impl}**: {text}")
-                w("")
-            # A round may add its own section (e.g. matmul's BLAS per variant).
-            section = rounds.hook(rnd_name, "report_section") if info else None
-            if section:
-                w(_section(rnd_name, section, size, cells, config))
-            # The crossing: what calling the core from Python or Go adds.
-            if ref_m is not None and ref_name == "c" and (info is None or info.binding_overhead):
-                lines = []
-                for b in ("py-c", "go-c"):
-                    if b in cells and cells[b].median_of(unit) is not None:
-                        d = cells[b].median_of(unit) - ref_m
-                        lines.append(f"{b} − c = {d:+.3g} {unit} ({d / ref_m * 100:+.1f}%)")
-                if lines:
-                    w("Binding overhead (median minus the C core's median): " + "; ".join(lines) + ".\n")
-            # The point between Python and Go. A published program, as
-            # published (`-published`), is shown beside the fair variant but
-            # never scores: it is the claim under test, not a user's best.
-            contenders = [c for c in ordered if not c.impl.endswith(PUBLISHED_SUFFIX)]
-            py_m, py_c = _best([c for c in contenders if rounds.language(c.impl) == "py"], unit, better)
-            go_m, go_c = _best([c for c in contenders if rounds.language(c.impl) == "go"], unit, better)
-            if py_c and go_c and (info is None or info.scored):
-                r = _ratio(py_m, go_m, better)
-                if r is None or abs(r - 1) < 0.02:
-                    winner = "tie"
-                else:
-                    winner = "go" if r > 1 else "python"
-                score[winner] += 1
-                points.append((rnd_name, _size_label(size), winner))
-                verdict = "a tie (within 2%)" if winner == "tie" else f"point to {'Go' if winner == 'go' else 'Python'}"
-                py_what, go_what = f"{fmt(py_m)} {unit}", f"{fmt(go_m)} {unit}"
-                across = ""
-                if info is not None and info.models:
-                    # a concurrency round: a time is never quoted without the memory it cost
-                    py_what += f", peak RSS {fmt_bytes(py_c.median_of('peak-B'))}"
-                    go_what += f", peak RSS {fmt_bytes(go_c.median_of('peak-B'))}"
-                    pm, gm = info.models.get(py_c.impl), info.models.get(go_c.impl)
-                    if pm and gm and pm != gm:
-                        across = (
-                            f" The point goes across concurrency models: {rounds.MODELS[pm]} ({py_c.impl}) "
-                            f"against {rounds.MODELS[gm]} ({go_c.impl})."
-                        )
-                w(
-                    f"Python against Go: best Python variant {py_c.impl} ({py_what}) against best Go variant "
-                    f"{go_c.impl} ({go_what}): {verdict}.{across}\n"
-                )
-            fails = [(c.impl, f) for c in ordered for f in c.failures]
-            if fails:
-                w("Failed runs:\n")
-                for impl, f in fails:
-                    w(f"- {impl}, run {f.run}: {f.reason}")
-                    for d in f.detail[-6:]:
-                        w(f"    `{d}`")
-                w("")
-    w("## Score\n")
-    w(
-        "One point per round and size to the language whose best variant wins by the round's metric "
-        "(any variant of that language counts, binding included: that is what a user of the language can get).\n"
+        sections.append(_round_section(rnd_name, sizes, rs, config, by_size))
+    sections.append(Section("provenance", "Provenance", _provenance(rs)))
+    sections.append(Section("fairness", "Fairness", _fairness(rs)))
+    checked = claims_mod.check_all(grouped, iv)
+    notes = [iv.missing] if iv.missing else []
+    t = summary.tallies(rows)
+    return Document(
+        source=source,
+        info=summary.run_info(rs, files or []),
+        verdict=summary.verdict(t),
+        score=rows,
+        tallies=t,
+        findings=summary.findings(grouped, rs, iv, rows),
+        claims=checked,
+        claim_counts=claims_mod.counts(checked),
+        sections=sections,
+        notes=notes,
+        grouped=grouped,
+        results=rs,
     )
-    if points:
-        w("| round | size | point |")
-        w("|---|---|---|")
-        for rnd_name, size, winner in points:
-            w(f"| {rnd_name} | {size} | {winner} |")
-        w("")
-    w(f"**Python {score['python']}, Go {score['go']}, ties {score['tie']}.**\n")
-    w("## Provenance\n")
+
+
+def _provenance(rs: benchfmt.ResultSet) -> str:
+    out = []
     for i, cfg in enumerate(rs.configs, 1):
         if len(rs.configs) > 1:
-            w(f"### Section {i}\n")
-        w("| key | value |")
-        w("|---|---|")
+            out.append(f"### Section {i}\n")
+        out.append("| key | value |")
+        out.append("|---|---|")
         for k, v in cfg.items():
             if k != "fairness" and not k.startswith(("fairness-", "machine-")):
-                w(f"| {k} | {v.replace('|', '/')} |")
-        w("")
-    w("## Fairness\n")
-    warned = False
-    for cfg in rs.configs:
-        fair = cfg.get("fairness")
-        if fair and fair != "no unfair condition found":
-            for item in fair.split("; "):
-                w(f"- **{item}**")
-                warned = True
-    if not warned:
-        w("No unfair condition was found.")
-    w("")
-    w(fairness_table(rs.configs))
+                out.append(f"| {k} | {v.replace('|', '/')} |")
+        out.append("")
     return "\n".join(out)
+
+
+def _fairness(rs: benchfmt.ResultSet) -> str:
+    out = []
+    warned = summary.fairness_warnings(rs.configs)
+    for name, finding, fix in warned:
+        out.append(f"- **{name}: {finding}**" + (f" (fix: {fix})" if fix else ""))
+    if not warned:
+        out.append("No unfair condition was found.")
+    out.append("")
+    out.append(fairness_table(rs.configs))
+    return "\n".join(out)
+
+
+SCORE_EXPLAIN = (
+    "One row per round and size; per level, the best Go variant against the best Python variant of that level, "
+    "by the round's metric: the ratio of their medians (how many times better the winner is) with its 95% "
+    "bootstrap interval. *The language alone*: pure code and the standard library; *with its ecosystem*: the "
+    "best of pure code and named libraries (numpy, orjson, gonum, ...); *calling C*: the same C core through each "
+    "binding, which is what the crossing costs (ffi compares each kind of crossing with its counterpart). A point "
+    "goes to a language only when the interval excludes 1 and the ratio is 2% or more from it; otherwise it is a "
+    "tie, within this run's noise. Published programs as published and the facts rounds score nothing."
+)
+
+
+def claims_explain() -> str:
+    from . import claims as claims_mod
+
+    return (
+        "Each claim as published, the same comparison in this run (the ratio of medians with its 95% interval), "
+        f"and the verdict: *reproduced* when this run's ratio is within a factor {claims_mod.REPRODUCED:g} of the "
+        "published one; *same direction, different size* when it is not, but lies on the same side of 1 with an "
+        "interval that excludes 1; *not reproduced* otherwise; *not measured here* when a cell did not run. The "
+        "claims and the cells that measure them are in `python/roundbench/data/claims.tsv`."
+    )
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "/")
+
+
+def render_markdown(doc: Document) -> str:
+    out = []
+    w = out.append
+    info = doc.info
+    w("# roundbench report\n")
+    w(f"- **Machine:** {info.machine}")
+    w(f"- **Runtimes:** {info.runtimes}")
+    w(f"- **Date:** {info.date}; **commit:** {info.commit}")
+    w(f"- **The suite took:** {info.duration}")
+    w(f"- **Runs:** {info.counts}; **source:** `{doc.source}`\n")
+    w("## Summary\n")
+    if info.warnings:
+        w("Fairness warnings (each explained, with its fix, in the Fairness section):\n")
+        for name, finding, fix in info.warnings:
+            w(f"- **{name}: {finding}**" + (f" (fix: {fix})" if fix else ""))
+        w("")
+    else:
+        w("Fairness warnings: none; every check is listed in the Fairness section.\n")
+    for note in doc.notes:
+        w(f"*{note}.*\n")
+    w(f"**Verdict.** {_cap(doc.verdict)}\n")
+    w("### Score: Go against Python, at three levels\n")
+    w(SCORE_EXPLAIN + "\n")
+    if doc.score:
+        w("| round, size | " + " | ".join(summary.LEVEL_TITLES[lvl] for lvl in summary.LEVELS) + " |")
+        w("|---|---|---|---|")
+        for r in doc.score:
+            w(
+                f"| {_md_escape(r.label)} | "
+                + " | ".join(_md_escape(r.levels[lvl].text()) for lvl in summary.LEVELS)
+                + " |"
+            )
+        w("| **total** | " + " | ".join(f"**{doc.tallies[lvl].text()}**" for lvl in summary.LEVELS) + " |")
+        w("")
+    else:
+        w("No round and size measured both languages.\n")
+    w("### Headline findings\n")
+    if doc.findings:
+        for i, f in enumerate(doc.findings, 1):
+            w(f"{i}. {f.text}")
+        w("")
+        w(
+            "Each ratio is of the two variants' medians, with its 95% bootstrap interval in brackets; "
+            '"within this run\'s noise" means the interval includes 1.\n'
+        )
+    else:
+        w("No finding: these results hold no cell that compares the two languages.\n")
+    w("### Published claims, checked on this machine\n")
+    w(claims_explain() + "\n")
+    w("| claim | published | this run | verdict | why |")
+    w("|---|---|---|---|---|")
+    for c in doc.claims:
+        w(
+            f"| {_md_escape(c.claim.claim)} | {_md_escape(c.claim.published)} | {_md_escape(c.this_run())} | "
+            f"**{c.verdict}** | {_md_escape(c.why())} |"
+        )
+    w("")
+    w("Verdicts: " + ", ".join(f"{n} {v}" for v, n in doc.claim_counts.items()) + ".\n")
+    if doc.figures:
+        w("### Pictures\n")
+        for fig in doc.figures:
+            w(f"![{fig.title}]({fig.path.name})\n")
+            w(f"*{fig.caption}*\n")
+    for sec in doc.sections:
+        w(f"## {sec.title}\n")
+        for fig in sec.figures:
+            w(f"![{fig.title}]({fig.path.name})\n")
+        w(sec.markdown)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def render(rs: benchfmt.ResultSet, source: str) -> str:
+    """The Markdown report of a result set, without pictures."""
+    return render_markdown(build(rs, source))
 
 
 def fairness_table(configs: list) -> str:
@@ -415,9 +573,105 @@ def fairness_table(configs: list) -> str:
     return "\n".join(out) + "\n"
 
 
+def draw(doc: Document, out_dir: Path) -> None:
+    """The pictures, as PNG files in out_dir, attached to the document: the
+    summary's cross-round ones and each round's bars. Raises ImportError
+    without matplotlib; a picture that fails is a note, not a lost report."""
+    import matplotlib  # noqa: F401 - raise ImportError before anything is drawn
+
+    from . import charts
+
+    grouped, rs = doc.grouped, doc.results
+
+    def attempt(name: str, make, *args):
+        try:
+            return make(*args)
+        except Exception as e:  # noqa: BLE001 - a bug in one picture
+            doc.notes.append(f"the picture {name} failed: {type(e).__name__}: {e}")
+            return None
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    figs = [
+        attempt("claims", charts.claims_chart, doc.claims, out_dir),
+        attempt("ffi-ladder", charts.ffi_ladder, grouped, out_dir),
+        attempt("matmul-gflops", charts.matmul_gflops, grouped, out_dir),
+        attempt(
+            "sleep",
+            charts.time_memory,
+            grouped,
+            "sleep",
+            "overhead-ns",
+            "overhead beyond the 1 s wait, s",
+            1e9,
+            out_dir,
+        ),
+        attempt("chain", charts.time_memory, grouped, "chain", "ns/hop", "ns per hop (the pass / N)", 1.0, out_dir),
+        attempt("cores", charts.cores_speedup, grouped, out_dir),
+        attempt("http", charts.http_latency, grouped, out_dir),
+    ]
+    doc.figures = [f for f in figs if f is not None]
+    by_round = {sec.round: sec for sec in doc.sections if sec.round}
+    for rnd_name, sizes in grouped.items():
+        unit, better, info = _metric_for(rnd_name, rs)
+        # Facts and unscored rounds (delivery, loc) have their tables only.
+        if rnd_name not in by_round or (info is not None and (info.facts or not info.scored)):
+            continue
+        title = info.title if info else rnd_name
+        fig = attempt(rnd_name, charts.round_bars, rnd_name, sizes, unit, better, title, out_dir)
+        if fig is not None:
+            by_round[rnd_name].figures.append(fig)
+
+
+def render_html(doc: Document) -> str:
+    """One self-contained page (pictures inline as data URIs, no network)
+    from the same document as the Markdown, through one Jinja2 template.
+    Raises ImportError without jinja2 or markdown-it-py."""
+    import base64
+    import re
+
+    import jinja2
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("roundbench", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+    )
+    env.filters["md"] = lambda text: jinja2.utils.markupsafe.Markup(md.render(text))
+    env.filters["mdi"] = lambda text: jinja2.utils.markupsafe.Markup(md.renderInline(text))
+    env.filters["datauri"] = lambda path: "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode()
+    env.filters["slug"] = lambda text: re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    env.filters["capfirst"] = _cap
+    return env.get_template("report.html.j2").render(
+        doc=doc,
+        levels=summary.LEVELS,
+        level_titles=summary.LEVEL_TITLES,
+        score_explain=SCORE_EXPLAIN,
+        claims_explain=claims_explain(),
+    )
+
+
 def write_report(result_dir: Path, out: Optional[Path] = None) -> Path:
-    rs = benchfmt.read_dir(result_dir)
+    """report.md, report.html beside it, and the pictures (report-*.png)
+    beside both. Without matplotlib, jinja2 or markdown-it-py (the
+    `report` extra) the Markdown says what it could not do."""
     result_dir = Path(result_dir)
-    target = out or ((result_dir if result_dir.is_dir() else result_dir.parent) / "report.md")
-    target.write_text(render(rs, str(result_dir)), encoding="utf-8")
+    files = [result_dir] if result_dir.is_file() else sorted(result_dir.glob("*.txt"))
+    rs = benchfmt.read_dir(result_dir)
+    target = Path(out) if out else ((result_dir if result_dir.is_dir() else result_dir.parent) / "report.md")
+    doc = build(rs, str(result_dir), files)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        draw(doc, target.parent)
+    except ImportError as e:
+        doc.notes.append(f"no pictures: {e.name} is not installed (pip install 'roundbench[report]')")
+    html = target.with_suffix(".html")
+    try:
+        html.write_text(render_html(doc), encoding="utf-8")
+    except ImportError as e:
+        html.unlink(missing_ok=True)  # an older page would contradict this report
+        doc.notes.append(f"no report.html: {e.name} is not installed (pip install 'roundbench[report]')")
+    target.write_text(render_markdown(doc), encoding="utf-8")
     return target

@@ -11,6 +11,7 @@ with its exit status or signal and its last stderr lines; the suite goes on.
 
 from __future__ import annotations
 
+import datetime
 import os
 import selectors
 import signal
@@ -443,10 +444,18 @@ class Runner:
                 for v, why in c.plan.skipped:
                     self._write(fh, f"--- SKIP: {bench_name(c.plan.round, v.name, c.plan.params)}: {why}\n")
                     self._say(f"skip {c.plan.round.name} {v.name}: {why}")
-            while any(c.active for c in cells):
-                for c in cells:
-                    if c.active:
-                        self._wave(fh, c)
+            # The end record says how long the command ran (the report's
+            # suite duration), stopped or not.
+            interrupted = True
+            try:
+                while any(c.active for c in cells):
+                    for c in cells:
+                        if c.active:
+                            self._wave(fh, c)
+                interrupted = False
+            finally:
+                now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+                self._write(fh, benchfmt.end_line(now, time.monotonic() - self._start, interrupted))
         return self.failed
 
     def _wave(self, fh, c: "_Cell") -> None:

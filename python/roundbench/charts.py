@@ -1,0 +1,626 @@
+"""The report's pictures, drawn with matplotlib and written as PNG files
+beside the report.
+
+Every chart says in its title which way is better, carries its unit on the
+axis, goes logarithmic where the values spread over more than SPREAD_LOG
+(10×), and names its points without labels on top of each other: variants
+sit on the category axis of bar charts, and points of a scatter that would
+crowd each other share one label.
+
+Each function takes the report's data (report.group's round -> size ->
+variant -> Cell) and returns Figure records, or none when its round is not
+in the results.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from . import rounds, summary
+
+SPREAD_LOG = 10.0
+DPI = 100
+COLOURS = {
+    "c": "#4d4d4d",
+    "core": "#1f77b4",
+    "alone": "#2ca02c",
+    "ecosystem": "#ff7f0e",
+    "published": "#b0b0b0",
+}
+VERDICT_COLOURS = {
+    "reproduced": "#2ca02c",
+    "same direction, different size": "#ff7f0e",
+    "not reproduced": "#d62728",
+}
+
+
+@dataclass
+class Figure:
+    id: str  # file stem and HTML anchor: report-<id>.png
+    title: str
+    caption: str
+    path: Path
+    round: Optional[str] = None  # the round whose section shows it; None: the summary's pictures
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI})
+    return plt
+
+
+def _tidy_log_ticks(fig) -> None:
+    """Labels on log axes as dense as their length allows without running
+    into each other: 1-2-5 per decade, 1-3, or decades alone."""
+    from matplotlib.ticker import LogLocator
+
+    w, h = fig.get_size_inches()
+    for ax in fig.axes:
+        box = ax.get_position()
+        for axis, length, lim in (("x", box.width * w, ax.get_xlim()), ("y", box.height * h, ax.get_ylim())):
+            if (ax.get_xscale() if axis == "x" else ax.get_yscale()) != "log" or min(lim) <= 0:
+                continue
+            loc = (ax.xaxis if axis == "x" else ax.yaxis).get_major_locator()
+            if not isinstance(loc, LogLocator):
+                continue  # ticks the chart placed itself
+            decades = math.log10(max(lim) / min(lim))
+            fits = length * (1.5 if axis == "x" else 3.0)  # labels an inch holds: wide on x, one line tall on y
+            subs = next((s for s in ((1.0, 2.0, 5.0), (1.0, 3.0)) if len(s) * decades <= fits), (1.0,))
+            (ax.xaxis if axis == "x" else ax.yaxis).set_major_locator(LogLocator(base=10, subs=subs))
+
+
+def _save(plt, fig, out_dir: Path, fid: str) -> Path:
+    _tidy_log_ticks(fig)
+    path = out_dir / f"report-{fid}.png"
+    fig.savefig(path, dpi=DPI)
+    plt.close(fig)
+    return path
+
+
+def _log_axis(ax, axis: str = "x", spread: float = 100.0) -> None:
+    """A log axis labelled 1, 2, 5, 10, 20, ... in plain numbers: no minor
+    ticks and no typeset powers of ten, both slow to draw and the latter
+    harder to read."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+    a = ax.xaxis if axis == "x" else ax.yaxis
+    # 1-2-5 labels over up to three decades, decades alone beyond: labels
+    # that do not run into each other
+    a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if spread <= 1000 else (1.0,)))
+    a.set_minor_locator(NullLocator())
+    a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1000 else f"{v:g}"))
+
+
+def _log_if_spread(ax, values, axis: str = "x") -> bool:
+    v = [x for x in values if x is not None and x > 0]
+    if len(v) >= 2 and max(v) / min(v) > SPREAD_LOG:
+        _log_axis(ax, axis, max(v) / min(v))
+        return True
+    return False
+
+
+def _ordered(rnd_name: str, cells: dict) -> list:
+    try:
+        order = [v.name for v in rounds.get(rnd_name).variants]
+    except KeyError:
+        order = []
+    return sorted(cells.values(), key=lambda c: order.index(c.impl) if c.impl in order else len(order))
+
+
+def _bars(ax, cells: list, unit: str) -> set:
+    """Horizontal bars of each cell's median in `unit` with its 95% CI;
+    returns the levels drawn."""
+    rows = []
+    for c in cells:
+        s = c.summary(unit)
+        if s is not None:
+            rows.append((c.impl, s))
+    levels = set()
+    if not rows:
+        return levels
+    ys = list(range(len(rows)))[::-1]
+    for y, (impl, s) in zip(ys, rows):
+        lv = summary.level(impl)
+        levels.add(lv)
+        err = None
+        if s.ci_low is not None:
+            err = [[max(s.median - s.ci_low, 0)], [max(s.ci_high - s.median, 0)]]
+        ax.barh(
+            y,
+            s.median,
+            color=COLOURS[lv],
+            hatch="//" if lv == "published" else None,
+            xerr=err,
+            error_kw={"elinewidth": 1, "capsize": 2, "ecolor": "#222222"},
+        )
+    ax.set_yticks(ys)
+    ax.set_yticklabels([impl for impl, _ in rows])
+    meds = [s.median for _, s in rows]
+    logged = _log_if_spread(ax, meds)
+    if not logged:
+        ax.set_xlim(0, max(s.ci_high if s.ci_high is not None else s.median for _, s in rows) * 1.18)
+    for y, (_, s) in zip(ys, rows):
+        top = s.ci_high if s.ci_high is not None else s.median
+        ax.annotate(
+            _short(s.median),
+            (top, y),
+            xytext=(3, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=7,
+            color="#333333",
+        )
+    if logged:
+        lo, hi = ax.get_xlim()
+        ax.set_xlim(lo, hi * 1.6)
+    ax.grid(axis="x", alpha=0.3)
+    return levels
+
+
+def _short(x: float) -> str:
+    if abs(x) >= 1000:
+        return f"{float(f'{x:.3g}'):,.0f}"
+    return f"{x:.3g}"
+
+
+# Fixed margins, in inches, instead of matplotlib's tight layout: measuring
+# every label's extent to place the axes costs more than drawing them, and
+# the report must rebuild in seconds. Labels are variant names in a 9-point
+# font, about CHAR_IN wide per character.
+CHAR_IN = 0.068
+PANEL_GAP_IN = 0.85  # a panel's x label and the next panel's title
+TOP_IN = 0.75  # a two-line title and the first panel's title
+BOTTOM_IN = 0.95  # the last x label and a one-row legend under it
+
+
+def _layout(fig, width: float, height: float, left: float, heights: list) -> None:
+    fig.subplots_adjust(
+        left=left / width,
+        right=1 - 0.55 / width,
+        top=1 - TOP_IN / height,
+        bottom=BOTTOM_IN / height,
+        hspace=PANEL_GAP_IN / (sum(heights) / len(heights)) if len(heights) > 1 else 0.2,
+    )
+
+
+def _figure_legend(fig, handles) -> None:
+    if handles:
+        fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 5), fontsize=7, frameon=False)
+
+
+def _level_handles(levels) -> list:
+    from matplotlib.patches import Patch
+
+    return [Patch(color=COLOURS[lv], label=summary.KINDS[lv]) for lv in COLOURS if lv in levels]
+
+
+def round_bars(rnd_name: str, sizes: dict, unit: str, better: str, title: str, out_dir: Path) -> Optional[Figure]:
+    """One round's metric by variant, one panel per size."""
+    plt = _plt()
+    panels = [(size, _ordered(rnd_name, cells)) for size, cells in sizes.items()]
+    panels = [(size, [c for c in cells if c.values(unit)]) for size, cells in panels]
+    panels = [(size, cells) for size, cells in panels if cells]
+    if not panels:
+        return None
+    heights = [0.27 * len(cells) + 0.2 for _, cells in panels]
+    width = 8.0
+    height = TOP_IN + BOTTOM_IN + sum(heights) + PANEL_GAP_IN * (len(panels) - 1)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, height), height_ratios=heights, squeeze=False)
+    longest = max(len(c.impl) for _, cells in panels for c in cells)
+    _layout(fig, width, height, 0.3 + CHAR_IN * longest, heights)
+    levels: set = set()
+    from .report import _size_label
+
+    for ax, (size, cells) in zip(axes[:, 0], panels):
+        levels |= _bars(ax, cells, unit)
+        ax.set_title(_size_label(size), fontsize=9, loc="left")
+        ax.set_xlabel(f"{unit} ({better} is better)")
+    fig.suptitle(f"{title}\n{unit}, median and its 95% CI: {better} is better", fontsize=10)
+    _figure_legend(fig, _level_handles(levels))
+    fid = f"round-{rnd_name}"
+    return Figure(
+        fid,
+        f"{rnd_name}: {unit} by variant",
+        f"{rnd_name}: each variant's median {unit} with its 95% confidence interval, coloured by level; "
+        f"{better} is better.",
+        _save(plt, fig, out_dir, fid),
+        round=rnd_name,
+    )
+
+
+# ---- the cross-round pictures -----------------------------------------------------------
+
+
+def _ffi_direction(impl: str) -> str:
+    lang, _, how = impl.partition("-")
+    names = {"py": "Python", "go": "Go", "c": "C"}
+    if lang == "c" and how.endswith("-callback"):
+        return f"C → {names[how.split('-')[0]]}"
+    if lang == "c":
+        return "C → C"
+    if not how:
+        return f"{names[lang]} → {names[lang]}"
+    if any(w in how for w in ("buffer", "bytes", "slice", "copy")):
+        return f"{names[lang]} → C, 1 MiB"
+    return f"{names[lang]} → C"
+
+
+DIRECTION_COLOURS = {
+    "C → C": "#4d4d4d",
+    "Go → Go": "#2ca02c",
+    "Python → Python": "#98df8a",
+    "Go → C": "#1f77b4",
+    "Python → C": "#aec7e8",
+    "C → Go": "#9467bd",
+    "C → Python": "#c5b0d5",
+    "Go → C, 1 MiB": "#8c564b",
+    "Python → C, 1 MiB": "#c49c94",
+}
+
+
+def ffi_ladder(grouped: dict, out_dir: Path) -> Optional[Figure]:
+    sizes = grouped.get("ffi")
+    if not sizes:
+        return None
+    cells = next(iter(sizes.values()))
+    rows = [(c.impl, c.summary("ns/call")) for c in cells.values()]
+    rows = sorted([(i, s) for i, s in rows if s is not None], key=lambda r: r[1].median)
+    if not rows:
+        return None
+    plt = _plt()
+    from matplotlib.patches import Patch
+
+    heights = [0.27 * len(rows) + 0.2]
+    width, height = 8.0, TOP_IN + BOTTOM_IN + 0.25 + heights[0]
+    fig, ax = plt.subplots(figsize=(width, height))
+    _layout(fig, width, height, 0.3 + CHAR_IN * max(len(i) for i, _ in rows), heights)
+    ys = list(range(len(rows)))[::-1]
+    seen = []
+    for y, (impl, s) in zip(ys, rows):
+        d = _ffi_direction(impl)
+        if d not in seen:
+            seen.append(d)
+        err = [[max(s.median - s.ci_low, 0)], [max(s.ci_high - s.median, 0)]] if s.ci_low is not None else None
+        ax.barh(y, s.median, color=DIRECTION_COLOURS.get(d, "#888888"), xerr=err, error_kw={"capsize": 2})
+        top = s.ci_high if s.ci_high is not None else s.median
+        ax.annotate(
+            f"{_short(s.median)} ns", (top, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7
+        )
+    ax.set_yticks(ys)
+    ax.set_yticklabels([impl for impl, _ in rows])
+    if not _log_if_spread(ax, [s.median for _, s in rows]):
+        ax.set_xlim(0, max(s.median for _, s in rows) * 1.25)
+    else:
+        lo, hi = ax.get_xlim()
+        ax.set_xlim(lo, hi * 1.8)
+    ax.set_xlabel("ns per call, loop overhead subtracted (lower is better)")
+    ax.set_title("ffi: the cost of one call across each boundary, both directions\nns per call: lower is better")
+    ax.grid(axis="x", alpha=0.3)
+    _figure_legend(fig, [Patch(color=DIRECTION_COLOURS.get(d, "#888888"), label=d) for d in seen])
+    return Figure(
+        "ffi-ladder",
+        "ffi: ns per call by mechanism",
+        "Each mechanism's median ns per call with its 95% CI, coloured by direction (caller → callee); "
+        "the 1 MiB rows hand a buffer over. Lower is better.",
+        _save(plt, fig, out_dir, "ffi-ladder"),
+    )
+
+
+def _cluster_labels(points: list, xlog: bool, ylog: bool) -> list:
+    """[(x, y, label)] -> the same with points that would crowd each other
+    (closer than 6% of the axes' span in both directions) sharing one label
+    at the first of them."""
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+
+    def t(v, log):
+        return math.log10(v) if log else v
+
+    def span(vals, log):
+        tv = [t(v, log) for v in vals]
+        return (max(tv) - min(tv)) or 1.0
+
+    sx, sy = span(xs, xlog), span(ys, ylog)
+    groups: list = []
+    for x, y, label in points:
+        for g in groups:
+            gx, gy = g[0], g[1]
+            if abs(t(x, xlog) - t(gx, xlog)) < 0.06 * sx and abs(t(y, ylog) - t(gy, ylog)) < 0.06 * sy:
+                g[2].append(label)
+                break
+        else:
+            groups.append([x, y, [label]])
+    return [(x, y, ", ".join(labels)) for x, y, labels in groups]
+
+
+def time_memory(
+    grouped: dict, rnd_name: str, unit: str, unit_label: str, scale: float, out_dir: Path
+) -> Optional[Figure]:
+    """sleep and chain: each variant's time against its memory per task,
+    one point per variant (a time quoted without its memory is a trick);
+    one panel per size, except that a `fit=1` cell (the thread variants at
+    the largest N this machine holds) joins its size's panel, its points
+    labelled with their N."""
+    sizes = grouped.get(rnd_name)
+    if not sizes:
+        return None
+    from .report import _size_label
+
+    panels: dict = {}
+    for size, cells in sizes.items():
+        params = dict(size)
+        fitted = params.pop("fit", None)
+        key = tuple(params.items())
+        for c in cells.values():
+            t, m = c.median_of(unit), c.median_of("B/task")
+            if t is None or m is None or t <= 0 or m <= 0:
+                continue
+            label = c.impl
+            live = c.median_of("live-tasks")
+            if fitted and live:
+                label = f"{c.impl} (N={live:,.0f})"
+            panels.setdefault(key, []).append((m, t / scale, label, summary.level(c.impl)))
+    if not panels:
+        return None
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 0.6, 4.8), squeeze=False)
+    levels = set()
+    for ax, (key, points) in zip(axes[0], panels.items()):
+        for m, t, _, lv in points:
+            levels.add(lv)
+            ax.scatter(m, t, color=COLOURS[lv], s=40, zorder=3, edgecolor="#222222", linewidth=0.5)
+        xlog = _log_if_spread(ax, [p[0] for p in points], "x")
+        ylog = _log_if_spread(ax, [p[1] for p in points], "y")
+        # room for the labels right of the rightmost points and above the top ones
+        lo, hi = ax.get_xlim()
+        ax.set_xlim(lo, hi * (4 if xlog else 1.3))
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi * (1.6 if ylog else 1.06))
+        for x, y, label in _cluster_labels([(p[0], p[1], p[2]) for p in points], xlog, ylog):
+            ax.annotate(label, (x, y), xytext=(5, 4), textcoords="offset points", fontsize=7)
+        ax.set_xlabel("memory per task, bytes (B/task; lower is better)")
+        ax.set_ylabel(f"{unit_label} (lower is better)")
+        ax.set_title(_size_label(key), fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"{rnd_name}: time against memory per task, one point per variant: lower left is better", fontsize=10)
+    fig.subplots_adjust(left=0.9 / fig.get_figwidth(), right=0.97, top=0.86, bottom=0.22, wspace=0.3)
+    _figure_legend(fig, _level_handles(levels))
+    fid = f"{rnd_name}-time-memory"
+    return Figure(
+        fid,
+        f"{rnd_name}: time against memory per task",
+        f"{rnd_name}: each variant's median {unit} against its median bytes per task (peak RSS growth divided by "
+        "the tasks); points that would crowd each other share a label. Lower left is better.",
+        _save(plt, fig, out_dir, fid),
+    )
+
+
+def cores_speedup(grouped: dict, out_dir: Path) -> Optional[Figure]:
+    sizes = grouped.get("cores")
+    if not sizes:
+        return None
+    series: dict = {}
+    for size, cells in sizes.items():
+        try:
+            w = int(dict(size).get("workers", ""))
+        except ValueError:
+            continue
+        for c in cells.values():
+            s = c.summary("speedup")
+            if s is not None:
+                series.setdefault(c.impl, []).append((w, s))
+    if not series:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    workers = sorted({w for pts in series.values() for w, _ in pts})
+    ax.plot(workers, workers, "--", color="#888888", label="ideal (speed-up = workers)")
+    markers = "osD^v<>ph*"
+    for i, (impl, pts) in enumerate(series.items()):
+        pts.sort(key=lambda p: p[0])
+        xs = [w for w, _ in pts]
+        ys = [s.median for _, s in pts]
+        err = [
+            [max(s.median - (s.ci_low if s.ci_low is not None else s.median), 0) for _, s in pts],
+            [max((s.ci_high if s.ci_high is not None else s.median) - s.median, 0) for _, s in pts],
+        ]
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=err,
+            marker=markers[i % len(markers)],
+            capsize=2,
+            label=impl,
+        )
+    ax.set_xticks(workers)
+    ax.set_xlabel("workers (OS threads, goroutines or processes)")
+    ax.set_ylabel("speed-up over one worker (higher is better)")
+    ax.set_title("cores: speed-up against workers, with the ideal line\nhigher is better")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return Figure(
+        "cores-speedup",
+        "cores: speed-up against workers",
+        "Each variant's median speed-up (its 1-worker time over its T-worker time, both in one run) with its 95% "
+        "CI; the dashed line is perfect scaling. Higher is better.",
+        _save(plt, fig, out_dir, "cores-speedup"),
+    )
+
+
+PERCENTILES = [("p50-ns", "p50"), ("p90-ns", "p90"), ("p99-ns", "p99"), ("p999-ns", "p99.9"), ("max-ns", "max")]
+
+
+def http_latency(grouped: dict, out_dir: Path) -> Optional[Figure]:
+    sizes = grouped.get("http")
+    if not sizes:
+        return None
+    from .report import _size_label
+
+    panels = []
+    for size, cells in sizes.items():
+        lines = []
+        for c in cells.values():
+            vals = [c.median_of(u) for u, _ in PERCENTILES]
+            if all(v is not None and v > 0 for v in vals):
+                lines.append((c.impl, [v / 1e6 for v in vals]))
+        if lines:
+            panels.append((size, lines))
+    if not panels:
+        return None
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.8, 4.2), squeeze=False)
+    markers = "osD^v<>ph*"
+    for ax, (size, lines) in zip(axes[0], panels):
+        for i, (impl, vals) in enumerate(lines):
+            ax.plot(range(len(PERCENTILES)), vals, marker=markers[i % len(markers)], label=impl)
+        ax.set_xticks(range(len(PERCENTILES)))
+        ax.set_xticklabels([name for _, name in PERCENTILES])
+        every = [v for _, vals in lines for v in vals]
+        _log_axis(ax, "y", max(every) / min(every))
+        ax.set_xlabel("latency percentile")
+        ax.set_ylabel("latency, ms (lower is better)")
+        params = dict(size)
+        how = "fixed rate" if params.get("rate", "0") not in ("0", "") else "full speed"
+        if params.get("load"):
+            how = f"load {params['load']}"
+        ax.set_title(f"{_size_label(size)}\n({how})", fontsize=8)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle("http: latency percentiles per server (median over runs): lower is better", fontsize=10)
+    fig.tight_layout()
+    return Figure(
+        "http-latency",
+        "http: latency percentiles per server",
+        "Each server's latency percentiles, p50 to the slowest request, median over runs, one panel per load; "
+        "lower is better.",
+        _save(plt, fig, out_dir, "http-latency"),
+    )
+
+
+def matmul_gflops(grouped: dict, out_dir: Path) -> Optional[Figure]:
+    sizes = grouped.get("matmul")
+    if not sizes:
+        return None
+    series: dict = {}
+    for size, cells in sizes.items():
+        params = dict(size)
+        if params.get("threads", "1") != "1":
+            continue
+        try:
+            n = int(params["n"])
+        except (KeyError, ValueError):
+            continue
+        for c in cells.values():
+            s = c.summary("GFLOP/s")
+            if s is not None:
+                series.setdefault(c.impl, []).append((n, s))
+    if not series:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    markers = "osD^v<>ph*"
+    for i, (impl, pts) in enumerate(series.items()):
+        pts.sort(key=lambda p: p[0])
+        ax.errorbar(
+            [n for n, _ in pts],
+            [s.median for _, s in pts],
+            yerr=[
+                [max(s.median - (s.ci_low if s.ci_low is not None else s.median), 0) for _, s in pts],
+                [max((s.ci_high if s.ci_high is not None else s.median) - s.median, 0) for _, s in pts],
+            ],
+            marker=markers[i % len(markers)],
+            capsize=2,
+            label=f"{impl} ({summary.KINDS[summary.level(impl)]})",
+        )
+    peak = max((s.median for _, s in series.get("c-blas", [])), default=None)
+    if peak:
+        ax.axhline(
+            peak,
+            color="#d62728",
+            linewidth=1,
+            linestyle=":",
+            label=f"this machine's single-core peak\n(best c-blas median): {peak:.3g} GFLOP/s",
+        )
+    _log_if_spread(ax, [s.median for pts in series.values() for _, s in pts], "y")
+    ns = sorted({n for pts in series.values() for n, _ in pts})
+    _log_axis(ax, "x")
+    ax.set_xticks(ns)
+    ax.set_xticklabels([str(n) for n in ns])
+    ax.set_xlabel("n (n×n matrices)")
+    ax.set_ylabel("GFLOP/s (higher is better)")
+    ax.set_title("matmul: GFLOP/s against n, one thread\nhigher is better")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return Figure(
+        "matmul-gflops",
+        "matmul: GFLOP/s against n",
+        "Each variant's median GFLOP/s with its 95% CI at each n (BLAS on one thread); the dotted line is the best "
+        "c-blas figure, this machine's measured single-core peak. Higher is better.",
+        _save(plt, fig, out_dir, "matmul-gflops"),
+    )
+
+
+def claims_chart(checked: list, out_dir: Path) -> Optional[Figure]:
+    rows = [c for c in checked if c.against_published is not None]
+    if not rows:
+        return None
+    from . import claims as claims_mod
+
+    plt = _plt()
+    from matplotlib.patches import Patch
+
+    heights = [0.27 * len(rows) + 0.2]
+    width, height = 8.0, TOP_IN + BOTTOM_IN + 0.2 + heights[0]
+    fig, ax = plt.subplots(figsize=(width, height))
+    _layout(fig, width, height, 0.3 + CHAR_IN * max(len(c.claim.id) for c in rows), heights)
+    ys = list(range(len(rows)))[::-1]
+    ax.axvspan(1 / claims_mod.REPRODUCED, claims_mod.REPRODUCED, color="#2ca02c", alpha=0.12)
+    ax.axvline(1, color="#444444", linewidth=1)
+    for y, c in zip(ys, rows):
+        r = c.against_published
+        err = None
+        if c.ci:
+            p = c.claim.ratio
+            err = [[max(r - c.ci[0] / p, 0)], [max(c.ci[1] / p - r, 0)]]
+        ax.errorbar(
+            r,
+            y,
+            xerr=err,
+            fmt="o",
+            color=VERDICT_COLOURS.get(c.verdict, "#888888"),
+            capsize=2,
+            markeredgecolor="#222222",
+            markeredgewidth=0.5,
+        )
+    ax.set_yticks(ys)
+    ax.set_yticklabels([c.claim.id for c in rows])
+    _log_axis(ax, "x")
+    lo = min(min(c.against_published for c in rows), 1 / claims_mod.REPRODUCED) / 1.5
+    hi = max(max(c.against_published for c in rows), claims_mod.REPRODUCED) * 1.5
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("this run's ratio ÷ the published ratio (1: as published; log scale)")
+    ax.set_title(
+        "Published claims: this run against the published figure\ncloser to 1 is better (as published); "
+        f"the band (×{claims_mod.REPRODUCED:g} either way) counts as reproduced"
+    )
+    ax.grid(axis="x", alpha=0.3, which="both")
+    _figure_legend(
+        fig, [Patch(color=col, label=v) for v, col in VERDICT_COLOURS.items() if any(c.verdict == v for c in rows)]
+    )
+    return Figure(
+        "claims",
+        "Published claims: measured ÷ published",
+        "Each claim's ratio as measured here divided by its published ratio, with the 95% interval of this run's "
+        "ratio; the shaded band is the factor within which a claim counts as reproduced.",
+        _save(plt, fig, out_dir, "claims"),
+    )

@@ -1,0 +1,384 @@
+"""The report: the summary page (run, fairness warnings, the three-level
+score, headline findings), the published claims, the pictures, and
+report.html, from small result files written here."""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from roundbench import benchfmt, charts, claims, report, rounds, summary
+
+# ---- a small result file ---------------------------------------------------------------
+
+HEADER = """\
+cpu: Test CPU 9000
+cores: 2 online, 2 usable by this process
+kernel: Linux 6.1
+date: 2026-12-01T02:52:17Z
+roundbench-commit: abc1234
+python: CPython 3.13.1 (release build)
+go-version: go1.26.0
+machine-virtualization: warn: VM: the host shares the CPUs (fix: compare within one run)
+machine-smt: ok: no two usable CPUs share a core
+fairness-gogc: ok: GOGC unset
+Unit ns/iter better=lower
+Unit ns/call better=lower
+Unit overhead-ns better=lower
+Unit B/task better=lower
+Unit GFLOP/s better=higher
+"""
+
+NOISE = [1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01, 0.99]
+
+
+def lines(rnd: str, impl: str, params: str, unit: str, base: float, spread=NOISE, extra: str = "") -> str:
+    """Eight runs of one variant: base times a little noise."""
+    out = []
+    for k in spread:
+        v = base * k
+        out.append(f"Benchmark{rnd.capitalize()}/impl={impl}{params} 1 {v * 1000:.6g} ns/op {v:.6g} {unit}{extra}")
+    return "\n".join(out) + "\n"
+
+
+def suite_text(with_end: bool = True) -> str:
+    text = HEADER
+    n = "/n=20000000"
+    text += lines("loop", "c", n, "ns/iter", 0.70)
+    text += lines("loop", "go", n, "ns/iter", 0.95)
+    text += lines("loop", "py", n, "ns/iter", 40.0)
+    text += lines("loop", "py-c", n, "ns/iter", 0.71)
+    text += lines("loop", "go-c", n, "ns/iter", 0.71, spread=list(reversed(NOISE)))
+    text += lines("ffi", "go", "", "ns/call", 1.2)
+    text += lines("ffi", "go-c", "", "ns/call", 23.7)
+    text += lines("ffi", "py", "", "ns/call", 17.0)
+    text += lines("ffi", "py-c-o", "", "ns/call", 8.5)
+    text += lines("ffi", "py-ctypes", "", "ns/call", 143.0)
+    text += lines("sleep", "go", "/n=100000", "overhead-ns", 1.15e8, extra=" 2957 B/task 3e8 peak-B")
+    text += lines("sleep", "py-asyncio", "/n=100000", "overhead-ns", 8.4e8, extra=" 1821 B/task 2e8 peak-B")
+    text += lines("matmul", "go", "/n=300/threads=1", "GFLOP/s", 5.5)
+    text += lines("matmul", "py-numpy", "/n=300/threads=1", "GFLOP/s", 60.0)
+    text += lines("matmul", "c-blas", "/n=300/threads=1", "GFLOP/s", 61.0)
+    text += "--- SKIP: BenchmarkStartup/impl=py-pandas/starts=20: Python module pandas is not installed\n"
+    if with_end:
+        text += "--- END: 2026-12-01T03:04:17Z after 725 s\n"
+    return text
+
+
+@pytest.fixture()
+def results(tmp_path) -> Path:
+    (tmp_path / "results.txt").write_text(suite_text())
+    return tmp_path
+
+
+def _doc(results: Path) -> report.Document:
+    return report.build(benchfmt.read_dir(results), "test", [results / "results.txt"])
+
+
+# ---- levels, and the names the report's tables hold ------------------------------------------
+
+
+def test_levels_follow_the_names():
+    assert summary.level("py") == summary.level("go") == "alone"
+    assert summary.level("py-asyncio") == summary.level("py-threads") == "alone"
+    assert summary.level("py-c") == summary.level("go-c-noescape") == summary.level("py-ctypes") == "core"
+    assert summary.level("py-cffi-api") == summary.level("go-cgo") == "core"
+    assert summary.level("py-numpy") == summary.level("go-gonum") == summary.level("py-greenlet") == "ecosystem"
+    assert summary.level("c") == summary.level("c-blas") == summary.level("c-py-callback") == "c"
+    assert summary.level("py-module-published") == summary.level("go-published") == "published"
+
+
+def test_every_name_the_report_keeps_is_a_declared_variant():
+    """CROSSINGS and FINDINGS name variants: a renamed variant fails here,
+    not silently in the report."""
+    declared = {r.name: {v.name for v in r.variants} for r in rounds.all_rounds()}
+    for rnd, groups in summary.CROSSINGS.items():
+        for _, py, go in groups:
+            assert set(py) | set(go) <= declared[rnd], rnd
+    for spec in summary.FINDINGS:
+        assert set(spec.a) | set(spec.b) <= declared[spec.round], spec
+
+
+def test_claims_name_declared_cells():
+    """Every quantity of the claims file names a declared round's variant and
+    unit, except published programs and rounds still to come (they are
+    judged 'not measured here' until they exist)."""
+    cl = claims.load()
+    assert len(cl) >= 20
+    seen = set()
+    for q in claims.quantities(cl):
+        if q.round not in {r.name for r in rounds.all_rounds()} or q.impl.endswith("-published"):
+            continue
+        rnd = rounds.get(q.round)
+        rnd.variant(q.impl)  # raises KeyError for a name the round does not declare
+        assert q.unit in rnd.units or q.unit in rounds.BASE_UNITS, (q, sorted(rnd.units))
+        seen.add(q.round)
+    assert {"loop", "matmul", "ffi", "startup", "sleep", "chain", "jsonl", "http", "temps"} <= seen
+
+
+# ---- the published claims ------------------------------------------------------------------------
+
+
+def test_verdict_rule():
+    assert claims.verdict(41.7, (40.8, 42.5), 47.66) == "reproduced"
+    assert claims.verdict(47.66 * 1.5, None, 47.66) == "reproduced"
+    assert claims.verdict(9.5, (8.8, 11.3), 23.5) == "same direction, different size"
+    assert claims.verdict(0.27, (0.26, 0.27), 1.8) == "not reproduced"  # the other direction
+    assert claims.verdict(1.05, (0.9, 1.2), 1.61) == "not reproduced"  # no difference this run can tell
+
+
+def test_claims_file_errors_name_the_line():
+    good = "a\tx\t1 s vs 2 s\t0.5\tloop py n=1 ns/op ÷ loop go n=1 ns/op\twhy\n"
+    assert claims.parse(good)[0].numerator[0].params == (("n", "1"),)
+    with pytest.raises(ValueError, match=r"claims.tsv:2: 3 columns"):
+        claims.parse("# header\na\tb\tc\n")
+    with pytest.raises(ValueError, match=r":2: claim 'a' is listed twice"):
+        claims.parse(good + good)
+    with pytest.raises(ValueError, match=r":1: ratio 'x' is not a number"):
+        claims.parse(good.replace("\t0.5\t", "\tx\t"))
+    with pytest.raises(ValueError, match=r"want NUMERATOR ÷ DENOMINATOR"):
+        claims.parse(good.replace(" ÷ ", " / "))
+    with pytest.raises(ValueError, match=r"'n1' in 'loop py n1 ns/op' is no KEY=VALUE"):
+        claims.parse(good.replace("loop py n=1 ns/op ÷", "loop py n1 ns/op ÷"))
+
+
+def test_claims_use_the_published_program_or_say_they_did_not(tmp_path):
+    iv = summary.Intervals()
+    cl = claims.parse(
+        "m\tmodule level\t1.85 s vs 1.12 s\t1.652\t"
+        "loop py-module-published n=5 ns/op | loop py n=5 ns/op ÷ loop py n=5 ns/op\twhy\n"
+    )
+    text = HEADER + lines("loop", "py", "/n=5", "ns/iter", 40.0)
+    (tmp_path / "results.txt").write_text(text)
+    grouped = report.group(benchfmt.read_dir(tmp_path))
+    (c,) = claims.check_all(grouped, iv, cl)
+    assert c.num.quantity.impl == "py" and "py-module-published has no runs here" in c.why()
+    assert c.verdict == "not reproduced"  # the same cell twice: ratio 1, interval [1, 1]
+    text += lines("loop", "py-module-published", "/n=5", "ns/iter", 66.0)
+    (tmp_path / "results.txt").write_text(text)
+    (c,) = claims.check_all(report.group(benchfmt.read_dir(tmp_path)), iv, cl)
+    assert c.num.quantity.impl == "py-module-published" and "has no runs" not in c.why()
+    assert c.verdict == "reproduced" and c.ratio == pytest.approx(1.65)
+
+
+# ---- the summary page ----------------------------------------------------------------------
+
+
+def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(results):
+    text = report.render_markdown(_doc(results))
+    summary_at, first_round = text.index("## Summary"), text.index("## loop")
+    head = text[:first_round]
+    assert summary_at < first_round
+    # the run: machine, date, commit, duration (from the end record)
+    assert "Test CPU 9000" in head and "2026-12-01 02:52 UTC" in head and "abc1234" in head
+    assert "- **The suite took:** 12 min\n" in head
+    # the fairness warning in bold, before the score; passed checks are not warnings
+    assert "- **virtualization: VM: the host shares the CPUs**" in head
+    assert head.index("virtualization") < head.index("### Score")
+    assert "**smt" not in head
+    # the three-level score
+    assert "| round, size | the language alone | with its ecosystem | calling C |" in head
+    loop_row = next(ln for ln in head.splitlines() if ln.startswith("| loop: n=20000000 |"))
+    alone, eco, core = loop_row.split(" | ")[1:4]
+    assert alone.startswith("Go 42") and "(go vs py)" in alone
+    assert core.startswith("tie: within noise, go-c vs py-c")
+    ffi_row = next(ln for ln in head.splitlines() if ln.startswith("| ffi |"))
+    assert "Python " in ffi_row.split(" | ")[3] and "(go-c vs py-c-o)" in ffi_row  # the crossing, not go
+    matmul = next(ln for ln in head.splitlines() if ln.startswith("| matmul")).split(" | ")
+    assert matmul[1] == "— (Python has no such variant)" and matmul[2].startswith("Python 10.9×")
+    assert "| **Go 3, Python 0, ties 0** | **Go 3, Python 1, ties 0** | **Go 0, Python 1, ties 1** |" in head
+    assert "**Verdict.** The language alone: Go wins 3 of 3 cells" in head
+    # the findings, each with its ratio and interval, never stronger than the numbers
+    findings = re.findall(r"^\d+\. (.*)$", head, re.M)
+    assert 5 <= len(findings) <= 10
+    assert re.search(r"Pure Go is 42\.\d× \[4\d\.\d×, 4\d\.\d×\] faster than pure Python", findings[0])
+    noise = next(f for f in findings if "Go calling the C core" in f)
+    assert "within this run's noise" in noise and "faster" not in noise
+    assert any("memory per task 2.9 KiB against 1.8 KiB" in f for f in findings)
+    # the claims table, right after
+    assert "| pure Python against pure Go on the loop (N = 20M) | 1.12 s vs 23.5 ms (≈48×) |" in head
+    row = next(ln for ln in head.splitlines() if ln.startswith("| pure Python against pure Go on the loop"))
+    assert "**reproduced**" in row and "40 ms vs 950 ns" not in row
+    pandas = next(ln for ln in head.splitlines() if "import pandas" in ln)
+    assert "**not measured here**" in pandas and "pandas is not installed" in pandas
+    assert re.search(r"Verdicts: \d+ reproduced, \d+ same direction, different size, \d+ not reproduced, \d+ not", head)
+
+
+def test_duration_without_an_end_record(tmp_path):
+    (tmp_path / "results.txt").write_text(suite_text(with_end=False))
+    text = report.render(benchfmt.read_dir(tmp_path), "x")
+    assert "- **The suite took:** not recorded (this result file has no end record)" in text
+
+
+def test_the_runner_writes_the_end_record(tmp_path):
+    from roundbench import runner
+
+    out = tmp_path / "results.txt"
+    r = runner.Runner(out, runner.RunPolicy(fixed=1), 10, progress=None)
+    r.run([], {"cpu": "x"})
+    (end,) = benchfmt.read_dir(out).ends
+    assert not end.interrupted and end.seconds < 60 and end.date.endswith("Z")
+
+
+def test_a_round_with_one_language_scores_nothing(tmp_path):
+    (tmp_path / "results.txt").write_text(HEADER + lines("loop", "go", "/n=5", "ns/iter", 1.0))
+    text = report.render(benchfmt.read_dir(tmp_path), "x")
+    assert "No round and size measured both languages." in text
+    assert "No finding" in text
+
+
+# ---- pictures and report.html ---------------------------------------------------------------
+
+
+def test_write_report_makes_both_formats_and_the_pictures(results):
+    md = report.write_report(results)
+    text = md.read_text()
+    html = (results / "report.html").read_text()
+    pngs = sorted(results.glob("report-*.png"))
+    names = {p.name for p in pngs}
+    assert {"report-claims.png", "report-ffi-ladder.png", "report-round-loop.png"} <= names
+    assert {"report-sleep-time-memory.png", "report-matmul-gflops.png"} <= names
+    # Markdown links every picture beside it; the HTML carries each inline
+    for p in pngs:
+        assert f"]({p.name})" in text, p.name
+    imgs = re.findall(r'<img src="([^"]+)"', html)
+    assert len(imgs) == len(pngs) and all(src.startswith("data:image/png;base64,") for src in imgs)
+    # self-contained: nothing to fetch
+    assert not re.search(r'(src|href)="(https?:)?//', html)
+    assert "<link" not in html and "<script" not in html
+    # a table of contents, and the summary before the rounds
+    assert 'href="#summary"' in html and 'href="#round-loop"' in html and 'href="#claims"' in html
+    assert html.index('id="findings"') < html.index('id="round-loop"')
+    assert "<strong>virtualization: VM: the host shares the CPUs</strong>" in html
+    # every picture decodes and is not blank
+    import matplotlib.image
+
+    for p in pngs:
+        px = matplotlib.image.imread(p)
+        assert px.shape[0] > 100 and px.shape[1] > 100, p.name
+        assert px[..., :3].std() > 0.05, f"{p.name} is blank"
+
+
+def test_the_html_shows_what_the_markdown_says(results):
+    doc = _doc(results)
+    html = report.render_html(doc)
+    for f in doc.findings:
+        first_words = re.sub(r"`", "", f.text)[:30]
+        assert first_words.replace("'", "&#39;") in html, first_words
+    for c in doc.claims:
+        assert f"<strong>{c.verdict}</strong>" in html
+    assert html.count("<tr>") >= len(doc.score) + len(doc.claims)
+
+
+def test_without_the_report_extra_the_markdown_is_still_written(results, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "jinja2", None)
+    text = report.write_report(results, results / "sub" / "r.md").read_text()
+    assert "no pictures: matplotlib is not installed (pip install 'roundbench[report]')" in text
+    assert "no report.html: jinja2 is not installed" in text
+    assert not list((results / "sub").glob("*.png")) and not (results / "sub" / "r.html").exists()
+
+
+def test_a_picture_that_fails_is_a_note(results, monkeypatch):
+    def broken(*args):
+        raise RuntimeError("a bug in the picture")
+
+    monkeypatch.setattr(charts, "ffi_ladder", broken)
+    text = report.write_report(results).read_text()
+    assert "the picture ffi-ladder failed: RuntimeError: a bug in the picture" in text
+    assert "report-claims.png" in text
+
+
+def _drawn(monkeypatch) -> list:
+    """The figures the charts save, kept open for inspection."""
+    figs = []
+
+    def keep(plt, fig, out_dir, fid):
+        charts._tidy_log_ticks(fig)
+        figs.append(fig)
+        return Path(out_dir) / f"report-{fid}.png"
+
+    monkeypatch.setattr(charts, "_save", keep)
+    return figs
+
+
+def test_pictures_say_what_is_better_carry_units_and_go_log_on_a_wide_spread(results, monkeypatch, tmp_path):
+    figs = _drawn(monkeypatch)
+    doc = _doc(results)
+    report.draw(doc, tmp_path)
+    assert len(figs) >= 6
+    for fig in figs:
+        titles = " ".join(t.get_text() for t in fig.texts) + " ".join(ax.get_title() for ax in fig.axes)
+        assert "better" in titles, titles
+        for ax in fig.axes:
+            assert ax.get_xlabel() or ax.get_ylabel() or not ax.has_data()
+    loop = next(f for f in figs if f.texts and f.texts[0].get_text().startswith("loop"))
+    (ax,) = loop.axes
+    assert ax.get_xscale() == "log"  # 0.7 to 40 ns/iter: a spread over 10×
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["c", "go", "go-c", "py", "py-c"]
+    assert "ns/iter" in ax.get_xlabel() and "lower is better" in ax.get_xlabel()
+    matmul = next(f for f in figs if f.axes and "GFLOP/s against n" in f.axes[0].get_title())
+    assert any("single-core peak" in t.get_text() for t in matmul.axes[0].get_legend().get_texts())
+
+
+def test_log_axis_only_past_a_tenfold_spread():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    assert not charts._log_if_spread(ax, [1.0, 9.0]) and ax.get_xscale() == "linear"
+    assert charts._log_if_spread(ax, [1.0, 11.0]) and ax.get_xscale() == "log"
+    plt.close(fig)
+
+
+def test_crowded_points_share_one_label():
+    pts = [(100.0, 1.0, "c"), (103.0, 1.02, "go-c"), (5000.0, 800.0, "py-asyncio")]
+    got = charts._cluster_labels(pts, True, True)
+    assert [label for _, _, label in got] == ["c, go-c", "py-asyncio"]
+
+
+def test_ratios_read_from_the_winner_side():
+    p = summary.Point(None, None, "ns/op", "lower", 0.25, (0.2, 0.5))
+    assert p.winner == "b" and p.times() == "4.00× [2.00×, 5.00×]"
+    p = summary.Point(None, None, "ns/op", "lower", 1.01, (0.97, 1.05))
+    assert p.noise and p.winner == "tie"
+    assert math.isclose(summary.Point(None, None, "x", "lower", 1.5, None).ratio, 1.5)
+
+
+def test_report_command_rebuilds_both_formats(results):
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "roundbench", "report", str(results), "-o", str(results / "r" / "x.md")],
+        capture_output=True,
+        text=True,
+        env=_env(),
+    )
+    assert out.returncode == 0, out.stderr
+    assert (results / "r" / "x.md").exists() and (results / "r" / "x.html").exists()
+    assert str(results / "r" / "x.html") in out.stdout
+
+
+def _env() -> dict:
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "python")
+    return env
+
+
+def test_report_command_names_a_malformed_line(tmp_path):
+    import subprocess
+
+    (tmp_path / "results.txt").write_text(HEADER + "BenchmarkLoop/impl=c/n=5 1 x ns/op\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "roundbench", "report", str(tmp_path)], capture_output=True, text=True, env=_env()
+    )
+    assert out.returncode == 2
+    assert f"{tmp_path / 'results.txt'}:16: malformed benchmark line" in out.stderr
