@@ -673,7 +673,10 @@ func aspectsPorphyry(asc, mc float64, h *[12]float64) {
 
 // aspectsPair is the aspect two points at a and b form (an index into
 // aspectsAngles, or -1), its orb, and their separation folded into
-// [0, 180].
+// [0, 180]: the first angle, in order, within the orb. (The core tries
+// every angle with a select instead of a branch; Go's compiler makes a
+// branch of that too, whichever way it is written: a loop, unrolled, the
+// orbs compared as integers. So this is the plain loop.)
 func aspectsPair(a, b float64) (angle int, orb, sep float64) {
 	sep = math.Abs(a - b)
 	if sep > 180 {
