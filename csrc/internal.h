@@ -28,7 +28,7 @@ rb_status rb_fail_sys(rb_error *err, int sys_errno, const char *arg, int64_t pos
  * steps of an event, which they check against the shared vectors: a
  * body's longitude f into a day from its two rows; RAMC, MC and Asc; the
  * Porphyry cusps; the aspect of two points (0 .. 180, or -1 for none) with
- * their folded separation and its orb. */
+ * their folded separation and its orb (meaningless for none). */
 void rb_aspects_sincosd(double x, double *s, double *c);
 double rb_aspects_atan2d(double y, double x);
 size_t rb_aspects_format2(char *out, double x);
