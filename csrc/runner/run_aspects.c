@@ -71,6 +71,7 @@ static int find_expectation(const char *path, int test, const char *combo, expec
 static int run_aspects(const rbc_args *a)
 {
     int64_t n = rbc_int_arg(a, "events", 277, 0, INT64_C(1) << 40);
+    rbc_int_arg(a, "seed", 1, 0, INT64_MAX); /* names the events file only */
     int test = (int)rbc_int_arg(a, "test", 1, 1, 2);
     const char *combo = rbc_str_arg(a, "combo", RB_ASPECTS_DEFAULT_COMBO);
     const char *eph_path = getenv(EPHEMERIS_ENV), *ev_path = getenv(EVENTS_ENV);

@@ -17,6 +17,7 @@ import (
 	"bufio"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"strings"
 
@@ -127,6 +128,7 @@ func findExpectation(path string, test int, combo string) expectation {
 
 func runAspects(a *harness.Args, load loader) {
 	n := int(a.Int("events", 277, 0, 1<<40))
+	a.Int("seed", 1, 0, math.MaxInt64) // names the events file only
 	test := int(a.Int("test", 1, 1, 2))
 	combo := a.Get("combo", roundbench.AspectsDefaultCombo)
 	if _, err := roundbench.AspectsParseCombo(combo); err != nil {
