@@ -80,6 +80,11 @@ $(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# Round aspects prints the same bytes from every build, the tuned one
+# included: no multiply-add may be fused into an FMA there. The file says so
+# itself (a pragma, for the extension's and cgo's builds); here too.
+$(BUILD)/obj/aspects.o: CFLAGS += -ffp-contract=off
+
 $(BUILD)/libroundbench.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
@@ -203,6 +208,22 @@ $(BUILD)/hello-go-cgo: $(wildcard go/cmd/rb-hello/*.go) go.mod
 $(BUILD)/hello-go-c: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	$(GO) build -o $@ ./go/cmd/rb-hello-core
+
+# --- round aspects: the whole program, in C and in Go -------------------------
+# What the round's launch modes start: `aspects EPHEMERIS EVENTS [--print]
+# [--combo C]` writing the search's output to stdout. The C one links the
+# core's archive (only aspects.o and common.o are pulled in); the Go one is
+# go/cmd/aspects, pure Go (`go run ./go/cmd/aspects` is the same program).
+.PHONY: aspects
+build: aspects
+aspects: $(BUILD)/aspects-c $(BUILD)/aspects-go ## build round aspects' whole programs (C and Go)
+
+$(BUILD)/aspects-c: csrc/tools/aspects.c $(BUILD)/libroundbench.a
+	$(CC) $(CFLAGS_CORE) -Icsrc $< $(BUILD)/libroundbench.a -o $@
+
+$(BUILD)/aspects-go: $(wildcard go/cmd/aspects/*.go) $(wildcard go/*.go) go.mod
+	@mkdir -p $(BUILD)
+	CGO_ENABLED=0 $(GO) build -o $@ ./go/cmd/aspects
 
 install: $(VENV_READY) ## pip install the package into the venv (.venv/bin/roundbench)
 	$(VPY) -m pip install -q .

@@ -21,4 +21,21 @@ rb_status rb_fail_sys(rb_error *err, int sys_errno, const char *arg, int64_t pos
 
 #define RB_NOINLINE __attribute__((noinline))
 
+/* Round aspects' pieces (csrc/aspects.c), reachable by the tests. The
+ * arithmetic without libm, which they compare with libm's and printf's:
+ * sin and cos of x degrees; atan2(y, x) in degrees; x printed as "%.2f"
+ * into out (at least 32 bytes), NUL-terminated, returning the length. The
+ * steps of an event, which they check against the shared vectors: a
+ * body's longitude f into a day from its two rows; RAMC, MC and Asc; the
+ * Porphyry cusps; the aspect of two points (0 .. 180, or -1 for none) with
+ * their folded separation and its orb (meaningless for none). */
+void rb_aspects_sincosd(double x, double *s, double *c);
+double rb_aspects_atan2d(double y, double x);
+size_t rb_aspects_format2(char *out, double x);
+double rb_aspects_interpolate(double l0, double l1, double f);
+void rb_aspects_house_angles(int64_t seconds, double lat, double lon, double *ramc, double *mc,
+                             double *asc);
+void rb_aspects_porphyry(double asc, double mc, double cusps[12]);
+int rb_aspects_pair(double a, double b, double *sep, double *orb);
+
 #endif

@@ -667,6 +667,170 @@ void rb_cores_share(int64_t n, int64_t workers, int64_t w, int64_t *lo, int64_t 
 rb_status rb_loop_parallel(int64_t n, int64_t workers, int64_t *out, rb_error *err);
 
 /* ------------------------------------------------------------------------ */
+/* Round aspects: an ephemeris of daily longitudes, dated events, and for    */
+/* each event its chart, its aspects and a search for a combination of      */
+/* them (README.md, "aspects", has the formulas and the output). csrc/aspects.c */
+
+/** The ten bodies of the ephemeris (Sun, Moon, Mercury .. Pluto), then the
+ *  Ascendant and the Midheaven: the twelve points, in this order. */
+#define RB_ASPECTS_BODIES 10
+#define RB_ASPECTS_POINTS 12
+#define RB_ASPECTS_ASC 10
+#define RB_ASPECTS_MC 11
+/** The pairs of points (i < j), numbered in that order: 0 is Sun-Moon. */
+#define RB_ASPECTS_PAIRS 66
+/** The aspects: 0, 60, 90, 120 and 180 degrees, each within an orb of 8. */
+#define RB_ASPECTS_ANGLES 5
+/** The most terms a combination may have. */
+#define RB_ASPECTS_MAX_TERMS 64
+/** Beyond this latitude (the polar circles) the Ascendant is undefined at
+ *  some times: an event there is an error. */
+#define RB_ASPECTS_MAX_LAT 66.0
+/** The combination the round searches for by default. */
+#define RB_ASPECTS_DEFAULT_COMBO "Moon-120-Jupiter,Asc-90-Mars"
+
+/** A growable output buffer: the core appends to data[len, cap), growing
+ *  it with realloc. Start from {0} (or any malloc'd data); free with
+ *  rb_buf_free. */
+typedef struct rb_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+} rb_buf;
+
+/** Frees the buffer's data and zeroes it; NULL is allowed. */
+void rb_buf_free(rb_buf *buf);
+
+/** The ephemeris: one row of ten longitudes a day, in order, no day
+ *  missing. Immutable once parsed: any number of threads may search it. */
+typedef struct rb_aspects_ephemeris rb_aspects_ephemeris;
+
+/** The events: time (whole seconds, UTC), latitude, longitude, name, and
+ *  the line each came from. Immutable once parsed. */
+typedef struct rb_aspects_events rb_aspects_events;
+
+/* Bad input in the files is RB_ERR_ARG with arg NULL, pos the 1-based line
+ * (the header is line 1) and a message `PATH:LINE: what was wrong`, in the
+ * words of the plain Python variant (python/roundbench/pure/aspects.py),
+ * so that every language says the same. Lines end with "\n"; a last line
+ * without one is a line. Numbers are -?[0-9]+(\.[0-9]+)? (no exponent, no
+ * nan or inf, nothing around them). */
+
+/** Parses an ephemeris text: the header line
+ *  `date<TAB>sun<TAB>moon<TAB>...<TAB>pluto`, then one row a day,
+ *  `YYYY-MM-DD` and ten longitudes in degrees, each date one day after the
+ *  previous row's. A header alone is a table without rows (every event is
+ *  outside it).
+ *  @param text  len bytes; may be NULL only when len == 0.
+ *  @param name  the file's name for messages (NULL: "ephemeris").
+ *  @param out   gets the table, which the caller frees with
+ *               rb_aspects_ephemeris_free; untouched on failure.
+ *  @return RB_OK; RB_ERR_ARG for a bad header, a row with the wrong number
+ *          of columns, a bad date or one that is not the day after the
+ *          previous row's, a field that is not a number; RB_ERR_NOMEM. */
+rb_status rb_aspects_ephemeris_parse(const char *text, size_t len, const char *name,
+                                     rb_aspects_ephemeris **out, rb_error *err);
+
+/** Reads the file at `path` and parses it (its path names it in messages).
+ *  @return as rb_aspects_ephemeris_parse, or RB_ERR_IO (sys_errno set)
+ *          naming "path" when it cannot be read. */
+rb_status rb_aspects_ephemeris_load(const char *path, rb_aspects_ephemeris **out, rb_error *err);
+
+/** Frees an ephemeris; NULL is allowed. */
+void rb_aspects_ephemeris_free(rb_aspects_ephemeris *eph);
+
+/** The number of rows (days) of an ephemeris. */
+int64_t rb_aspects_ephemeris_rows(const rb_aspects_ephemeris *eph);
+
+/** Parses an events text for the table `eph`: the header
+ *  `time<TAB>lat<TAB>lon<TAB>name`, then one event a line:
+ *  `YYYY-MM-DDTHH:MM:SSZ`, latitude in [-90, 90], longitude in [-180, 180]
+ *  (east positive), a name of letters, digits, '_' and '-'. Each event
+ *  must lie inside the table (the row of its day and the next exist: never
+ *  extrapolated) and within the polar circles (|lat| <= 66: beyond them the
+ *  Ascendant is undefined at some times). An empty text or a header alone
+ *  is an empty list. Errors are checked line by line, in this order, the
+ *  first one reported.
+ *  @param eph  the table the events will be searched in (RB_ERR_ARG if NULL).
+ *  Other arguments, result and errors as rb_aspects_ephemeris_parse (name
+ *  NULL: "events"). */
+rb_status rb_aspects_events_parse(const char *text, size_t len, const char *name,
+                                  const rb_aspects_ephemeris *eph, rb_aspects_events **out,
+                                  rb_error *err);
+
+/** Reads the file at `path` and parses it; as rb_aspects_ephemeris_load. */
+rb_status rb_aspects_events_load(const char *path, const rb_aspects_ephemeris *eph,
+                                 rb_aspects_events **out, rb_error *err);
+
+/** Frees an events list; NULL is allowed. */
+void rb_aspects_events_free(rb_aspects_events *events);
+
+/** The number of events. */
+int64_t rb_aspects_events_count(const rb_aspects_events *events);
+
+/** The printed name of a point ("Sun" .. "Pluto", "Asc", "MC"), or NULL
+ *  for an index outside [0, RB_ASPECTS_POINTS). */
+const char *rb_aspects_point_name(int point);
+
+/** One term of a combination: points p1 and p2 (indices, p1 != p2, in the
+ *  order written) form the aspect `angle` (0, 60, 90, 120 or 180). */
+typedef struct rb_aspects_term {
+    int p1, angle, p2;
+} rb_aspects_term;
+
+/** A combination: it holds for an event when every term does. */
+typedef struct rb_aspects_combo {
+    int nterms;
+    rb_aspects_term terms[RB_ASPECTS_MAX_TERMS];
+} rb_aspects_combo;
+
+/** Parses a combination: terms `POINT-ANGLE-POINT` joined by commas
+ *  (RB_ASPECTS_DEFAULT_COMBO), with the points' printed names.
+ *  @return RB_OK; RB_ERR_ARG naming "combo" (pos = the term's 0-based
+ *          index) with the bad term in the message: not three parts, an
+ *          unknown point, an angle that is not one of the five, a point
+ *          with itself, more than RB_ASPECTS_MAX_TERMS terms. *out is
+ *          untouched on failure. */
+rb_status rb_aspects_combo_parse(const char *text, rb_aspects_combo *out, rb_error *err);
+
+/** One event's chart: the twelve points' longitudes (degrees in [0, 360),
+ *  bodies interpolated between the two rows around the time, then Asc and
+ *  MC) and the twelve Porphyry house cusps (cusp[0] is the first house's,
+ *  the Ascendant). */
+typedef struct rb_aspects_chart {
+    double point[RB_ASPECTS_POINTS];
+    double cusp[12];
+} rb_aspects_chart;
+
+/** The chart at `seconds` since 1900-01-01T00:00:00Z for latitude `lat`
+ *  and east longitude `lon` (degrees).
+ *  @return RB_OK; RB_ERR_ARG naming "seconds" when the time is outside
+ *          the ephemeris (before its first row, at or after its last),
+ *          "lat" when |lat| > RB_ASPECTS_MAX_LAT, "lon" outside [-180, 180],
+ *          "eph" or "out" when NULL. */
+rb_status rb_aspects_chart_at(const rb_aspects_ephemeris *eph, int64_t seconds, double lat,
+                              double lon, rb_aspects_chart *out, rb_error *err);
+
+/** The search (test 1) or the search and print (test 2) over the events
+ *  [first, first + count), appended to `out`, in the table `eph` the
+ *  events were parsed for. Test 1 writes, for each
+ *  event where every term of the combination holds, a `match` line, and
+ *  at the end the `count` line; test 2 writes every event's block (its
+ *  angles and cusps and its 20 most exact aspects) first, then test 1's
+ *  lines. README.md, "aspects", has the exact bytes.
+ *  @param matches  may be NULL; gets the number of matching events.
+ *  @return RB_OK; RB_ERR_ARG naming an argument that is NULL, a range
+ *          outside the events, a test other than 1 or 2, a combination
+ *          with a bad term; RB_ERR_ARG as rb_aspects_events_parse's (arg
+ *          NULL, pos the line) for an event outside `eph` when it is not
+ *          the table the events were parsed for; RB_ERR_NOMEM. On
+ *          failure out->len and *matches are as they were (out->data may
+ *          have been reallocated). Thread-safe for distinct `out`. */
+rb_status rb_aspects_search(const rb_aspects_ephemeris *eph, const rb_aspects_events *events,
+                            int64_t first, int64_t count, const rb_aspects_combo *combo, int test,
+                            rb_buf *out, int64_t *matches, rb_error *err);
+
+/* ------------------------------------------------------------------------ */
 /* Build information                                                         */
 
 /** The compiler and flags the core was built with (constant string). */

@@ -34,6 +34,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/cgo"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -664,4 +665,86 @@ func SetJsonlKernel(name string) error {
 		return coreError("SetJsonlKernel", &e)
 	}
 	return nil
+}
+
+// ---- round aspects --------------------------------------------------------
+
+// Aspects is an ephemeris and a list of events as the C core holds them
+// (rb_aspects_ephemeris, rb_aspects_events), for Search. The core's data
+// is immutable once loaded, so Searches may run concurrently; Close is
+// idempotent and a finalizer is only a backstop.
+type Aspects struct {
+	eph *C.rb_aspects_ephemeris
+	ev  *C.rb_aspects_events
+}
+
+// AspectsLoad has the core read and parse the ephemeris and the events
+// files (errors name the file and line, as AspectsParseEphemeris's).
+func AspectsLoad(ephemerisPath, eventsPath string) (*Aspects, error) {
+	var e C.rb_error
+	a := &Aspects{}
+	cpath := C.CString(ephemerisPath)
+	st := C.rb_aspects_ephemeris_load(cpath, &a.eph, &e)
+	C.free(unsafe.Pointer(cpath))
+	if st != C.RB_OK {
+		return nil, coreError("AspectsLoad", &e)
+	}
+	cpath = C.CString(eventsPath)
+	st = C.rb_aspects_events_load(cpath, a.eph, &a.ev, &e)
+	C.free(unsafe.Pointer(cpath))
+	if st != C.RB_OK {
+		C.rb_aspects_ephemeris_free(a.eph)
+		return nil, coreError("AspectsLoad", &e)
+	}
+	runtime.SetFinalizer(a, (*Aspects).Close)
+	return a, nil
+}
+
+// Events is the number of events loaded.
+func (a *Aspects) Events() int {
+	return int(C.rb_aspects_events_count(a.ev))
+}
+
+// Search runs the core's search (test 1) or search and print (test 2) for
+// the combination combo over the events [first, first+count) and appends
+// its output to dst; it returns the output and the number of matching
+// events. The core writes into a buffer of its own, copied onto dst.
+func (a *Aspects) Search(first, count int, combo string, test int, dst []byte) ([]byte, int, error) {
+	if a.eph == nil {
+		return dst, 0, argError("Aspects.Search", "a", ErrArg, "the data was closed")
+	}
+	ctest, err := cInt("Aspects.Search", "test", int64(test))
+	if err != nil {
+		return dst, 0, err
+	}
+	var e C.rb_error
+	var c C.rb_aspects_combo
+	ccombo := C.CString(combo)
+	st := C.rb_aspects_combo_parse(ccombo, &c, &e)
+	C.free(unsafe.Pointer(ccombo))
+	if st != C.RB_OK {
+		return dst, 0, coreError("Aspects.Search", &e)
+	}
+	var buf C.rb_buf
+	var matches C.int64_t
+	st = C.rb_aspects_search(a.eph, a.ev, C.int64_t(first), C.int64_t(count), &c, ctest, &buf, &matches, &e)
+	defer C.rb_buf_free(&buf)
+	if st != C.RB_OK {
+		return dst, 0, coreError("Aspects.Search", &e)
+	}
+	if buf.len > 0 {
+		out := unsafe.Slice((*byte)(unsafe.Pointer(buf.data)), int(buf.len))
+		dst = append(slices.Grow(dst, len(out)), out...)
+	}
+	return dst, int(matches), nil
+}
+
+// Close frees the core's data. Idempotent.
+func (a *Aspects) Close() {
+	if a.eph != nil {
+		C.rb_aspects_events_free(a.ev)
+		C.rb_aspects_ephemeris_free(a.eph)
+		a.eph, a.ev = nil, nil
+		runtime.SetFinalizer(a, nil)
+	}
 }

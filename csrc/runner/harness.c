@@ -40,6 +40,46 @@ int64_t rbc_int_arg(const rbc_args *a, const char *key, int64_t def, int64_t min
     return def;
 }
 
+const char *rbc_str_arg(const rbc_args *a, const char *key, const char *def)
+{
+    for (int i = 0; i < a->count; i++)
+        if (strcmp(a->keys[i], key) == 0)
+            return a->values[i];
+    return def;
+}
+
+/* Slicing by eight: table[k][b] is the CRC of byte b followed by k zero
+ * bytes, so eight bytes take eight lookups and no loop over bits. */
+uint32_t rbc_crc32(uint32_t crc, const void *p, size_t n)
+{
+    static uint32_t table[8][256];
+    static int ready;
+    if (!ready) {
+        for (uint32_t b = 0; b < 256; b++) {
+            uint32_t c = b;
+            for (int k = 0; k < 8; k++)
+                c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+            table[0][b] = c;
+        }
+        for (int k = 1; k < 8; k++)
+            for (int b = 0; b < 256; b++)
+                table[k][b] = (table[k - 1][b] >> 8) ^ table[0][table[k - 1][b] & 0xff];
+        ready = 1;
+    }
+    const unsigned char *s = p;
+    crc = ~crc;
+    for (; n >= 8; n -= 8, s += 8) {
+        uint32_t lo = crc ^ ((uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16 |
+                             (uint32_t)s[3] << 24);
+        crc = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^ table[5][(lo >> 16) & 0xff] ^
+              table[4][lo >> 24] ^ table[3][s[4]] ^ table[2][s[5]] ^ table[1][s[6]] ^
+              table[0][s[7]];
+    }
+    while (n--)
+        crc = (crc >> 8) ^ table[0][(crc ^ *s++) & 0xff];
+    return ~crc;
+}
+
 /* Large values in plain digits, the rest with 6 significant digits, as the
  * Go and Python harnesses print them. */
 static void print_value(double x)

@@ -6,6 +6,7 @@
 #ifndef RBC_HARNESS_H
 #define RBC_HARNESS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "roundbench.h"
@@ -66,6 +67,14 @@ uint64_t rbc_now_ns(void);
  * exits with RBC_EXIT_USAGE: a runner's argument errors end the child, which
  * the parent then records as a failed run. */
 int64_t rbc_int_arg(const rbc_args *a, const char *key, int64_t def, int64_t min, int64_t max);
+
+/* Reads string parameter `key`; `def` when absent. */
+const char *rbc_str_arg(const rbc_args *a, const char *key, const char *def);
+
+/* The CRC-32 of zlib and PNG (IEEE 802.3, reflected, as zlib.crc32 and Go's
+ * hash/crc32.ChecksumIEEE compute it) of n bytes, continuing from `crc`
+ * (0 to start): for checking output against its expected checksum. */
+uint32_t rbc_crc32(uint32_t crc, const void *p, size_t n);
 
 /* Prints the result line `Benchmark<Round>/impl=<impl>/<k>=<v>... iters
  * ns_per_op ns/op [metrics...]` and flushes it. A metric whose unit the

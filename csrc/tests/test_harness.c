@@ -66,5 +66,25 @@ int main(void)
           rc, out);
     rc = emit_in_child(&tool, "ns/op", out, sizeof out);
     CHECK(rc == RBC_EXIT_USAGE, "a tool entry prints no result line: rc %d, '%s'", rc, out);
+
+    /* CRC-32 as zlib computes it (its check value), in any pieces. */
+    static const char check[] = "123456789";
+    CHECK(rbc_crc32(0, check, 9) == 0xCBF43926u, "crc32(123456789) = %08x", rbc_crc32(0, check, 9));
+    CHECK(rbc_crc32(0, "", 0) == 0, "crc32 of nothing is 0");
+    char text[1000];
+    for (size_t i = 0; i < sizeof text; i++)
+        text[i] = (char)(i * 7 + i / 13);
+    uint32_t whole = rbc_crc32(0, text, sizeof text);
+    for (size_t cut = 0; cut <= sizeof text; cut += 37)
+        CHECK(rbc_crc32(rbc_crc32(0, text, cut), text + cut, sizeof text - cut) == whole,
+              "crc32 in two pieces cut at %zu", cut);
+
+    rbc_args a = {.round = "aspects",
+                  .count = 2,
+                  .keys = {"events", "combo"},
+                  .values = {"277", "Sun-0-Moon"}};
+    CHECK(strcmp(rbc_str_arg(&a, "combo", "x"), "Sun-0-Moon") == 0 &&
+              strcmp(rbc_str_arg(&a, "test", "1"), "1") == 0,
+          "a string parameter, or its default");
     return rbt_done("test_harness");
 }

@@ -1411,6 +1411,175 @@ static PyObject *thread_limit(PyObject *module, PyObject *const *args, Py_ssize_
     return Py_BuildValue("(sLL)", lim.name, (long long)lim.value, (long long)lim.max_threads);
 }
 
+/* ---- round aspects ------------------------------------------------------- */
+
+/* The loaded data is a capsule around the core's ephemeris and events:
+ * loading (untimed in the round) and searching are separate calls. The
+ * data is immutable once loaded, so searches may run in several threads
+ * at once; the capsule frees it when the last reference goes. */
+
+#define ASPECTS_CAPSULE "roundbench._core.aspects"
+/* Below this many events releasing the GIL costs more than it gives. */
+#define ASPECTS_GIL_THRESHOLD 64
+
+typedef struct {
+    rb_aspects_ephemeris *eph;
+    rb_aspects_events *events;
+} aspects_box;
+
+static void aspects_box_free(aspects_box *box)
+{
+    rb_aspects_events_free(box->events);
+    rb_aspects_ephemeris_free(box->eph);
+    PyMem_Free(box);
+}
+
+static void aspects_capsule_free(PyObject *capsule)
+{
+    aspects_box *box = PyCapsule_GetPointer(capsule, ASPECTS_CAPSULE);
+    if (box)
+        aspects_box_free(box);
+}
+
+/* The data in a capsule, or NULL with TypeError set. */
+static aspects_box *aspects_arg(PyObject *obj, const char *func)
+{
+    if (!PyCapsule_IsValid(obj, ASPECTS_CAPSULE)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s() argument 'data' must be the data from aspects_load(), not %.100s", func,
+                     Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    return PyCapsule_GetPointer(obj, ASPECTS_CAPSULE);
+}
+
+PyDoc_STRVAR(aspects_load_doc,
+             "aspects_load(ephemeris, events, /)\n--\n\n"
+             "Has the C core read and parse an ephemeris file and an events file\n"
+             "(README.md, \"aspects\", has their format) and returns the data for\n"
+             "aspects_search. ValueError naming the file and the line for bad\n"
+             "input, OSError when a file cannot be read. Releases the GIL.");
+
+/*pyi
+class _Aspects: ...  # an opaque capsule around the core's ephemeris and events
+
+def aspects_load(
+    ephemeris: Union[str, bytes, os.PathLike], events: Union[str, bytes, os.PathLike], /
+) -> _Aspects: ...
+*/
+static PyObject *aspects_load(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *eph_path = NULL, *ev_path = NULL, *capsule = NULL;
+    if (check_nargs("aspects_load", nargs, 2) < 0)
+        return NULL;
+    if (!PyUnicode_FSConverter(args[0], &eph_path) || !PyUnicode_FSConverter(args[1], &ev_path))
+        goto done;
+    aspects_box *box = PyMem_Calloc(1, sizeof *box);
+    if (!box) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    rb_error err;
+    rb_status st;
+    Py_BEGIN_ALLOW_THREADS st =
+        rb_aspects_ephemeris_load(PyBytes_AS_STRING(eph_path), &box->eph, &err);
+    if (st == RB_OK)
+        st = rb_aspects_events_load(PyBytes_AS_STRING(ev_path), box->eph, &box->events, &err);
+    Py_END_ALLOW_THREADS;
+    if (st != RB_OK) {
+        aspects_box_free(box);
+        raise_core_error(module, "aspects_load", &err);
+        goto done;
+    }
+    capsule = PyCapsule_New(box, ASPECTS_CAPSULE, aspects_capsule_free);
+    if (!capsule)
+        aspects_box_free(box);
+done:
+    Py_XDECREF(eph_path);
+    Py_XDECREF(ev_path);
+    return capsule;
+}
+
+PyDoc_STRVAR(aspects_events_doc, "aspects_events(data, /)\n--\n\n"
+                                 "The number of events aspects_load loaded.");
+
+/*pyi
+def aspects_events(data: _Aspects, /) -> int: ...
+*/
+static PyObject *aspects_events(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    aspects_box *box = aspects_arg(arg, "aspects_events");
+    return box ? PyLong_FromLongLong(rb_aspects_events_count(box->events)) : NULL;
+}
+
+PyDoc_STRVAR(aspects_search_doc,
+             "aspects_search(data, combo, test, first=0, count=None, /)\n--\n\n"
+             "The C core's search (test 1) or search and print (test 2) for the\n"
+             "combination combo (\"Moon-120-Jupiter,Asc-90-Mars\": POINT-ANGLE-POINT\n"
+             "terms joined by commas) over the events [first, first + count) (count\n"
+             "None: to the last). Returns (output, matches): the output's bytes, as\n"
+             "README.md, \"aspects\", states them, and the number of matching events.\n"
+             "ValueError naming the combination's bad term, the events file's line of\n"
+             "an event outside the ephemeris or beyond the polar circles, or a range\n"
+             "outside the events. Releases the GIL above 64 events.");
+
+/*pyi
+def aspects_search(
+    data: _Aspects, combo: str, test: int, first: int = 0, count: Optional[int] = None, /
+) -> Tuple[bytes, int]: ...
+*/
+static PyObject *aspects_search(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 3 || nargs > 5) {
+        PyErr_Format(PyExc_TypeError, "aspects_search() takes from 3 to 5 arguments (%zd given)",
+                     nargs);
+        return NULL;
+    }
+    aspects_box *box = aspects_arg(args[0], "aspects_search");
+    if (!box)
+        return NULL;
+    if (!PyUnicode_Check(args[1]))
+        return PyErr_Format(PyExc_TypeError,
+                            "aspects_search() argument 'combo' must be str, not %.100s",
+                            Py_TYPE(args[1])->tp_name);
+    const char *combo_text = PyUnicode_AsUTF8(args[1]);
+    int64_t test, first = 0, count;
+    if (!combo_text || int64_arg(args[2], "aspects_search", "test", &test) < 0 ||
+        (nargs > 3 && int64_arg(args[3], "aspects_search", "first", &first) < 0))
+        return NULL;
+    if (nargs > 4 && args[4] != Py_None) {
+        if (int64_arg(args[4], "aspects_search", "count", &count) < 0)
+            return NULL;
+    } else {
+        count = rb_aspects_events_count(box->events) - first;
+    }
+    rb_error err;
+    rb_aspects_combo combo;
+    if (rb_aspects_combo_parse(combo_text, &combo, &err) != RB_OK)
+        return raise_core_error(module, "aspects_search", &err);
+    rb_buf out = {0};
+    int64_t matches = 0;
+    rb_status st;
+    int t = test < INT_MIN || test > INT_MAX ? 0 : (int)test; /* 0: the core refuses it */
+    if (count > ASPECTS_GIL_THRESHOLD) {
+        Py_BEGIN_ALLOW_THREADS st =
+            rb_aspects_search(box->eph, box->events, first, count, &combo, t, &out, &matches, &err);
+        Py_END_ALLOW_THREADS
+    } else {
+        st =
+            rb_aspects_search(box->eph, box->events, first, count, &combo, t, &out, &matches, &err);
+    }
+    PyObject *result = NULL;
+    if (st != RB_OK)
+        raise_core_error(module, "aspects_search", &err);
+    else
+        result = Py_BuildValue("(y#L)", out.data ? out.data : "", (Py_ssize_t)out.len,
+                               (long long)matches);
+    rb_buf_free(&out);
+    return result;
+}
+
 /* ---- the module ---------------------------------------------------------- */
 
 /*pyi
@@ -1471,6 +1640,10 @@ static PyMethodDef core_methods[] = {
     {"jsonl_kernel", (PyCFunction)(void (*)(void))jsonl_kernel, METH_FASTCALL, jsonl_kernel_doc},
     {"sleep", (PyCFunction)(void (*)(void))sleep_, METH_FASTCALL, sleep_doc},
     {"thread_limit", (PyCFunction)(void (*)(void))thread_limit, METH_FASTCALL, thread_limit_doc},
+    {"aspects_load", (PyCFunction)(void (*)(void))aspects_load, METH_FASTCALL, aspects_load_doc},
+    {"aspects_events", aspects_events, METH_O, aspects_events_doc},
+    {"aspects_search", (PyCFunction)(void (*)(void))aspects_search, METH_FASTCALL,
+     aspects_search_doc},
     {"_raise_status", raise_status, METH_VARARGS, NULL},
     {"build_info", build_info, METH_NOARGS,
      "build_info()\n--\n\nThe compiler and flags the core was built with."},
@@ -1478,6 +1651,7 @@ static PyMethodDef core_methods[] = {
 };
 
 /*pyi
+ASPECTS_DEFAULT_COMBO: str
 LOOP_MAX_N: int
 MATMUL_MAX_N: int
 TEMPS_MAX_ABS: int
@@ -1509,6 +1683,8 @@ static int core_exec(PyObject *module)
         PyModule_AddIntConstant(module, "JSONL_MAX_REPORTED", RB_JSONL_MAX_REPORTED) < 0)
         return -1;
     if (PyModule_AddIntConstant(module, "SLEEP_MAX_N", (long)RB_SLEEP_MAX_N) < 0)
+        return -1;
+    if (PyModule_AddStringConstant(module, "ASPECTS_DEFAULT_COMBO", RB_ASPECTS_DEFAULT_COMBO) < 0)
         return -1;
     return 0;
 }

@@ -72,6 +72,16 @@ func (a *Args) Int(key string, def, lo, hi int64) int64 {
 	return def
 }
 
+// Get returns string parameter key, or def when absent.
+func (a *Args) Get(key, def string) string {
+	for i, k := range a.Keys {
+		if k == key {
+			return a.Vals[i]
+		}
+	}
+	return def
+}
+
 // Name is the benchmark name: Benchmark<Round>/impl=<impl>/<k>=<v>...
 func (a *Args) Name() string {
 	var b strings.Builder

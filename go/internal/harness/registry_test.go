@@ -89,3 +89,16 @@ func TestEmitRefusesUndeclaredUnit(t *testing.T) {
 		t.Errorf("Emit(declared units) = exit %d, stdout %q, stderr %q", code, out, errText)
 	}
 }
+
+func TestGetReadsAStringParameter(t *testing.T) {
+	a, err := Parse("rb-go-aspects", []string{"aspects", "go", "events=277", "combo=Sun-0-Moon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Get("combo", "x"); got != "Sun-0-Moon" {
+		t.Errorf("Get(combo) = %q; want Sun-0-Moon", got)
+	}
+	if got := a.Get("test", "1"); got != "1" {
+		t.Errorf("Get(test) = %q; want the default 1", got)
+	}
+}
