@@ -357,7 +357,9 @@ def parser() -> argparse.ArgumentParser:
 
     _add_gen_log(sub)  # the jsonl round's input
 
-    from . import compare
+    from . import compare, ephemeris
+
+    ephemeris.add_parser(sub)  # the aspects round's input
 
     compare.add_parser(sub)
     return p
