@@ -66,8 +66,8 @@ def _py_c(eph_path, events_path, combo, print_all):
 
     if not hasattr(_core, "aspects_load"):
         pytest.skip("the extension has no aspects_load: py-c is not implemented in this build")
-    text, n = _core.aspects_search(_core.aspects_load(str(eph_path), str(events_path)), combo, print_all)
-    return (text.decode() if isinstance(text, bytes) else text), n
+    text, n = _core.aspects_search(_core.aspects_load(eph_path, events_path), combo, 2 if print_all else 1)
+    return text.decode(), n
 
 
 IMPLS = {

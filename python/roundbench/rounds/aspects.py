@@ -143,7 +143,13 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
         med["go*"] = med[best_go]
 
     def name(impl: str) -> str:
-        return f"{best_go} (the fastest pure Go)" if impl == "go*" else impl
+        if impl != "go*":
+            return impl
+        return f"{best_go} (the fastest pure Go)" if best_go else "the fastest pure Go"
+
+    def ns(impl: str) -> str:
+        m = med[impl]
+        return f"{name(impl)}: {m:,.0f} ns/event" if m >= 100 else f"{name(impl)}: {m:.3g} ns/event"
 
     def ratio(a: str, b: str) -> str:
         return f"{med[a] / med[b]:.3g}x" if a in med and b in med else "not measured"
@@ -169,9 +175,7 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
     ]
     for a, b, what in STEPS:
         if a in med and b in med:
-            w.append(
-                f"| {what} | {name(a)}: {med[a]:.4g} ns/event | {name(b)}: {med[b]:.4g} ns/event | {ratio(a, b)} |"
-            )
+            w.append(f"| {what} | {ns(a)} | {ns(b)} | {ratio(a, b)} |")
         else:
             w.append(f"| {what} | {name(a)} | {name(b)} | not measured |")
     if "go" in med:
@@ -303,10 +307,12 @@ def run_py_c(args: harness.Args) -> None:
 
     if not hasattr(_core, "aspects_load"):
         raise harness.CannotRun("the extension has no aspects_load (it was built without the aspects core)")
-    # The core parses the combination itself; its text goes across.
+    # The core reads both files and parses the combination itself; the
+    # output comes back as one bytes object. data: (the core's data, how
+    # many events to search: None for all).
     _run(
         args,
-        _core.aspects_load,
-        _core.aspects_head,
-        lambda data, combo, terms, print_all: _core.aspects_search(data, combo, print_all),
+        lambda eph, events: (_core.aspects_load(eph, events), None),
+        lambda data, k: (data[0], min(k, _core.aspects_events(data[0]))),
+        lambda data, combo, terms, print_all: _core.aspects_search(data[0], combo, 2 if print_all else 1, 0, data[1]),
     )
