@@ -3,12 +3,13 @@ writes it, on purpose: the honest version of the program behind the
 published "Go is 300x faster than Python" claim.
 
 Both files become DataFrames with pd.read_csv(sep="\\t"); then each event is
-a row of iterrows(), its two ephemeris rows are found with .loc by date,
-each body's longitude is read from them by column name, the aspects of an
-event are collected into a DataFrame of their own, and the combination is
-looked up in it with boolean masks. Nothing is vectorised over events:
-that is what the newcomer's program did, and what this variant measures.
-py-numpy is the same work vectorised; py is plain Python.
+a row of iterrows(), its time a pd.Timestamp, its two ephemeris rows are
+found with .loc by date and each body's longitude is read from them by
+column name, with numpy's functions on the scalars; the aspects go into a
+list and the counts into a Series. Nothing is vectorised over events: that
+is what the newcomer's program did, and what this variant measures (the
+cost of reaching data through pandas one row at a time). py-numpy is the
+same work vectorised; py is plain Python.
 
 The formulas and the output are the plain variant's
 (roundbench.pure.aspects), to the byte; the files are first checked by the
@@ -104,7 +105,9 @@ def house_cusps(asc, mc) -> list:
     ]
 
 
-def find_aspects(positions: dict) -> pd.DataFrame:
+def find_aspects(positions: dict) -> list:
+    """Every aspect between two points, as (point, angle, point, orb, pair
+    number) in the order of the pairs."""
     found = []
     pair = 0
     for a in range(len(POINTS)):
@@ -115,10 +118,10 @@ def find_aspects(positions: dict) -> pd.DataFrame:
             for angle in plain.ANGLES:
                 orb = abs(separation - angle)
                 if orb <= plain.ORB:
-                    found.append({"p1": POINTS[a], "angle": angle, "p2": POINTS[b], "orb": orb, "pair": pair})
+                    found.append((POINTS[a], angle, POINTS[b], orb, pair))
                     break
             pair += 1
-    return pd.DataFrame(found, columns=["p1", "angle", "p2", "orb", "pair"])
+    return found
 
 
 def search(data: tuple, combo: list, print_all: bool, write) -> int:
@@ -140,28 +143,25 @@ def search(data: tuple, combo: list, print_all: bool, write) -> int:
                 + " ".join(f"{c:.2f}" for c in cusps)
                 + "\n"
             )
-            aspects["exact"] = np.floor(aspects["orb"] * 100 + 0.5)
-            for _, a in aspects.sort_values(["exact", "pair"]).head(plain.MAX_LISTED).iterrows():
-                write(f"\t{a['p1']} {a['angle']} {a['p2']} {a['orb']:.2f}\n")
+            most_exact = sorted(aspects, key=lambda a: (np.floor(a[3] * 100 + 0.5), a[4]))
+            for p1, angle, p2, orb, _ in most_exact[: plain.MAX_LISTED]:
+                write(f"\t{p1} {angle} {p2} {orb:.2f}\n")
         line = f"match\t{event['name']}\t{event['time']}"
         for _, angle, i, j in combo:
-            p1, p2 = POINTS[i], POINTS[j]
-            hit = aspects[
-                (((aspects["p1"] == p1) & (aspects["p2"] == p2)) | ((aspects["p1"] == p2) & (aspects["p2"] == p1)))
-                & (aspects["angle"] == angle)
-            ]
-            if len(hit) == 0:
+            wanted = {POINTS[i], POINTS[j]}
+            hit = [a for a in aspects if {a[0], a[2]} == wanted and a[1] == angle]
+            if not hit:
                 break
-            line += f"\t{p1} {angle} {p2} {hit['orb'].iloc[0]:.2f}"
+            line += f"\t{POINTS[i]} {angle} {POINTS[j]} {hit[0][3]:.2f}"
         else:
             matches += 1
             if print_all:
                 match_lines.append(line + "\n")
             else:
                 write(line + "\n")
-            for _, a in aspects.iterrows():
-                counts[a["p1"]] += 1
-                counts[a["p2"]] += 1
+            for p1, _, p2, _, _ in aspects:
+                counts[p1] += 1
+                counts[p2] += 1
     for line in match_lines:
         write(line)
     write("count" + "".join(f"\t{name} {n}" for name, n in counts.items()) + "\n")

@@ -98,7 +98,7 @@ ROUND = Round(
             "py-pandas",
             "python",
             "the newcomer's version, on purpose: DataFrames from pd.read_csv, each event a row of iterrows(), its "
-            "ephemeris rows found with .loc, its aspects a DataFrame; nothing vectorised (277 events by default)",
+            "two ephemeris rows found with .loc and read by column name; nothing vectorised (277 events by default)",
             requires=needs_module("pandas", "pip install pandas"),
             default_if=_small,
         ),
@@ -125,7 +125,7 @@ PURE_GO = ("go", "go-columns", "go-reflect")
 
 # The gap, one cause at a time: each step replaces one thing.
 STEPS = (
-    ("py-pandas", "py", "pandas row access: iterrows, .loc per row, a DataFrame of aspects per event"),
+    ("py-pandas", "py", "pandas row access: iterrows, a Timestamp and two .loc rows per event, columns by name"),
     ("py", "py-numpy", "vectorising the Python: numpy over all events at once"),
     ("py-numpy", "go*", "the language: compiled Go, one event at a time"),
     ("go*", "c", "Go to C: the same loop in the C core"),
@@ -152,7 +152,10 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
         return f"{name(impl)}: {m:,.0f} ns/event" if m >= 100 else f"{name(impl)}: {m:.3g} ns/event"
 
     def ratio(a: str, b: str) -> str:
-        return f"{med[a] / med[b]:.3g}x" if a in med and b in med else "not measured"
+        if a not in med or b not in med:
+            return "not measured"
+        r = med[a] / med[b]
+        return f"{r:,.0f}x" if r >= 100 else f"{r:.3g}x"
 
     w = [
         f"Published: {PUBLISHED}: whole programs, started from a shell, printing to a console. "
