@@ -562,3 +562,29 @@ def test_declaration():
     assert pandas.default_if({"events": 277}) and not pandas.default_if({"events": 100_000})
     assert "newcomer" in pandas.explain
     assert programs  # the module the children are found through
+
+
+def test_report_section_ratios_and_steps():
+    from types import SimpleNamespace
+
+    from roundbench.report import Cell
+
+    def cell(impl, ns):
+        c = Cell(impl)
+        c.runs = [SimpleNamespace(metrics={"ns/event": ns}, iters=1)]
+        return c
+
+    medians = {"py-pandas": 300_000.0, "py": 30_000.0, "py-numpy": 3_000.0, "go": 1_200.0, "go-reflect": 2_400.0}
+    medians["go-columns"], medians["c"] = 1_000.0, 800.0
+    text = rnd.report_section({"events": 277}, {k: cell(k, v) for k, v in medians.items()}, {})
+    assert "3.8x" in text and "404x" in text and "about 300x" in text
+    assert "| py-pandas against the fastest pure Go | 3.8x .. 404x, about 300x | 300x |" in text
+    assert "| py-pandas against go-reflect (the published port's style) | | 125x |" in text
+    for a, b, factor in (("py-pandas", "py", "10x"), ("py", "py-numpy", "10x"), ("py-numpy", "go-columns", "3x")):
+        assert f"{a}: " in text and f"| {factor} |" in text
+    assert "go-columns (the fastest pure Go): 1,000 ns/event | c: 800 ns/event | 1.25x |" in text
+    assert "go-columns / go = 0.833; go-reflect / go = 2" in text
+    # Without the C and Go rows (not built), the section says what it lacks.
+    text = rnd.report_section({"events": 277}, {k: cell(k, medians[k]) for k in ("py", "py-numpy")}, {})
+    assert "| py-pandas against the fastest pure Go | 3.8x .. 404x, about 300x | not measured |" in text
+    assert "| the language: compiled Go, one event at a time | py-numpy | the fastest pure Go | not measured |" in text
