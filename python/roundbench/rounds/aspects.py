@@ -107,6 +107,9 @@ ROUND = Round(
     quick=[{"events": DEFAULT_EVENTS}],
     metric="ns/event",
     order=13,
+    # The whole round, 6 runs of every variant at both sizes, within 5
+    # minutes: py at 100,000 events takes several seconds a run.
+    budget_s=30.0,
     units={"ns/event": "lower"},
     metric_explain=(
         "ns/event: wall time of one search over all events (test 1, output into memory, files loaded "
