@@ -603,3 +603,11 @@ def test_numpy_blocks_join_seamlessly(monkeypatch, block):
             text, n = IMPLS["py-numpy"](EPHEMERIS, DATA / v["events"], v["combo"], v["test"] == "2")
             data = text.encode()
             assert (n, len(data), f"{zlib.crc32(data):08x}") == (int(v["matches"]), int(v["len"]), v["crc"])
+
+
+def test_combo_has_at_most_64_terms():
+    """The same cap as the C core's (RB_ASPECTS_MAX_TERMS)."""
+    terms = [f"Sun-0-{p}" for p in pa.POINTS[1:]] * 6
+    assert len(pa.parse_combo(",".join(terms[:64]))) == 64
+    with pytest.raises(ValueError, match=f"bad combo term '{terms[64]}': a combination has at most 64 terms"):
+        pa.parse_combo(",".join(terms[:65]))
