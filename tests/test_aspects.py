@@ -589,3 +589,25 @@ def test_report_section_ratios_and_steps():
     text = rnd.report_section({"events": 277}, {k: cell(k, medians[k]) for k in ("py", "py-numpy")}, {})
     assert "| py-pandas against the fastest pure Go | 3.8x .. 404x, about 300x | not measured |" in text
     assert "| the language: compiled Go, one event at a time | py-numpy | the fastest pure Go | not measured |" in text
+
+
+@pytest.mark.parametrize("block", [1, 7, 64])
+def test_numpy_blocks_join_seamlessly(monkeypatch, block):
+    """py-numpy's blocks of events (512 by default) split the reference sets
+    at many places and print the same bytes."""
+    from roundbench.pure import aspects_numpy as an
+
+    monkeypatch.setattr(an, "BLOCK", block)
+    for v in OUTPUTS:
+        if v["events"] == "events-300.tsv" or v["out"] == "test2.out":
+            text, n = IMPLS["py-numpy"](EPHEMERIS, DATA / v["events"], v["combo"], v["test"] == "2")
+            data = text.encode()
+            assert (n, len(data), f"{zlib.crc32(data):08x}") == (int(v["matches"]), int(v["len"]), v["crc"])
+
+
+def test_combo_has_at_most_64_terms():
+    """The same cap as the C core's (RB_ASPECTS_MAX_TERMS)."""
+    terms = [f"Sun-0-{p}" for p in pa.POINTS[1:]] * 6
+    assert len(pa.parse_combo(",".join(terms[:64]))) == 64
+    with pytest.raises(ValueError, match=f"bad combo term '{terms[64]}': a combination has at most 64 terms"):
+        pa.parse_combo(",".join(terms[:65]))

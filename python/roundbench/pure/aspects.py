@@ -52,6 +52,7 @@ EVENTS_HEADER = ("time", "lat", "lon", "name")
 ANGLES = (0, 60, 90, 120, 180)
 ORB = 8.0
 MAX_LISTED = 20  # test 2 lists each event's 20 most exact aspects
+MAX_TERMS = 64  # terms of a combination, in every language
 POLAR_LAT = 66.0  # beyond it the Ascendant is undefined at some times of day
 DEFAULT_COMBO = "Moon-120-Jupiter,Asc-90-Mars"
 
@@ -223,7 +224,9 @@ def parse_combo(text: str) -> list:
     """`P1-ANGLE-P2,...` as [(pair index, angle, P1 index, P2 index)];
     ValueError naming the first bad term."""
     terms = []
-    for term in text.split(","):
+    for k, term in enumerate(text.split(",")):
+        if k == MAX_TERMS:
+            raise ValueError(f"bad combo term {term!r}: a combination has at most {MAX_TERMS} terms")
         parts = term.split("-")
         ok = (
             len(parts) == 3
