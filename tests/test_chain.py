@@ -20,10 +20,17 @@ def _core_uc(n, k, p):
     return _CoreChain(n, k, p, ucontext=True)
 
 
+def _uvloop(n, k, p):
+    import uvloop
+
+    return pure.AsyncioChain(n, k, p, uvloop.new_event_loop)
+
+
 BUILDERS = {
     "py-c": _CoreChain,
     "py-c-ucontext": _core_uc,
     "py-asyncio": pure.AsyncioChain,
+    "py-uvloop": _uvloop,
     "py-greenlet": pure.GreenletChain,
     "py-threads": pure.ThreadChain,
 }
@@ -35,6 +42,8 @@ def test_variants_agree_with_the_vectors(v, name):
     n, k, want = int(v["n"]), int(v["hop-work"]), int(v["value"])
     if name == "py-greenlet":
         pytest.importorskip("greenlet")
+    if name == "py-uvloop":
+        pytest.importorskip("uvloop", reason="uvloop is not installed (requirements-dev.txt)")
     assert pure.expected(n, k) == want
     assert roundbench.chain_expected(n, k) == want
     for p in (1, 2):
@@ -111,6 +120,8 @@ def test_no_leaked_threads_or_descriptors():
         for name, build in BUILDERS.items():
             if name == "py-greenlet" and pytest.importorskip("greenlet") is None:
                 continue
+            if name == "py-uvloop" and pytest.importorskip("uvloop") is None:
+                continue
             ch = build(300, 1, 3)
             assert ch.run() == [pure.expected(300, 1)] * 3
             ch.close()
@@ -135,6 +146,8 @@ def _child(impl, *params):
 def test_memory_guard_refuses_an_impossible_configuration(impl, built):
     if impl == "py-greenlet":
         pytest.importorskip("greenlet")
+    if impl == "py-uvloop":
+        pytest.importorskip("uvloop", reason="uvloop is not installed (requirements-dev.txt)")
     out = _child(impl, "n=1000000000", "hop-work=0", "parallel=4096")
     assert out.returncode == 4, out.stderr
     assert "not possible here: memory: n=1000000000 x parallel=4096 needs about" in out.stderr

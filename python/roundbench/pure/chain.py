@@ -60,10 +60,12 @@ async def _async_task(inp: asyncio.Future, out: asyncio.Future, hop_work: int) -
 
 class AsyncioChain:
     """Tasks on one event loop; a future is the one-shot channel between two
-    neighbours. The `parallel` chains pass at once, interleaved by the loop."""
+    neighbours. The `parallel` chains pass at once, interleaved by the loop.
+    loop_factory makes another loop than asyncio's own
+    (uvloop.new_event_loop); the code is the same."""
 
-    def __init__(self, n: int, hop_work: int, parallel: int):
-        self.loop = asyncio.new_event_loop()
+    def __init__(self, n: int, hop_work: int, parallel: int, loop_factory=None):
+        self.loop = (loop_factory or asyncio.new_event_loop)()
         try:
             self.loop.run_until_complete(self._setup(n, hop_work, parallel))
         except BaseException:

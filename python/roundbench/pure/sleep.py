@@ -1,7 +1,8 @@
 """Round sleep in pure Python: N tasks, all live at once, each waiting until a
-common deadline one wait after a common start; as asyncio coroutines and as
-threads. Each returns the same statistics as the core's roundbench.sleep:
-n, setup_ns, run_ns, overhead_ns, peak_live, completed, early.
+common deadline one wait after a common start; as asyncio coroutines (on
+asyncio's own event loop or on another, uvloop's) and as threads. Each
+returns the same statistics as the core's roundbench.sleep: n, setup_ns,
+run_ns, overhead_ns, peak_live, completed, early.
 
 The protocol is the core's: create every task; each counts itself live and
 waits for the start; once all are live the start is taken and the deadline
@@ -31,19 +32,18 @@ def _stats(n: int, t0: int, start: int, end: int, wait_ns: int, peak: int, compl
     }
 
 
-def sleep_asyncio(n: int, wait_ns: int) -> dict:
-    """n coroutines on one asyncio event loop (asyncio.run: a fresh loop,
-    closed afterwards), gathered."""
-    return asyncio.run(_asyncio_main(n, wait_ns))
+def sleep_asyncio(n: int, wait_ns: int, loop_factory=None) -> dict:
+    """n coroutines on one asyncio event loop (a fresh loop, closed
+    afterwards, as asyncio.run makes), gathered. loop_factory makes another
+    loop than asyncio's own (uvloop.new_event_loop); the code is the same."""
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        return runner.run(_asyncio_main(n, wait_ns))
 
 
 async def _asyncio_main(n: int, wait_ns: int) -> dict:
     loop = asyncio.get_running_loop()
-    started = loop.create_future()  # resolves to the deadline, in loop.time()
+    started = loop.create_future()  # resolves to the deadline, in now_ns()
     live = peak = completed = early = 0
-    # asyncio runs a timer when it is due within the clock's resolution
-    # (BaseEventLoop._run_once), so "early" allows that much.
-    slack = loop._clock_resolution if hasattr(loop, "_clock_resolution") else 1e-9
 
     async def task() -> None:
         nonlocal live, peak, completed, early
@@ -51,9 +51,15 @@ async def _asyncio_main(n: int, wait_ns: int) -> dict:
         if live > peak:
             peak = live
         deadline = await started
-        await asyncio.sleep(deadline - loop.time())
-        if loop.time() < deadline - slack:
-            early += 1
+        # A loop's timers keep its own clock. asyncio's is time.monotonic,
+        # read fresh. uvloop's is libuv's uv_now, read once per turn of the
+        # loop (libuv's "Timers" documentation), so a timer set late in a
+        # long turn (the one that wakes all N tasks) fires early by the
+        # monotonic clock. A task that wakes before the deadline sleeps the
+        # rest: no task ends before start + wait, on either loop.
+        while (left := deadline - now_ns()) > 0:
+            await asyncio.sleep(left / 1e9)
+        early += now_ns() < deadline
         live -= 1
         completed += 1
 
@@ -62,7 +68,7 @@ async def _asyncio_main(n: int, wait_ns: int) -> dict:
     while live < n:  # one pass of the loop runs every task to `await started`
         await asyncio.sleep(0)  # scan: allow yield: the event loop's own turn, how asyncio starts its tasks
     start = now_ns()
-    started.set_result(loop.time() + wait_ns / 1e9)
+    started.set_result(start + wait_ns)
     await asyncio.gather(*tasks)
     end = now_ns()
     return _stats(n, t0, start, end, wait_ns, peak, completed, early)

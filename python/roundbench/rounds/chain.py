@@ -6,7 +6,8 @@ Variants: c (the core's stackful coroutines, its own switch, one shared
 stack), c-ucontext (the same with swapcontext, which makes a system call on
 every switch), go (goroutines and unbuffered channels), go-c and py-c (the
 core's chain driven from Go and from Python, the GIL released),
-py-asyncio (tasks and futures), py-greenlet (greenlets), py-threads (OS
+py-asyncio (tasks and futures), py-uvloop (the same on uvloop's event
+loop), py-greenlet (greenlets), py-threads (OS
 threads and queues; N = 1,000 by default).
 
 Every run, in every language: the resident set before anything is built is
@@ -85,6 +86,13 @@ ROUND = Round(
         ),
         Variant("py-asyncio", "python", "asyncio tasks joined by futures", default_if=_below_published),
         Variant(
+            "py-uvloop",
+            "python",
+            "py-asyncio's tasks and futures on uvloop's event loop (libuv)",
+            requires=needs_module("uvloop", "pip install -r requirements-dev.txt"),
+            default_if=_below_published,
+        ),
+        Variant(
             "py-greenlet",
             "python",
             "greenlets; the caller switches the value into each task in turn (greenlets have no scheduler)",
@@ -160,6 +168,7 @@ ROUND = Round(
         "go": "stackful",
         "go-c": "stackful",
         "py-asyncio": "event-loop",
+        "py-uvloop": "event-loop",
         "py-greenlet": "stackful",
         "py-threads": "os-thread",
         "py-c": "stackful",
@@ -325,6 +334,32 @@ def run_py_asyncio(args: harness.Args) -> None:
     from ..pure.chain import AsyncioChain
 
     _run(args, AsyncioChain)
+
+
+@harness.implements("chain", "py-uvloop", units=UNITS)
+def run_py_uvloop(args: harness.Args) -> None:
+    try:
+        import uvloop
+    except ImportError:
+        raise harness.CannotRun(
+            "the Python module uvloop is not installed (pip install -r requirements-dev.txt)"
+        ) from None
+    from ..pure.chain import AsyncioChain
+
+    _run(args, lambda n, k, p: AsyncioChain(n, k, p, uvloop.new_event_loop))
+
+
+def provenance() -> tuple:
+    """The library versions of py-greenlet and py-uvloop, for the result file."""
+    import importlib.metadata as md
+
+    items = {}
+    for lib in ("greenlet", "uvloop"):
+        try:
+            items[f"chain-{lib}"] = md.version(lib)
+        except md.PackageNotFoundError:
+            items[f"chain-{lib}"] = "not installed"
+    return items, []
 
 
 @harness.implements("chain", "py-greenlet", units=UNITS)

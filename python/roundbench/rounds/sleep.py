@@ -34,7 +34,7 @@ from __future__ import annotations
 import sys
 
 from .. import harness
-from . import Round, Variant
+from . import Round, Variant, needs_module
 
 MAX_N = 100_000_000  # RB_SLEEP_MAX_N: the core's counters are 32-bit
 BASELINE_WAIT_NS = 1_000_000
@@ -71,6 +71,13 @@ ROUND = Round(
         Variant("go", "rb-go", "goroutines, time.Sleep, a WaitGroup", default_if=_unfitted),
         Variant("go-c", "rb-go", "Go calling the core's event loop through cgo (one call)", default_if=_unfitted),
         Variant("py-asyncio", "python", "coroutines on an asyncio loop, gathered", default_if=_unfitted),
+        Variant(
+            "py-uvloop",
+            "python",
+            "py-asyncio's coroutines on uvloop's event loop (libuv; its timers count milliseconds)",
+            requires=needs_module("uvloop", "pip install -r requirements-dev.txt"),
+            default_if=_unfitted,
+        ),
         Variant("py-threads", "python", "threading.Thread per task, 64 KiB stacks", threads="many"),
         Variant(
             "py-c", "python", "Python calling the core's event loop (one call, GIL released)", default_if=_unfitted
@@ -113,6 +120,7 @@ ROUND = Round(
         "go": "stackful",
         "go-c": "event-loop",
         "py-asyncio": "event-loop",
+        "py-uvloop": "event-loop",
         "py-threads": "os-thread",
         "py-c": "event-loop",
         "py-asyncio-published": "event-loop",
@@ -164,6 +172,8 @@ def _run(args: harness.Args, sleep, threads: bool = False) -> None:
     harness.check("completed", s["completed"], n)
     harness.check("peak live tasks", s["peak_live"], n)
     harness.check("tasks that woke early", s["early"], 0)
+    if s["overhead_ns"] < 0:  # the last wake came before start + wait
+        raise harness.WrongResult("overhead-ns (run time - wait)", s["overhead_ns"], ">= 0")
     if n == want:  # a run at a reduced n is not comparable with the others
         harness.result(f"tasks={n} peak={s['peak_live']} completed={s['completed']}")
     harness.emit(
@@ -187,6 +197,19 @@ def run_py_asyncio(args: harness.Args) -> None:
     _run(args, sleep_asyncio)
 
 
+@harness.implements("sleep", "py-uvloop", units=UNITS)
+def run_py_uvloop(args: harness.Args) -> None:
+    try:
+        import uvloop
+    except ImportError:
+        raise harness.CannotRun(
+            "the Python module uvloop is not installed (pip install -r requirements-dev.txt)"
+        ) from None
+    from ..pure.sleep import sleep_asyncio
+
+    _run(args, lambda n, wait_ns: sleep_asyncio(n, wait_ns, uvloop.new_event_loop))
+
+
 @harness.implements("sleep", "py-threads", units=UNITS)
 def run_py_threads(args: harness.Args) -> None:
     from ..pure.sleep import ThreadLimit, sleep_threads
@@ -205,6 +228,17 @@ def run_py_c(args: harness.Args) -> None:
     from .._core import sleep
 
     _run(args, sleep)
+
+
+def provenance() -> tuple:
+    """The event loop library's version, for py-uvloop's rows."""
+    import importlib.metadata as md
+
+    try:
+        version = md.version("uvloop")
+    except md.PackageNotFoundError:
+        version = "not installed"
+    return {"sleep-uvloop": version}, []
 
 
 # ---- the published programs ---------------------------------------------------
