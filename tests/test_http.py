@@ -23,9 +23,11 @@ from conftest import BUILD, ROOT, child_env, load_vectors, run_roundbench
 VECTORS = load_vectors("http")
 
 
-def ask(port: int, raw: bytes) -> tuple:
-    """(status, body, closed by the server) for one request on a new connection."""
-    data, closed = exchange(port, raw, timeout=3.0)
+def ask(port: int, raw: bytes, half_close: bool = True) -> tuple:
+    """(status, body, closed by the server) for one request on a new
+    connection; without the half-close (which hyper's servers answer by
+    closing), what came within half a second."""
+    data, closed = exchange(port, raw, timeout=3.0 if half_close else 0.5, half_close=half_close)
     head, _, body = data.partition(b"\r\n\r\n")
     m = re.match(rb"HTTP/1\.[01] (\d{3})", head)
     assert m, data
@@ -184,6 +186,104 @@ def test_go_server_answers_the_valid_vectors(built):
     assert proc.returncode == 0 and "stopped" in out
 
 
+# ---- the library servers under the robustness stress ----------------------------
+
+# What each library server fails of the stress (the check's name), as found
+# with the versions in requirements-dev.txt and go.mod: uvicorn (httptools)
+# never times a slow head out and takes a 10 kB head; granian (hyper) closes
+# a slow client without a 408 and takes a 10 kB head. A server that starts
+# passing a check, or fails another, fails this test.
+STRESS_FAILS = {
+    "py-asgi": {"slow client: status line", "slow client: connection closed", "oversized head: status line"},
+    "py-granian": {"slow client: status line", "oversized head: status line"},
+}
+LIBRARY_SERVERS = {"go-fasthttp": None, "py-asgi": "uvicorn", "py-granian": "granian"}
+
+
+def asgi_call(scope: dict) -> list:
+    """The messages asgi_app sends for one scope."""
+    import asyncio
+
+    sent = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(pure_http.asgi_app(scope, receive, send))
+    return sent
+
+
+def test_asgi_app_answers_as_the_others():
+    def ask_app(method, path):
+        start, body = asgi_call({"type": "http", "method": method, "path": path, "headers": []})
+        return start["status"], body["body"], dict(start["headers"])
+
+    status, body, headers = ask_app("GET", "/")
+    assert (status, body) == (200, b"Hello, World!") and headers[b"content-length"] == b"13"
+    assert ask_app("HEAD", "/")[:2] == (200, b"")
+    assert ask_app("GET", "/missing")[:2] == (404, b"")
+    assert ask_app("POST", "/")[:2] == (405, b"")
+    for path in ("/", "/missing"):  # the same answers as the core's handler
+        assert pure_http.hello("GET", path)[0] == ask_app("GET", path)[0]
+
+
+def test_asgi_app_lifespan():
+    import asyncio
+
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent = []
+
+    async def receive():
+        return incoming.pop(0)
+
+    async def send(message):
+        sent.append(message["type"])
+
+    asyncio.run(pure_http.asgi_app({"type": "lifespan"}, receive, send))
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+
+
+@pytest.mark.parametrize("impl", list(LIBRARY_SERVERS))
+def test_library_server_answers_stresses_and_stops(built, impl):
+    """Each library server through the driver's own steps: it answers the
+    valid vectors, meets the stress (exactly the failures STRESS_FAILS
+    names, each one named in the error) and stops cleanly on SIGTERM."""
+    from roundbench import harness
+    from roundbench.httpdriver.servers import Server, check_clean_exit, free_port, server_command, wait_ready
+    from roundbench.httpdriver.stress import STRESS_HEADER_TIMEOUT_MS, stress
+
+    module = LIBRARY_SERVERS[impl]
+    if module:
+        pytest.importorskip(module, reason=f"{module} is not installed (requirements-dev.txt)")
+    port = free_port()
+    argv, env = server_command(impl, port, 1, STRESS_HEADER_TIMEOUT_MS)
+    srv = Server(argv, env, sorted(os.sched_getaffinity(0))[:1])
+    try:
+        wait_ready(srv, port)
+        for v in VECTORS:
+            raw = bytes.fromhex(v["hex"])
+            if v["status"] in ("200", "404") and raw.startswith(b"GET ") and b"\n\n" not in raw:
+                status, body, _ = ask(port, raw, half_close=False)
+                assert status == int(v["status"]), raw
+                if v["body"] == "hello":
+                    assert body == b"Hello, World!"
+        want = STRESS_FAILS.get(impl, set())
+        if want:
+            with pytest.raises(harness.WrongResult, match="robustness") as err:
+                stress(srv.pid, port)
+            msg = str(err.value)
+            assert f"robustness: {len(want)} check(s) failed" in msg and all(f"{w} = " in msg for w in want), msg
+        else:
+            stress(srv.pid, port)
+    except BaseException:
+        srv.kill()
+        raise
+    check_clean_exit(srv.stop(signal.SIGTERM), impl)
+
+
 def test_flask_app():
     pytest.importorskip("flask")
     client = pure_http.flask_app.test_client()
@@ -255,15 +355,18 @@ def test_round_quick_run_every_variant(tmp_path, built):
     out = run_roundbench(*args, "--param", "rate=0", timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     rs = benchfmt.read_dir(tmp_path)
-    assert not rs.failures, [f.reason for f in rs.failures]
+    # The servers known to fail the stress fail their runs, naming the checks.
+    for f in rs.failures:
+        impl = re.search(r"impl=([\w-]+)", f.name).group(1)
+        assert impl in STRESS_FAILS and "robustness:" in " ".join([f.reason, *f.detail]), (f.name, f.reason, f.detail)
     got = {r.params["impl"]: r for r in rs.runs}
     skipped = {s.name for s in rs.skips} if hasattr(rs, "skips") else set()
-    for impl in ("c", "go", "go-c", "py-c", "py-fastapi", "py-flask"):
+    for impl in ("c", "go", "go-c", "go-fasthttp", "py-c", "py-fastapi", "py-flask"):
         if impl in got:
             r = got[impl]
             assert r.metrics["req/s"] > 0 and r.metrics["errors"] == 0 and r.metrics["server-peak-B"] > 0
             assert r.metrics["p50-ns"] <= r.metrics["p99-ns"] <= r.metrics["max-ns"]
-    assert {"c", "go", "go-c", "py-c"} <= set(got), (got.keys(), skipped)
+    assert {"c", "go", "go-c", "go-fasthttp", "py-c"} <= set(got), (got.keys(), skipped)
     text = (tmp_path / "results.txt").read_text()
     assert "http-pinning: " in text
 

@@ -46,7 +46,8 @@ def free_port() -> int:
 
 def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000, flask_workers: int = 0) -> tuple:
     """(argv, extra environment) that start variant impl's server; the
-    header timeout applies to the core's servers (c, py-c, go-c), and
+    header timeout applies to the servers that have one (c, py-c, go-c,
+    go-fasthttp, py-granian), and
     flask_workers > 0 to py-flask (otherwise 2 x cores + 1, gunicorn's
     advice)."""
     py = [interp.executable()]
@@ -55,6 +56,53 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
         return [str(program_path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
     if impl == "go":
         return [str(program_path(GO_SERVERS)), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
+    if impl == "go-fasthttp":
+        return [str(program_path(GO_SERVERS)), "http-serve", "go-fasthttp", f"port={port}", hto], {
+            "GOMAXPROCS": str(cores)
+        }
+    if impl == "py-granian":
+        # One worker process per core, each a single-threaded Rust runtime
+        # (--runtime-mode st, one runtime thread, one blocking I/O thread)
+        # and the one Python thread ASGI allows (--blocking-threads 1), on
+        # uvloop; rb-spawn's CPU affinity holds every thread of them to the
+        # server's CPUs.
+        return (
+            py
+            + [
+                "-m",
+                "granian",
+                "--interface",
+                "asgi",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                str(cores),
+                "--runtime-mode",
+                "st",
+                "--runtime-threads",
+                "1",
+                "--runtime-blocking-threads",
+                "1",
+                "--blocking-threads",
+                "1",
+                "--loop",
+                "uvloop",
+                "--http",
+                "1",
+                "--no-ws",
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "--backlog",
+                "2048",
+                "--http1-header-read-timeout",
+                str(min(max(header_timeout_ms, 1), 60000)),
+                "roundbench.pure.http:asgi_app",
+            ],
+            {},
+        )
     if impl == "go-c":
         return [str(program_path(GO_SERVERS)), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
             "GOMAXPROCS": str(cores)
@@ -81,12 +129,18 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
             ],
             {},
         )
-    if impl == "py-fastapi":
+    if impl in ("py-fastapi", "py-asgi"):
+        # py-fastapi takes uvicorn's defaults (uvloop and httptools when
+        # installed, as its users' deployments do); py-asgi names them.
+        app, impl_flags = (
+            ("fastapi_app", []) if impl == "py-fastapi" else ("asgi_app", ["--loop", "uvloop", "--http", "httptools"])
+        )
         return (
             py
             + [
                 "-m",
                 "uvicorn",
+                *impl_flags,
                 "--host",
                 "127.0.0.1",
                 "--port",
@@ -98,11 +152,26 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
                 "warning",
                 "--backlog",
                 "2048",
-                "roundbench.pure.http:fastapi_app",
+                f"roundbench.pure.http:{app}",
             ],
             {},
         )
     raise harness.UsageError(f"http: no variant {impl!r}")
+
+
+def process_tree(pid: int) -> list:
+    """pid and its descendants (a server's worker processes), parents first."""
+    tree, i = [pid], 0
+    while i < len(tree):
+        p = tree[i]
+        i += 1
+        try:
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/children") as f:
+                    tree += [int(k) for k in f.read().split()]
+        except OSError:  # it has exited meanwhile
+            pass
+    return tree
 
 
 class Server:
@@ -176,7 +245,9 @@ class Server:
         return fields
 
     def kill(self) -> None:
-        for pid in (self.pid, self.spawn.pid):
+        # The workers too: one that outlived its master (granian's, uvicorn's)
+        # would hold the output pipes open, and communicate() would wait forever.
+        for pid in [*process_tree(self.pid), self.spawn.pid]:
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -210,7 +281,7 @@ def check_clean_exit(rep: dict, impl: str) -> None:
     # uvicorn shuts down gracefully on SIGTERM, then restores the default
     # handler and raises the signal again, so that its parent sees why it
     # ended (uvicorn's Server.capture_signals): that is its clean exit.
-    if impl == "py-fastapi" and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
+    if impl in ("py-fastapi", "py-asgi") and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM:
         clean = True
     if not clean:
         tail = rep.get("stderr", "").strip()[-300:]

@@ -2,9 +2,11 @@
 
 `flask_app` (served by gunicorn, variant py-flask) and `fastapi_app` (served
 by uvicorn, variant py-fastapi) are the hello-world apps as their users
-write them; `hello` is the handler the core's server calls for every
-request in variant py-c (roundbench.HttpServer). Every one answers GET /
-with 200 and the body "Hello, World!".
+write them; `asgi_app` is the same app as a bare ASGI callable, no framework
+(served by uvicorn, py-asgi, and by granian, py-granian); `hello` is the
+handler the core's server calls for every request in variant py-c
+(roundbench.HttpServer). Every one answers GET / with 200 and the body
+"Hello, World!".
 
 Flask and FastAPI are imported only when their app is asked for, so
 importing this module (for `hello`) needs neither.
@@ -25,6 +27,36 @@ def hello(method: str, path: str) -> tuple:
     if path != "/":
         return _NOT_FOUND
     return _OK
+
+
+_TEXT_HEADERS = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"%d" % len(HELLO))]
+_EMPTY_HEADERS = [(b"content-length", b"0")]
+
+
+async def asgi_app(scope: dict, receive, send) -> None:
+    """The hello-world app as a bare ASGI 3 callable: GET or HEAD / answers
+    200 "Hello, World!", another path 404, another method 405. It also
+    takes the lifespan protocol's startup and shutdown, which a server
+    sends first and last."""
+    kind = scope["type"]
+    if kind == "http":
+        method = scope["method"]
+        if method != "GET" and method != "HEAD":
+            status, headers, body = 405, _EMPTY_HEADERS, b""
+        elif scope["path"] != "/":
+            status, headers, body = 404, _EMPTY_HEADERS, b""
+        else:
+            status, headers, body = 200, _TEXT_HEADERS, HELLO if method == "GET" else b""
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+    elif kind == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
 
 def __getattr__(name: str):

@@ -7,6 +7,11 @@ access log, on 127.0.0.1 only:
   py-flask    Flask under gunicorn, 2 x cores + 1 sync workers
   py-fastapi  FastAPI under uvicorn (uvloop and httptools when installed),
               one worker per server core
+  py-asgi     a bare ASGI callable (no framework) under uvicorn with uvloop
+              and httptools, one worker per server core
+  py-granian  the same callable under granian (Rust, hyper): one worker per
+              server core, each one single-threaded runtime, on uvloop
+  go-fasthttp github.com/valyala/fasthttp, GOMAXPROCS = the server's cores
   c           the core's server (csrc/http.c): epoll, one worker thread per
               server core, the core's own C handler
   py-c        the same server answering through a Python callable per
@@ -18,7 +23,9 @@ for every variant, whatever language its server is in: the driver
 (roundbench.httpdriver) starts the server pinned to its cores through
 build/rb-spawn (so the server's peak RSS and CPU time are its own, from
 wait4), loads it from a separate process on the other cores, stops it, and
-for the core's servers runs a short robustness stress on a fresh instance;
+for the core's servers and the ones added beside them (STRESSED) runs a
+short robustness stress on a fresh instance (a server that fails a check
+is a failed run naming each check);
 this module declares the round and turns the driver's record into one
 result line. Load: wrk (rate=0: as fast as 'conns' connections go) or, for
 rate>0, build/rb-load, the project's fixed-rate generator, which measures
@@ -41,10 +48,14 @@ import subprocess
 from .. import harness
 from ..httpdriver.load import WRK_TIMEOUT_S
 from ..httpdriver.servers import GO_SERVERS, split_cpus
-from . import Round, Variant, needs_all, needs_command, needs_module, needs_program
+from . import Round, Variant, needs_all, needs_command, needs_module, needs_program, program_path
 
-# The core's servers, which also get the robustness stress on every run.
+# The core's servers.
 CORE_VARIANTS = ("c", "py-c", "go-c")
+# The servers that also get the robustness stress on every run: the core's
+# and the library servers added with it. go, py-flask and py-fastapi are
+# not stressed (yet): net/http, for one, answers no 408 to a slow client.
+STRESSED = (*CORE_VARIANTS, "go-fasthttp", "py-asgi", "py-granian")
 # The latency histogram's upper bounds (ns): the share of requests at or below each.
 HIST_NS = (100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000)
 
@@ -93,6 +104,13 @@ def _wrk_version() -> str:
     return m.group(1) if m else "unknown"
 
 
+def _go_module(module: str) -> str:
+    from .. import provenance as prov
+
+    mods = prov.go_module_versions(program_path(GO_SERVERS))
+    return f"{module} {mods[module]}" if module in mods else f"{GO_SERVERS} not built"
+
+
 def _uvicorn_impl() -> str:
     loop = "uvloop" if needs_module("uvloop", "")() is None else "asyncio"
     http = "httptools" if needs_module("httptools", "")() is None else "h11"
@@ -128,7 +146,14 @@ def provenance() -> tuple:
             "latency from each request's intended send time; wrk2 is not packaged by Debian"
         ),
         "http-python-servers": _versions("flask", "gunicorn", "fastapi", "uvicorn", "uvloop", "httptools")
-        + f"; uvicorn {_uvicorn_impl()}",
+        + f"; uvicorn {_uvicorn_impl()} for py-fastapi, --loop uvloop --http httptools for py-asgi; "
+        + _versions("granian")
+        + " for py-granian: --workers = server cores, --runtime-mode st --runtime-threads 1 "
+        "--runtime-blocking-threads 1 --blocking-threads 1 --loop uvloop, every thread pinned to the server's CPUs",
+        "http-go-fasthttp": _go_module("github.com/valyala/fasthttp"),
+        "http-stressed": ", ".join(STRESSED)
+        + ": each run also stresses a fresh instance (400, 431, pipelining, 408 for a slow client, "
+        "dropped connections); a failed check fails the run and names the check",
         "http-peak-rss": "server-peak-B is the server process's own (gunicorn: the largest of master and workers), "
         "from wait4 in rb-spawn; server CPU includes reaped worker processes",
     }
@@ -198,6 +223,37 @@ ROUND = Round(
             ),
         ),
         V(
+            "go-fasthttp",
+            "python",
+            "github.com/valyala/fasthttp, GOMAXPROCS = server cores",
+            requires=needs_all(_BASE, needs_program(GO_SERVERS)),
+            default_if=_not_published_load,
+        ),
+        V(
+            "py-granian",
+            "python",
+            "the bare ASGI callable under granian (Rust): one worker per core, each a single-threaded runtime "
+            "(one runtime thread, one blocking I/O thread, one Python thread) on uvloop, pinned to the server's CPUs",
+            requires=needs_all(
+                _BASE,
+                needs_module("granian", "pip install -r requirements-dev.txt"),
+                needs_module("uvloop", "pip install -r requirements-dev.txt"),
+            ),
+            default_if=_not_published_load,
+        ),
+        V(
+            "py-asgi",
+            "python",
+            "a bare ASGI callable (no framework) under uvicorn with uvloop and httptools, one worker per core",
+            requires=needs_all(
+                _BASE,
+                needs_module("uvicorn", "pip install -r requirements-dev.txt"),
+                needs_module("uvloop", "pip install -r requirements-dev.txt"),
+                needs_module("httptools", "pip install -r requirements-dev.txt"),
+            ),
+            default_if=_not_published_load,
+        ),
+        V(
             "py-flask",
             "python",
             "Flask under gunicorn, 2 x cores + 1 sync workers (flask-workers=W: W of them)",
@@ -254,6 +310,9 @@ ROUND = Round(
         "go-c": [],
         "py-c": ["roundbench.pure.http.hello"],
         "py-fastapi": ["roundbench.pure.http.__getattr__"],
+        "py-asgi": ["roundbench.pure.http.asgi_app"],
+        "py-granian": ["roundbench.pure.http.asgi_app"],
+        "go-fasthttp": [],
         "py-flask": ["roundbench.pure.http.__getattr__"],
     },
     models={
@@ -262,12 +321,17 @@ ROUND = Round(
         "go-c": "event-loop",
         "py-c": "event-loop",
         "py-fastapi": "event-loop",
+        "py-asgi": "event-loop",
+        "py-granian": "event-loop",
+        "go-fasthttp": "stackful",
         "py-flask": "process",
     },
 )
 
 
-@harness.implements("http", "c", "go", "go-c", "py-c", "py-fastapi", "py-flask", units=UNITS)
+@harness.implements(
+    "http", "c", "go", "go-c", "go-fasthttp", "py-c", "py-fastapi", "py-asgi", "py-granian", "py-flask", units=UNITS
+)
 def run(args: harness.Args) -> None:
     from ..httpdriver import measure
 
@@ -299,7 +363,7 @@ def run(args: harness.Args) -> None:
         warmup,
         rate,
         HIST_NS,
-        robustness=args.impl in CORE_VARIANTS,
+        robustness=args.impl in STRESSED,
         hey=hey,
         flask_workers=flask_workers,
     )
