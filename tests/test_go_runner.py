@@ -98,7 +98,7 @@ def listing(name):
 
 
 def test_the_go_programs_list_what_they_run():
-    assert listing("rb-go-http") == [["http-serve", "go"], ["http-serve", "go-c"]]
+    assert listing("rb-go-http") == [["http-serve", "go"], ["http-serve", "go-c"], ["http-serve", "go-fasthttp"]]
     rows = listing("rb-go-loop")
     assert rows == [["loop", "go", "ns/iter"], ["loop", "go-c", "ns/iter"]]
     p = subprocess.run([str(program("rb-go-loop")), "--list", "loop"], capture_output=True, text=True, timeout=30)
