@@ -137,3 +137,23 @@ def test_child_rejects_unknown_round():
 def test_every_round_is_counted():
     assert {s["round"] for s in loc.ROUND.sizes} >= {"loop", "ffi", "jsonl"}
     assert "loc" not in {s["round"] for s in loc.ROUND.sizes}
+
+
+@pytest.mark.parametrize("impl", ["py-numpy", "py-pandas"])
+def test_library_programs_counted_where_a_round_has_them(impl):
+    """aspects keeps its numpy and pandas versions as whole files of their
+    own: loc counts them as Python, and runs those rows only for rounds that
+    have such a file."""
+    v = next(v for v in loc.ROUND.variants if v.name == impl)
+    assert v.default_if({"round": "aspects"}) and not v.default_if({"round": "loop"})
+    out = subprocess.run(
+        [sys.executable, "-m", "roundbench.child", "loc", impl, "round=aspects"],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    src = (ROOT / loc.FILES[impl].format("aspects")).read_text()
+    assert f"result: {impl} aspects lines={code_lines_py(src)} gz={gzip_size(loc.strip_python(src))}" in out.stdout

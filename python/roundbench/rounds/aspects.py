@@ -91,7 +91,7 @@ ROUND = Round(
         _v(
             "py-numpy",
             "python",
-            "numpy, vectorised over events: arrays of (events x points) in blocks of 4096 events",
+            "numpy, vectorised over events: arrays of (events x points) in blocks of 256 events",
             requires=needs_module("numpy", "pip install numpy"),
         ),
         _v(

@@ -4,9 +4,12 @@ For every other round of the suite, its one-file implementations
 python/roundbench/pure/<round>.py (variant py), go/<round>.go (go) and
 csrc/<round>.c (c): non-blank lines once comments are removed (Python
 docstrings count as comments), and the gzip size of that stripped source
-(level 9), which tells verbose from long. Computed from the checkout's own
-files when the round runs, by the Python child for all three languages
-(the variant names the language counted, not the one counting).
+(level 9), which tells verbose from long. A round whose numpy or pandas
+version is a whole program of its own, in pure/<round>_numpy.py or
+pure/<round>_pandas.py (aspects: the published comparison was between
+whole programs), has those counted too (py-numpy, py-pandas). Computed
+from the checkout's own files when the round runs, by the Python child for
+every language (the variant names the file counted, not who counts).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from . import Round, Variant, module_names, repo_root
 
 FILES = {
     "py": "python/roundbench/pure/{}.py",
+    "py-numpy": "python/roundbench/pure/{}_numpy.py",
+    "py-pandas": "python/roundbench/pure/{}_pandas.py",
     "go": "go/{}.go",
     "c": "csrc/{}.c",
 }
@@ -48,7 +53,8 @@ ROUND = Round(
     title="loc: size of each round's pure implementation",
     explain=(
         "Non-blank, non-comment lines of python/roundbench/pure/<round>.py (py), go/<round>.go (go) and "
-        "csrc/<round>.c (c), and the gzip bytes of that stripped source; read from the checkout when the round runs."
+        "csrc/<round>.c (c), and pure/<round>_numpy.py and _pandas.py where a round has them, and the gzip bytes "
+        "of that stripped source; read from the checkout when the round runs."
     ),
     variants=[
         Variant("c", "python", "csrc/<round>.c, comments removed", default_if=_has_file("c")),
@@ -58,6 +64,18 @@ ROUND = Round(
             "python",
             "python/roundbench/pure/<round>.py, comments and docstrings removed",
             default_if=_has_file("py"),
+        ),
+        Variant(
+            "py-numpy",
+            "python",
+            "python/roundbench/pure/<round>_numpy.py, where a round has one, comments and docstrings removed",
+            default_if=_has_file("py-numpy"),
+        ),
+        Variant(
+            "py-pandas",
+            "python",
+            "python/roundbench/pure/<round>_pandas.py, where a round has one, comments and docstrings removed",
+            default_if=_has_file("py-pandas"),
         ),
     ],
     sizes=[{"round": r} for r in _counted_rounds()],
@@ -139,7 +157,7 @@ def measure(lang: str, path: Path) -> tuple:
 # ---- the child side ---------------------------------------------------------------
 
 
-@harness.implements("loc", "c", "go", "py", units=["lines", "gz-B"])
+@harness.implements("loc", *FILES, units=["lines", "gz-B"])
 def _run(args: harness.Args) -> None:
     name = args.get("round")
     if not name or name not in _counted_rounds():
@@ -150,12 +168,13 @@ def _run(args: harness.Args) -> None:
     path = root / FILES[args.impl].format(name)
     if not path.is_file():
         raise harness.CannotRun(f"round {name} has no {FILES[args.impl].format(name)}")
-    elapsed, (lines, gz, text) = harness.time_once(lambda: measure(args.impl, path))
+    lang = args.impl.split("-")[0]
+    elapsed, (lines, gz, text) = harness.time_once(lambda: measure(lang, path))
     # Self-check: no more lines than the file's non-blank ones, no comment
     # marker left at a line's start, and the gzip size is of this text.
     raw = sum(1 for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip())
     harness.check("lines <= non-blank lines", 0 < lines <= raw, True)
-    marker = "#" if args.impl == "py" else "//"
+    marker = "#" if lang == "py" else "//"
     harness.check("comment lines left", [ln for ln in text.splitlines() if ln.lstrip().startswith(marker)], [])
     harness.check("gzip round trip", gzip.decompress(gzip.compress(text.encode(), 9, mtime=0)).decode() == text, True)
     harness.result(f"{args.impl} {name} lines={lines} gz={gz}")
