@@ -9,6 +9,7 @@
 PYTHON ?= python3
 GO ?= go
 CC ?= gcc
+CXX ?= g++
 BUILD := build
 VENV := .venv
 VPY := $(VENV)/bin/python
@@ -124,6 +125,51 @@ $(GO_RUNNERS): $(BUILD)/rb-go-%: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	$(GO) build -o $@ ./go/cmd/rb-go/$*
 
+# The Go part of the static scan of the timed code (python/roundbench/scan.py).
+build: $(BUILD)/rb-scan
+$(BUILD)/rb-scan: $(wildcard go/cmd/rb-scan/*.go) go.mod
+	@mkdir -p $(BUILD)
+	CGO_ENABLED=0 $(GO) build -o $@ ./go/cmd/rb-scan
+
+# round jsonl's go-jsonv2: the same directory built with GOEXPERIMENT=jsonv2
+# (its files' build tags give it that variant alone). The experiment also
+# reimplements encoding/json on v2, so the go variant keeps its own binary.
+go: $(BUILD)/rb-go-jsonl-v2
+$(BUILD)/rb-go-jsonl-v2: $(GO_SRC)
+	@mkdir -p $(BUILD)
+	GOEXPERIMENT=jsonv2 $(GO) build -o $@ ./go/cmd/rb-go/jsonl
+
+# round jsonl's c-simdjson: a C++ program of its own against Debian's
+# libsimdjson-dev (the C runner's main, harness and jsonl protocol around
+# csrc/simdjson/), so that no other C child maps the library. Left out, with
+# a message, where the library is absent; the variant then says why.
+# pkg-config gives the library's flags: Debian's is built with
+# SIMDJSON_THREADS_ENABLED, which changes its classes' layout, so every file
+# that includes simdjson.h must say so too.
+SIMDJSON_OK := $(shell pkg-config --exists simdjson 2>/dev/null && echo yes)
+SIMDJSON_SRC := csrc/simdjson/run_jsonl_simdjson.c csrc/runner/main.c csrc/runner/harness.c csrc/runner/jsonl_run.c
+SIMDJSON_OBJ := $(SIMDJSON_SRC:csrc/%.c=$(BUILD)/obj-simdjson/%.o) $(BUILD)/obj-simdjson/simdjson/jsonl_simdjson.o
+CXXFLAGS_SIMDJSON = $(OPT) -g -std=c++17 -Wall -Wextra -Wshadow -Icsrc -Icsrc/runner $(shell pkg-config --cflags simdjson)
+c: simdjson
+.PHONY: simdjson
+ifeq ($(SIMDJSON_OK),yes)
+simdjson: $(BUILD)/rb-c-simdjson
+else
+simdjson:
+	@echo "build/rb-c-simdjson: skipped: pkg-config finds no simdjson (Debian: apt-get install libsimdjson-dev; make setup does)"
+endif
+
+$(BUILD)/obj-simdjson/%.o: csrc/%.c $(CORE_HDR) $(RUNNER_HDR) csrc/simdjson/jsonl_simdjson.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icsrc/simdjson -c $< -o $@
+
+$(BUILD)/obj-simdjson/simdjson/jsonl_simdjson.o: csrc/simdjson/jsonl_simdjson.cc csrc/simdjson/jsonl_simdjson.h $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS_SIMDJSON) -c $< -o $@
+
+$(BUILD)/rb-c-simdjson: $(SIMDJSON_OBJ) $(BUILD)/libroundbench.a
+	$(CXX) $(SIMDJSON_OBJ) $(BUILD)/libroundbench.a -o $@ $$(pkg-config --libs simdjson) $(BLAS_LIBS) -lpthread -lm
+
 py: $(VENV_READY) ## build the Python extension in place (python/roundbench)
 	$(VPY) setup.py -q build_ext --inplace
 
@@ -196,12 +242,14 @@ test-c: $(TEST_BIN) ## C unit tests under AddressSanitizer and UndefinedBehavior
 
 asan: $(TEST_BIN) ## build the C core's tests with ASan and UBSan (make test-c runs them)
 
-test-go: ## Go tests, with -race, with GOEXPERIMENT=cgocheck2 and without cgo (the pure package alone)
+test-go: ## Go tests, with -race, with GOEXPERIMENT=cgocheck2, without cgo (the pure package alone), and jsonl's jsonv2 build
 	$(GO) vet ./go/...
 	$(GO) test -count=1 -race ./go/...
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./go/...
 	CGO_ENABLED=0 $(GO) vet ./go/...
 	CGO_ENABLED=0 $(GO) test -count=1 ./go/...
+	GOEXPERIMENT=jsonv2 $(GO) vet ./go/cmd/rb-go/jsonl
+	GOEXPERIMENT=jsonv2 $(GO) test -count=1 ./go/cmd/rb-go/jsonl
 
 test-py: build ## pytest (builds first)
 	$(VPY) -m pytest -q
@@ -223,7 +271,7 @@ suite: setup ## run the whole suite at its default sizes, then the report (OUT=d
 	$(MAKE) build
 	VENV="$(VENV)" ./scripts/suite.sh $(OUT)
 
-C_FORMATTED := $(wildcard csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h) python/roundbench/_core.c
+C_FORMATTED := $(wildcard csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h csrc/*/*.cc) python/roundbench/_core.c
 PY_FORMATTED := python tests scripts setup.py
 
 format: $(VENV_READY) ## format the C (clang-format), Go (gofmt) and Python (black) sources
@@ -237,6 +285,7 @@ lint: $(VENV_READY) ## check formatting and lint (clang-format, black, ruff, gof
 	$(VPY) -m ruff check -q $(PY_FORMATTED)
 	@out="$$(gofmt -l go)"; if [ -n "$$out" ]; then echo "gofmt: these need formatting (make format):"; echo "$$out"; exit 1; fi
 	$(GO) vet ./go/...
+	GOEXPERIMENT=jsonv2 $(GO) vet ./go/cmd/rb-go/jsonl
 
 # The BLAS link, made again with the venv (make follows a link to its
 # target's time, so a stamp beside it says when it was made).
@@ -246,7 +295,7 @@ $(BLAS_LINK): $(VENV_READY)
 	ln -sfn "$$($(VPY) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
 	@touch $@
 # Building needs no BLAS; running the C and Go programs and tests does.
-$(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.so $(TEST_BIN) $(GO_RUNNERS) test-go: | $(BLAS_LINK)
+$(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.so $(TEST_BIN) $(GO_RUNNERS) $(BUILD)/rb-go-jsonl-v2 test-go: | $(BLAS_LINK)
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) python/roundbench/*.so python/roundbench/_cffi_api.c python/roundbench/_cffi_api.o

@@ -159,12 +159,49 @@ def build_programs(out: str, tmp: str) -> None:
             unbuilt[name] = (
                 f"static linking failed ({why}); it needs the C library's static archive (Debian: libc6-dev)"
             )
+    why = build_simdjson(prog("rb-c-simdjson"), tmp, runner_objs, core_objs, libs)
+    if why is not None:
+        unbuilt["rb-c-simdjson"] = f"building it failed ({why}); it needs g++ and simdjson (Debian: libsimdjson-dev)"
     record = os.path.join(out, "unbuilt.txt")
     if unbuilt:
         with open(record, "w") as f:
             f.writelines(f"{k}\t{v}\n" for k, v in unbuilt.items())
     elif os.path.exists(record):
         os.remove(record)
+
+
+def build_simdjson(target: str, tmp: str, runner_objs: list, core_objs: list, libs: list):
+    """Round jsonl's c-simdjson, a C++ program of its own against the
+    system's simdjson: the C runner's main, harness and jsonl protocol
+    around csrc/simdjson/. Returns None, or why it could not be built."""
+    cxx = shlex.split(os.environ.get("CXX") or "g++")
+    if shutil.which(cxx[0]) is None:
+        return f"no C++ compiler: {cxx[0]} is not on PATH"
+    # The library's flags (Debian's is built with SIMDJSON_THREADS_ENABLED,
+    # which changes its classes' layout) and where it is.
+    try:
+        flags = [
+            shlex.split(
+                subprocess.run(["pkg-config", what, "simdjson"], capture_output=True, text=True, check=True).stdout
+            )
+            for what in ("--cflags", "--libs")
+        ]
+    except (OSError, subprocess.CalledProcessError):
+        return "pkg-config finds no simdjson"
+    shared = [o for o in runner_objs if os.path.basename(o) in ("main.o", "harness.o", "jsonl_run.o")]
+    glue = os.path.join(tmp, "run_jsonl_simdjson.o")
+    counter = os.path.join(tmp, "jsonl_simdjson.o")
+    steps = [
+        [*_compiler(), *PROGRAM_CFLAGS, *PROGRAM_DEFINES, "-Icsrc/simdjson", "-c", "csrc/simdjson/run_jsonl_simdjson.c"]
+        + ["-o", glue],
+        [*cxx, *OPT, "-g", "-std=c++17", "-Icsrc", *flags[0], "-c", "csrc/simdjson/jsonl_simdjson.cc", "-o", counter],
+        [*cxx, glue, counter, *shared, *core_objs, "-o", target, *flags[1], *libs],
+    ]
+    for cmd in steps:
+        why = _try(cmd)
+        if why is not None:
+            return why
+    return None
 
 
 def copy_go_sources(out: str) -> None:

@@ -107,6 +107,17 @@ static int add_status(rb_jsonl_result *res, int64_t status, int64_t count)
     return 0;
 }
 
+rb_status rb_jsonl_add_status(rb_jsonl_result *res, int64_t status, int64_t count, rb_error *err)
+{
+    if (!res)
+        return rb_fail(err, RB_ERR_ARG, "res", "must not be NULL", -1);
+    if (count < 0)
+        return rb_fail(err, RB_ERR_ARG, "count", "must be >= 0", -1);
+    if (count > 0 && add_status(res, status, count) < 0)
+        return rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for the status table", -1);
+    return RB_OK;
+}
+
 static int merge_small(tally *t)
 {
     for (int64_t s = 0; s < SMALL_STATUS; s++) {

@@ -493,6 +493,13 @@ void rb_jsonl_result_free(rb_jsonl_result *res);
  *  "no-status" (the words every variant prints). */
 const char *rb_jsonl_reason_name(rb_jsonl_reason reason);
 
+/** Adds `count` lines of `status` to res->statuses, kept sorted (the
+ *  other counts are the caller's): for a counter outside the core that
+ *  reports in the core's result, as the c-simdjson variant does.
+ *  @return RB_OK; RB_ERR_ARG (res NULL, count < 0); RB_ERR_NOMEM, with
+ *          res unchanged. Thread-safe for distinct results. */
+rb_status rb_jsonl_add_status(rb_jsonl_result *res, int64_t status, int64_t count, rb_error *err);
+
 /** Counts the lines of buf[0, len) into `res` (initialised by the caller;
  *  counts add up across calls, line numbers go on from res->lines).
  *  @param buf   may be NULL when len == 0.

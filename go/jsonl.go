@@ -81,10 +81,12 @@ type jsonlRecord struct {
 	Status json.RawMessage `json:"status"`
 }
 
-// jsonlTooDeep reports whether line nests arrays and objects deeper than
-// JsonlMaxDepth (encoding/json's own limit is 10000). Only lines longer
-// than JsonlMaxDepth bytes can; callers check the length first.
-func jsonlTooDeep(line []byte) bool {
+// JsonlTooDeep reports whether line nests arrays and objects deeper than
+// JsonlMaxDepth (encoding/json's own limit is 10000, and every library's is
+// above 512, so each variant checks it before asking its library). Only
+// lines longer than JsonlMaxDepth bytes can; callers check the length
+// first.
+func JsonlTooDeep(line []byte) bool {
 	depth, inString := 0, false
 	for i := 0; i < len(line); i++ {
 		c := line[i]
@@ -132,9 +134,10 @@ func jsonlStatusOnlyExact(line []byte) bool {
 	return true
 }
 
-// jsonlInt64 is the status a raw JSON value stands for: an integer (no
-// fraction or exponent) that fits in an int64.
-func jsonlInt64(raw json.RawMessage) (int64, bool) {
+// JsonlInt64 is the status a raw JSON value (as a library hands it over,
+// valid JSON) stands for: an integer (no fraction or exponent) that fits in
+// an int64. A string, a literal or nothing is no status.
+func JsonlInt64(raw []byte) (int64, bool) {
 	if len(raw) == 0 || bytes.ContainsAny(raw, ".eE") {
 		return 0, false
 	}
@@ -151,7 +154,7 @@ func JsonlClassify(line []byte) (status int64, blank bool, reason string) {
 		return 0, true, ""
 	}
 	// encoding/json replaces invalid UTF-8 instead of refusing it.
-	if !utf8.Valid(line) || (len(line) > JsonlMaxDepth && jsonlTooDeep(line)) {
+	if !utf8.Valid(line) || (len(line) > JsonlMaxDepth && JsonlTooDeep(line)) {
 		return 0, false, JsonlInvalidJSON
 	}
 	if !jsonlStatusOnlyExact(line) {
@@ -168,7 +171,7 @@ func JsonlClassify(line []byte) (status int64, blank bool, reason string) {
 	if trimmed[0] != '{' { // null decodes into a struct without an error
 		return 0, false, JsonlNotObject
 	}
-	if s, ok := jsonlInt64(rec.Status); ok {
+	if s, ok := JsonlInt64(rec.Status); ok {
 		return s, false, ""
 	}
 	return 0, false, JsonlNoStatus
@@ -187,17 +190,34 @@ func jsonlObject(line []byte, object bool) (int64, bool, string) {
 	if err := json.Unmarshal(line, &m); err != nil {
 		return 0, false, JsonlInvalidJSON
 	}
-	if s, ok := jsonlInt64(m["status"]); ok {
+	if s, ok := JsonlInt64(m["status"]); ok {
 		return s, false, ""
 	}
 	return 0, false, JsonlNoStatus
 }
 
-// PureJsonlCount counts the lines of r in Go alone. Lines may be of any
-// length (a bufio.Reader, not a Scanner with its 64 KiB token limit); a bad
-// line never stops the count; a read error returns the counts so far and
-// an error saying after how many bytes.
+// JsonlClassifier judges one line (with or without its newline) as
+// JsonlClassify does: the status and "" when it counts, blank=true when it
+// is blank, or the reason it is invalid. The library variants are
+// classifiers that ask their library first and hand the lines it refuses or
+// cannot judge to JsonlClassify, which holds the rules.
+type JsonlClassifier func(line []byte) (status int64, blank bool, reason string)
+
+// PureJsonlCount counts the lines of r in Go alone (JsonlClassify).
 func PureJsonlCount(r io.Reader) (*JsonlResult, error) {
+	return jsonlCount("PureJsonlCount", r, JsonlClassify)
+}
+
+// JsonlCountWith counts the lines of r, each judged by classify. Lines may
+// be of any length (a bufio.Reader, not a Scanner with its 64 KiB token
+// limit); a bad line never stops the count; a read error returns the
+// counts so far and an error saying after how many bytes.
+func JsonlCountWith(r io.Reader, classify JsonlClassifier) (*JsonlResult, error) {
+	return jsonlCount("JsonlCountWith", r, classify)
+}
+
+// jsonlCount is JsonlCountWith; fn names the exported function in errors.
+func jsonlCount(fn string, r io.Reader, classify JsonlClassifier) (*JsonlResult, error) {
 	res := &JsonlResult{Statuses: map[int64]int64{}}
 	br := bufio.NewReaderSize(r, 1<<16)
 	var long []byte // a line longer than the reader's buffer, gathered
@@ -211,22 +231,22 @@ func PureJsonlCount(r io.Reader) (*JsonlResult, error) {
 			line = append(long, line...)
 		}
 		if len(line) > 0 {
-			res.add(line)
+			res.add(line, classify)
 		}
 		long = nil
 		if err == io.EOF {
 			return res, nil
 		}
 		if err != nil {
-			return res, &Error{Func: "PureJsonlCount", Msg: fmt.Sprintf("read failed after %d bytes: %v", res.Bytes, err), Pos: res.Bytes, Kind: ErrIO}
+			return res, &Error{Func: fn, Msg: fmt.Sprintf("read failed after %d bytes: %v", res.Bytes, err), Pos: res.Bytes, Kind: ErrIO}
 		}
 	}
 }
 
-func (res *JsonlResult) add(line []byte) {
+func (res *JsonlResult) add(line []byte, classify JsonlClassifier) {
 	res.Lines++
 	res.Bytes += int64(len(line))
-	status, blank, reason := JsonlClassify(line)
+	status, blank, reason := classify(line)
 	switch {
 	case blank:
 		res.Blank++
@@ -243,10 +263,19 @@ func (res *JsonlResult) add(line []byte) {
 
 // PureJsonlCountFile is PureJsonlCount over the file at path.
 func PureJsonlCountFile(path string) (*JsonlResult, error) {
+	return jsonlCountFile("PureJsonlCountFile", path, JsonlClassify)
+}
+
+// JsonlCountFileWith is JsonlCountWith over the file at path.
+func JsonlCountFileWith(path string, classify JsonlClassifier) (*JsonlResult, error) {
+	return jsonlCountFile("JsonlCountFileWith", path, classify)
+}
+
+func jsonlCountFile(fn, path string, classify JsonlClassifier) (*JsonlResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &Error{Func: "PureJsonlCountFile", Arg: "path", Msg: err.Error(), Pos: 0, Kind: ErrIO}
+		return nil, &Error{Func: fn, Arg: "path", Msg: err.Error(), Pos: 0, Kind: ErrIO}
 	}
 	defer f.Close()
-	return PureJsonlCount(f)
+	return jsonlCount(fn, f, classify)
 }

@@ -1,84 +1,27 @@
 package roundbench
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"roundbench/go/internal/jsonlvec"
 )
 
-// jsonlVector is one vector of testdata/jsonl_vectors.txt, the file the C,
-// Python and Go tests all read.
-type jsonlVector struct {
-	kind, expect, text string
-	payload            []byte
-}
-
-var jsonlRepeat = regexp.MustCompile(`%\{(\d+)\*([^}]*)\}`)
-
-func jsonlDecode(t testing.TB, s string) []byte {
-	s = jsonlRepeat.ReplaceAllStringFunc(s, func(m string) string {
-		g := jsonlRepeat.FindStringSubmatch(m)
-		n, _ := strconv.Atoi(g[1])
-		return strings.Repeat(g[2], n)
-	})
-	var out []byte
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			b, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			if err != nil {
-				t.Fatalf("bad escape in %q", s)
-			}
-			out = append(out, byte(b))
-			i += 2
-			continue
-		}
-		out = append(out, s[i])
-	}
-	return out
-}
-
-func loadJsonlVectors(t testing.TB, kind string) []jsonlVector {
+// loadJsonlVectors reads one kind of testdata/jsonl_vectors.txt, the file
+// the C, Python and Go tests all read.
+func loadJsonlVectors(t testing.TB, kind string) []jsonlvec.Vector {
 	t.Helper()
-	f, err := os.Open("../testdata/jsonl_vectors.txt")
+	v, err := jsonlvec.Load("../testdata/jsonl_vectors.txt", kind)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []jsonlVector
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		k, rest, _ := strings.Cut(line, " ")
-		if k != kind {
-			continue
-		}
-		expect, payload, _ := strings.Cut(rest, " ")
-		out = append(out, jsonlVector{k, expect, payload, jsonlDecode(t, payload)})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Fatalf("no %s vectors", kind)
-	}
-	return out
-}
-
-func short(s string) string {
-	if len(s) > 50 {
-		return s[:50] + "..."
-	}
-	return s
+	return v
 }
 
 // jsonlCounters are the Go-side variants, each over bytes; jsonl_cgo_test.go
@@ -94,11 +37,11 @@ var (
 func TestJsonlLineVectors(t *testing.T) {
 	for _, v := range loadJsonlVectors(t, "line") {
 		for _, suffix := range []string{"\n", "\r\n", ""} {
-			data := append(append([]byte{}, v.payload...), suffix...)
+			data := append(append([]byte{}, v.Payload...), suffix...)
 			for name, count := range jsonlCounters {
 				r, err := count(data)
 				if err != nil {
-					t.Fatalf("%s(%q): %v", name, short(v.text), err)
+					t.Fatalf("%s(%q): %v", name, jsonlvec.Short(v.Text), err)
 				}
 				if len(data) == 0 {
 					if r.Lines != 0 {
@@ -108,16 +51,16 @@ func TestJsonlLineVectors(t *testing.T) {
 				}
 				var ok bool
 				switch {
-				case v.expect == "blank":
+				case v.Expect == "blank":
 					ok = r.Lines == 1 && r.Blank == 1 && r.Valid == 0 && r.Invalid == 0
-				case strings.HasPrefix(v.expect, "invalid") || strings.HasPrefix(v.expect, "no") || strings.HasPrefix(v.expect, "not"):
-					ok = r.Invalid == 1 && len(r.Reported) == 1 && r.Reported[0] == JsonlInvalid{1, v.expect}
+				case strings.HasPrefix(v.Expect, "invalid") || strings.HasPrefix(v.Expect, "no") || strings.HasPrefix(v.Expect, "not"):
+					ok = r.Invalid == 1 && len(r.Reported) == 1 && r.Reported[0] == JsonlInvalid{1, v.Expect}
 				default:
-					want, _ := strconv.ParseInt(v.expect, 10, 64)
+					want, _ := strconv.ParseInt(v.Expect, 10, 64)
 					ok = r.Valid == 1 && len(r.Statuses) == 1 && r.Statuses[want] == 1
 				}
 				if !ok {
-					t.Errorf("%s(%q + %q) = %+v; want %s", name, short(v.text), suffix, *r, v.expect)
+					t.Errorf("%s(%q + %q) = %+v; want %s", name, jsonlvec.Short(v.Text), suffix, *r, v.Expect)
 				}
 			}
 		}
@@ -127,12 +70,12 @@ func TestJsonlLineVectors(t *testing.T) {
 func TestJsonlDocVectors(t *testing.T) {
 	for _, v := range loadJsonlVectors(t, "doc") {
 		for name, count := range jsonlCounters {
-			r, err := count(v.payload)
+			r, err := count(v.Payload)
 			if err != nil {
-				t.Fatalf("%s(%q): %v", name, v.text, err)
+				t.Fatalf("%s(%q): %v", name, v.Text, err)
 			}
-			if got := fmt.Sprintf("%d/%d/%d/%d", r.Lines, r.Blank, r.Valid, r.Invalid); got != v.expect {
-				t.Errorf("%s(%q) = %s; want %s", name, v.text, got, v.expect)
+			if got := fmt.Sprintf("%d/%d/%d/%d", r.Lines, r.Blank, r.Valid, r.Invalid); got != v.Expect {
+				t.Errorf("%s(%q) = %s; want %s", name, v.Text, got, v.Expect)
 			}
 		}
 	}
@@ -143,7 +86,7 @@ func TestJsonlDocVectors(t *testing.T) {
 func TestJsonlAllVectorsAgree(t *testing.T) {
 	var data []byte
 	for _, v := range loadJsonlVectors(t, "line") {
-		data = append(append(data, v.payload...), '\n')
+		data = append(append(data, v.Payload...), '\n')
 	}
 	data = append(data, data...)
 	path := filepath.Join(t.TempDir(), "all.jsonl")

@@ -30,8 +30,11 @@ APT_PACKAGES=(gcc make pkg-config)
 APT_PACKAGES+=(libc6-dev)
 # make lint: the C formatter
 APT_PACKAGES+=(clang-format)
-# round http: the load generator
-APT_PACKAGES+=(wrk)
+# round http: the load generator, and hey, the published comparison's (its own cells)
+APT_PACKAGES+=(wrk hey)
+# round jsonl: c-simdjson, the C++ parser the core is held against (its own
+# program, build/rb-c-simdjson, compiled with g++)
+APT_PACKAGES+=(g++ libsimdjson-dev)
 # Debian's own interpreter makes venvs and builds extensions only with its
 # venv and dev packages (an interpreter installed otherwise carries both).
 if command -v dpkg >/dev/null 2>&1 && dpkg -S "$base" >/dev/null 2>&1; then

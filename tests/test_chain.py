@@ -165,7 +165,81 @@ def test_all_variants_agree_through_the_runner(tmp_path, built, n, k, p):
     want = {v.name for v in ROUND.variants} - {s.name.split("impl=")[1].split("/")[0] for s in rs.skips}
     got = {r.params["impl"] for r in rs.runs}
     assert got == want
+    if k:
+        (skip,) = [s for s in rs.skips if "impl=go-published/" in s.name]
+        assert "the published program has no hop work (hop-work=3)" in skip.reason
     for r in rs.runs:
         assert r.name.endswith(f"/n={n}/hop-work={k}/parallel={p}")
+        if r.params["impl"] == "go-published":
+            # one timing of setup and pass, twice: no setup, pass or teardown of its own
+            assert {"ns/hop", "B/task", "first-ns", "second-ns", "peak-B"} <= set(r.metrics), r.name
+            assert r.metrics["ns/op"] == r.metrics["first-ns"]
+            continue
         for unit in ("setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task", "sys-ns/hop", "cpu-ns/hop", "peak-B"):
             assert unit in r.metrics, (r.name, unit)
+
+
+# ---- the published program, as published --------------------------------------------
+
+
+@pytest.mark.parametrize("n, p", [(1, 1), (7, 1), (1000, 1), (300, 3)])
+def test_published_chain_child(built, n, p):
+    """go-published passes the value along its chain twice and checks both
+    runs; its result is every variant's."""
+    out = _child("go-published", f"n={n}", "hop-work=0", f"parallel={p}")
+    assert out.returncode == 0, out.stderr
+    assert f"result: value={n} chains={p}" in out.stdout
+    (line,) = [ln for ln in out.stdout.splitlines() if ln.startswith("Benchmark")]
+    r = benchfmt.parse_bench_line(line)
+    assert r.name == f"BenchmarkChain/impl=go-published/n={n}/hop-work=0/parallel={p}"
+    assert r.metrics["first-ns"] > 0 and r.metrics["second-ns"] > 0
+    assert r.metrics["ns/hop"] == pytest.approx(r.metrics["first-ns"] / (n * p), rel=1e-3)
+
+
+def test_published_chain_has_no_hop_work(built):
+    out = _child("go-published", "n=10", "hop-work=3", "parallel=1")
+    assert out.returncode == 4, out.stderr
+    assert "the published program has no hop work (hop-work=3)" in out.stderr
+
+
+def test_published_sizes_run_go_beside_go_published():
+    """The million and ten-million cells run go and go-published by default;
+    the smaller cells run every variant, go-published included."""
+    from roundbench import runner
+
+    def names(plan):
+        return {v.name for v in plan.variants} | {v.name for v, _ in plan.skipped}
+
+    plans = runner.make_plans([ROUND], None, quick=False, overrides={})
+    big = [p for p in plans if p.params["n"] == 1_000_000]
+    assert sorted(p.params["parallel"] for p in big) == [1, 10]
+    assert all(names(p) == {"go", "go-published"} for p in big)
+    assert all("go-published" in names(p) for p in plans)
+    assert ROUND.models["go-published"] == "stackful"
+    quick = runner.make_plans([ROUND], None, quick=True, overrides={})
+    assert all("go-published" in names(p) for p in quick)
+
+
+def test_report_section_quotes_both_runs_and_the_refused_ten():
+    from roundbench import report
+
+    name = "BenchmarkChain/impl={}/n=1000000/hop-work=0/parallel={}"
+    text = "\n".join(
+        [
+            "goos: linux",
+            *[
+                name.format("go-published", 1)
+                + " 1 4670000000 ns/op 4670 ns/hop 2700 B/task 4670000000 first-ns 680000000 second-ns"
+            ]
+            * 2,
+            *[name.format("go", 1) + " 1 900000000 ns/op 300 ns/hop 600000000 setup-ns 300000000 pass-ns"] * 2,
+            "--- SKIP: " + name.format("go-published", 10) + ": not possible here: memory: n=1000000 x parallel=10",
+        ]
+    )
+    out = report.render(benchfmt.parse_lines(text.splitlines()), "x")
+    assert "go-published, the published program as published" in out
+    assert "first run 4.67 s, second 0.68 s" in out
+    assert "go, the fair protocol (a warm-up chain first, setup and pass timed apart" in out
+    assert "setup 0.6 s, pass 0.3 s" in out
+    assert "go-published, 10 chains at once (published: ten chains of a million took 13 minutes" in out
+    assert "not run here: not possible here: memory: n=1000000 x parallel=10." in out

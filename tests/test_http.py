@@ -293,3 +293,158 @@ def test_round_fixed_rate_mode(tmp_path, built):
     (run,) = benchfmt.read_dir(tmp_path).runs
     assert run.params["rate"] == "300" and run.metrics["errors"] == 0
     assert 250 <= run.metrics["req/s"] <= 310
+
+
+# ---- the published load: hey -c 250 -n 5000 --------------------------------------
+
+HEY_SUMMARY = """
+Summary:
+  Total:\t2.5000 secs
+  Slowest:\t0.9000 secs
+  Fastest:\t0.0010 secs
+  Average:\t0.1000 secs
+  Requests/sec:\t1996.0000
+
+Latency distribution:
+  10% in 0.0100 secs
+  25% in 0.0200 secs
+  50% in 0.0500 secs
+  75% in 0.1000 secs
+  90% in 0.2000 secs
+  95% in 0.3000 secs
+  99% in 0.7000 secs
+
+Status code distribution:
+  [200]\t4980 responses
+  [502]\t10 responses
+
+Error distribution:
+  [7]\tGet "http://127.0.0.1:9/": read: connection reset by peer
+  [3]\tGet "http://127.0.0.1:9/": EOF
+"""
+
+
+def test_hey_summary_is_read_into_the_record():
+    from roundbench.httpdriver.load import parse_hey
+
+    r = parse_hey(HEY_SUMMARY)
+    assert r == {
+        "requests": 4990,
+        "duration_ns": 2_500_000_000,
+        "p50": 50_000_000,
+        "p90": 200_000_000,
+        "p99": 700_000_000,
+        "p999": None,
+        "max": 900_000_000,
+        "socket_errors": 10,
+        "non200": 10,
+        "hist": {},
+    }
+
+
+def test_hey_without_a_response_says_so():
+    from roundbench import harness
+    from roundbench.httpdriver.load import parse_hey
+
+    only_errors = (
+        "Summary:\n  Total:\t0.0100 secs\n\nStatus code distribution:\n\nError distribution:\n  [20]\tdial tcp\n"
+    )
+    with pytest.raises(harness.CannotRun, match="hey got no response, only errors"):
+        parse_hey(only_errors)
+    with pytest.raises(harness.CannotRun, match="could not read hey's summary"):
+        parse_hey("flag provided but not defined: -x")
+
+
+def test_flask_workers_as_published():
+    from roundbench.httpdriver.servers import server_command
+
+    argv, _ = server_command("py-flask", 8080, 4, flask_workers=3)
+    assert argv[argv.index("--workers") + 1] == "3"
+    argv, _ = server_command("py-flask", 8080, 4)
+    assert argv[argv.index("--workers") + 1] == "9"
+
+
+def test_published_load_cell_runs_the_published_servers():
+    """The load=hey cell runs go, py-flask and py-fastapi by default (the
+    servers the published comparison loaded), with flask at 3 workers."""
+    from roundbench import runner
+    from roundbench.rounds import http
+
+    for quick in (False, True):
+        plans = runner.make_plans([http.ROUND], None, quick=quick, overrides={})
+        (hey,) = [p for p in plans if p.params.get("load") == "hey"]
+        names = {v.name for v in hey.variants} | {v.name for v, _ in hey.skipped}
+        assert names == {"go", "py-flask", "py-fastapi"}
+        assert hey.params["flask-workers"] == 3
+        others = [p for p in plans if p is not hey]
+        assert all("c" in {v.name for v in p.variants} | {v.name for v, _ in p.skipped} for p in others)
+
+
+def test_published_load_through_the_runner(tmp_path, built):
+    """A small hey cell through the runner: hey's figures in the result line
+    (no p99.9, no shares under a bound), or, without hey, a row that says so."""
+    out = run_roundbench(
+        "run",
+        "http",
+        "--impl",
+        "go",
+        "--runs",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--param",
+        "load=hey",
+        "--param",
+        "conns=10",
+        "--param",
+        "requests=300",
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    rs = benchfmt.read_dir(tmp_path)
+    assert not rs.failures, [f.reason for f in rs.failures]
+    hey = [r for r in rs.runs if r.params.get("load") == "hey"]
+    skips = [s for s in rs.skips if "load=hey" in s.name]
+    if not hey:
+        assert skips and all("command hey is not on PATH" in s.reason for s in skips), skips
+        return
+    for r in hey:
+        assert r.params["requests"] == "300" and r.params["conns"] == "10"
+        assert r.iters == 300 and r.metrics["errors"] == 0 and r.metrics["req/s"] > 0
+        assert r.metrics["p50-ns"] <= r.metrics["p99-ns"] <= r.metrics["max-ns"]
+        assert "p999-ns" not in r.metrics and not any(u.startswith("le-") for u in r.metrics)
+    report = (tmp_path / "report.md").read_text()
+    assert "This cell is the published load: `hey -c 10 -n 300`" in report
+    assert "http-load-published: hey " in (tmp_path / "results.txt").read_text()
+
+
+def test_published_load_refuses_a_fixed_rate(tmp_path, built):
+    """--param rate=R reaches the hey cell too: a skip row there, not a run
+    of hey that ignores the rate."""
+    out = run_roundbench(
+        "run",
+        "http",
+        "--impl",
+        "go",
+        "--runs",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--no-report",
+        "--param",
+        "conns=10",
+        "--param",
+        "secs=1",
+        "--param",
+        "warmup=0",
+        "--param",
+        "rate=300",
+        "--param",
+        "requests=100",
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    rs = benchfmt.read_dir(tmp_path)
+    assert [r.params.get("load") for r in rs.runs] == [None]
+    (skip,) = rs.skips
+    assert "load=hey" in skip.name and "rate=300 is a setting of the fixed-rate generator" in skip.reason

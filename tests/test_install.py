@@ -72,9 +72,12 @@ HELLO_GO = 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello, wo
 def test_every_name_has_a_path_and_an_unknown_one_is_refused():
     names = programs.names()
     assert set(names) >= {"rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "rb-go-loop", "rb-go-http"}
-    # One Go runner per directory of go/cmd/rb-go, and no other.
+    # One Go runner per directory of go/cmd/rb-go, the runners built with a
+    # Go experiment from one of them, and no other.
     dirs = {d.name for d in (ROOT / "go" / "cmd" / "rb-go").iterdir() if d.is_dir()}
-    assert {n for n in names if n.startswith("rb-go")} == {f"rb-go-{d}" for d in dirs}
+    experiments = set(programs.GO_EXPERIMENT_RUNNERS)
+    assert {n for n in names if n.startswith("rb-go")} == {f"rb-go-{d}" for d in dirs} | experiments
+    assert {(ROOT / pkg).is_dir() for pkg, _ in programs.GO_EXPERIMENT_RUNNERS.values()} == {True}
     assert {n for n in names if n.startswith("hello-")} == {
         "hello-c",
         "hello-c-static",
@@ -213,7 +216,7 @@ def test_installed_go_build_failure_is_reported(installed):
 INSTALL_LIMIT = 1800
 RUN_LIMIT = 1200
 
-LOOP_VARIANTS = ("c", "go", "go-c", "py", "py-c")
+LOOP_VARIANTS = ("c", "go", "go-c", "py", "py-c", "py-module-published")
 
 
 def _source_copy(dest: Path) -> Path:
@@ -244,7 +247,7 @@ def _check(cmd: list, limit: int, **kw) -> subprocess.CompletedProcess:
 def test_pip_install_then_run_loop_from_an_empty_folder(tmp_path):
     """The README's promise for an installed package: `pip install .` in a
     fresh venv, then `roundbench run loop --quick` from an empty folder
-    runs all five loop variants, each child found in the package or its
+    runs all six loop variants, each child found in the package or its
     per-user cache and nothing in the working folder."""
     src = _source_copy(tmp_path / "src")
     venv = tmp_path / "venv"

@@ -1,7 +1,10 @@
 """Round jsonl: every Python-side variant and the core against the shared
 vectors (testdata/jsonl_vectors.txt), a generated log with every bad-line
-kind (all seven variants agree with each other and with the generator),
-files of zero and one byte, a missing file, and deep nesting."""
+kind (every variant agrees with the others and with the generator), files
+of zero and one byte, a missing file, and deep nesting; the variants of the
+Go and C library programs against the vectors and mutated lines through
+their programs (each checks its own result), a line at a time where they
+disagree."""
 
 import os
 import re
@@ -94,15 +97,32 @@ def _counters():
         out["py-msgspec"] = rnd.count_file_msgspec
     except ImportError:
         pass
+    try:
+        import simdjson  # noqa: F401
+
+        out["py-simdjson"] = rnd.count_file_simdjson
+    except ImportError:
+        pass
     return out
 
 
 COUNTERS = _counters()
 
+# The Python library variants' line classifiers, judged line by line.
+CLASSIFIERS = {
+    name: make
+    for name, make in (
+        ("py-orjson", rnd.orjson_classifier),
+        ("py-msgspec", rnd.msgspec_classifier),
+        ("py-simdjson", rnd.simdjson_classifier),
+    )
+    if name in COUNTERS
+}
+
 
 def test_library_variants_present():
-    """orjson and msgspec are in requirements-dev.txt: their absence is a setup failure."""
-    assert "py-orjson" in COUNTERS and "py-msgspec" in COUNTERS
+    """orjson, msgspec and pysimdjson are in requirements-dev.txt: their absence is a setup failure."""
+    assert {"py-orjson", "py-msgspec", "py-simdjson"} <= set(COUNTERS)
 
 
 @pytest.mark.parametrize("impl", list(COUNTERS))
@@ -154,7 +174,8 @@ def test_generated_log_every_kind_every_variant(built, tmp_path):
     assert "invalid=" in want
     env = child_env()
     env[rnd.FILE_ENV] = str(path)
-    for v in rnd.ROUND.variants:
+    # The published programs stop at the first bad line: their own tests below.
+    for v in [v for v in rnd.ROUND.variants if not v.name.endswith("-published")]:
         cmd = rounds.command(rnd.ROUND, v, {"lines": 3000})
         for kernel in KERNELS if v.name in ("c", "py-c", "go-c") else [None]:
             if kernel:  # the core's variants once with each kernel
@@ -177,11 +198,17 @@ def test_a_wrong_expectation_fails_the_run(built, tmp_path):
     )
     env = child_env()
     env[rnd.FILE_ENV] = str(path)
-    for cmd in (
+    cmds = [
         [str(BUILD / "rb-c"), "jsonl", "c"],
         [str(BUILD / "rb-go-jsonl"), "jsonl", "go"],
         [sys.executable, "-m", "roundbench.child", "jsonl", "py"],
-    ):
+    ]
+    # The library variants of programs of their own, where they run here.
+    for impl in ("go-jsonv2", "c-simdjson"):
+        v = rnd.ROUND.variant(impl)
+        if rounds.unavailable(rnd.ROUND, v) is None:
+            cmds.append(rounds.command(rnd.ROUND, v, {}))
+    for cmd in cmds:
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
         assert out.returncode == 3, (cmd, out.stderr)
         assert "wrong result" in out.stderr
@@ -335,11 +362,9 @@ def test_kernel_choice(monkeypatch):
     assert roundbench.jsonl_count_buffer(b'{"status":200}\n')["valid"] == 1
 
 
-def test_differential_mutations(built, tmp_path):
+def _mutated_lines() -> list:
     """Seeded random mutations of valid and vector lines (bytes flipped,
-    inserted, deleted, cut): the core, the py rules and both libraries
-    classify every one the same. A line at a time, so a disagreement names
-    the line."""
+    inserted, deleted, cut), 4,000 of them."""
     import random
 
     rng = random.Random(2026)
@@ -367,12 +392,24 @@ def test_differential_mutations(built, tmp_path):
             else:
                 b = b[:i]
         lines.append(bytes(b).replace(b"\n", b" "))
+    return lines
+
+
+MUTATED = _mutated_lines()
+
+
+def test_differential_mutations(built, tmp_path):
+    """The mutated lines: the core (each kernel), the py rules and the
+    Python libraries classify every one the same. A line at a time, so a
+    disagreement names the line."""
+    lines = MUTATED
     data = b"\n".join(lines) + b"\n"
     path = _write(tmp_path, data)
     core = roundbench.jsonl_count_file(path)
     assert core["lines"] == len(lines)
     # Compare line by line with the py rules, which spell out each reason.
     mismatches = []
+    classifiers = {name: make() for name, make in CLASSIFIERS.items()}
     for n, line in enumerate(lines, 1):
         want = pure.classify(line)
         for kernel in KERNELS:
@@ -385,19 +422,89 @@ def test_differential_mutations(built, tmp_path):
                 g = (None, got["reported"][0][1])
             if g != want:
                 mismatches.append((n, kernel, line, g, want))
+        for name, classify in classifiers.items():
+            g = classify(line + b"\n")
+            if g != want:
+                mismatches.append((n, name, line, g, want))
     assert not mismatches[:5], mismatches[:5]
     results = {impl: rnd.result_text(f(path)) for impl, f in COUNTERS.items()}
     assert len(set(results.values())) == 1, results
     assert 500 < core["invalid"] < 3900  # the mutations make both kinds
-    # The Go variants, through their runner, check themselves against it.
-    (tmp_path / "log.jsonl.expect").write_text(results["py-c"] + "\n")
+
+
+# ---- the variants of the Go and C programs, through their programs -----------
+
+# Every variant a child program other than python runs: each checks its own
+# result against FILE.expect on every run (exit 3 when wrong).
+PROGRAM_VARIANTS = [v.name for v in rnd.ROUND.variants if v.program != "python"]
+LIBRARY_PROGRAM_VARIANTS = ("go-jsonv2", "go-sonic", "go-fastjson", "c-simdjson")
+
+
+def _run_program(impl: str, tmp_path, data: bytes, name: str = "chunk.jsonl"):
+    """Runs variant impl once over data, expecting the py rules' result:
+    None when it agrees, else what it said. Skips when the variant cannot
+    run here (its program absent, or exit 4), saying why."""
+    v = rnd.ROUND.variant(impl)
+    why = rounds.unavailable(rnd.ROUND, v)
+    if why:
+        pytest.skip(f"{impl} cannot run here: {why}")
+    path = _write(tmp_path, data, name)
+    (tmp_path / (name + ".expect")).write_text(rnd.result_text(pure.count_file(path)) + "\n")
     env = child_env()
     env[rnd.FILE_ENV] = str(path)
-    for impl in ("go", "go-c"):
-        out = subprocess.run(
-            [str(BUILD / "rb-go-jsonl"), "jsonl", impl], capture_output=True, text=True, env=env, timeout=120
-        )
-        assert out.returncode == 0, (impl, out.stderr)
+    env.pop(rnd.WARMUP_ENV, None)
+    out = subprocess.run(rounds.command(rnd.ROUND, v, {}), capture_output=True, text=True, env=env, timeout=120)
+    if out.returncode == 4:
+        pytest.skip(f"{impl} cannot run here: {out.stderr.strip()[-300:]}")
+    if out.returncode == 0 and "result: " in out.stdout:
+        return None
+    return f"exit {out.returncode}: {out.stderr.strip()[-400:]}"
+
+
+def _check_program_lines(impl: str, tmp_path, lines: list, suffix: bytes = b"\n"):
+    """Variant impl over lines, 100 to a file (so that every invalid line is
+    reported, and so hashed, with its reason); where a file disagrees, each
+    of its lines alone, to name the line."""
+    for start in range(0, len(lines), 100):
+        chunk = lines[start : start + 100]
+        if _run_program(impl, tmp_path, b"".join(line + suffix for line in chunk)) is None:
+            continue
+        for line in chunk:
+            said = _run_program(impl, tmp_path, line + suffix)
+            assert said is None, f"{impl} misjudges {line[:80]!r} + {suffix!r}: {said}"
+        pytest.fail(f"{impl} disagrees on lines {start + 1}..{start + len(chunk)} together, on none alone")
+
+
+@pytest.mark.parametrize("impl", PROGRAM_VARIANTS)
+def test_program_variants_line_vectors(built, tmp_path, impl):
+    lines = [p for _, p, _ in LINES]
+    for suffix in (b"\n", b"\r\n"):
+        _check_program_lines(impl, tmp_path, lines, suffix)
+
+
+@pytest.mark.parametrize("impl", PROGRAM_VARIANTS)
+def test_program_variants_doc_vectors(built, tmp_path, impl):
+    for expect, payload, text in DOCS:
+        said = _run_program(impl, tmp_path, payload)
+        assert said is None, f"{impl} on doc {text!r} (want {expect}): {said}"
+
+
+@pytest.mark.parametrize("impl", PROGRAM_VARIANTS)
+def test_program_variants_mutations(built, tmp_path, impl):
+    """The 4,000 mutated lines through each program's variant."""
+    _check_program_lines(impl, tmp_path, MUTATED)
+
+
+def test_library_programs_are_built(built):
+    """Every library variant's program is built where its library is: a
+    missing one is a build failure, not a skip (c-simdjson alone may lack
+    its library, and then says so)."""
+    for impl in LIBRARY_PROGRAM_VARIANTS:
+        why = rounds.unavailable(rnd.ROUND, rnd.ROUND.variant(impl))
+        if impl == "c-simdjson" and why:
+            assert "libsimdjson-dev" in why, why
+            continue
+        assert why is None, f"{impl}: {why}"
 
 
 def test_read_error_says_how_far():
@@ -409,3 +516,156 @@ def test_read_error_says_how_far():
     with pytest.raises(OSError, match="after 2 lines") as e:
         pure.count_lines(failing())
     assert e.value.errno == 5 and e.value.filename == "log.jsonl"
+
+
+# ---- the published programs, as published ------------------------------------------
+
+PUBLISHED = [v.name for v in rnd.ROUND.variants if v.name.endswith("-published")]
+
+
+def test_published_variants_declared():
+    assert PUBLISHED == ["py-published", "go-published"]
+
+
+def _published_child(impl, path, **params):
+    """Runs a published variant's child on path; bad-rate=0 unless given."""
+    env = child_env()
+    env[rnd.FILE_ENV] = str(path)
+    env.pop(rnd.WARMUP_ENV, None)
+    params = {"lines": 0, "bad-rate": 0, **params}
+    cmd = rounds.command(rnd.ROUND, rnd.ROUND.variant(impl), {k: v for k, v in params.items() if v is not None})
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("lines", [0, 1, 7, 3000])
+def test_published_count_agrees_with_the_generator_in_process(tmp_path, lines):
+    path = tmp_path / "clean.jsonl"
+    want = genlog.generate(path, lines=lines, seed=9, bad_rate=0.0)
+    assert "invalid=0" in want and "blank=0" in want
+    assert rnd.result_text(rnd.count_file_published(path)) == want
+
+
+def test_clean_log_every_variant_side_by_side(built, tmp_path):
+    """The clean size: every variant, the published ones included, through
+    its child, prints the generator's result."""
+    path = tmp_path / "clean.jsonl"
+    want = genlog.generate(path, lines=3000, seed=4, bad_rate=0.0)
+    env = child_env()
+    env[rnd.FILE_ENV] = str(path)
+    for v in rnd.ROUND.variants:
+        out = subprocess.run(
+            rounds.command(rnd.ROUND, v, {"lines": 3000, "bad-rate": 0}),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert out.returncode == 0, (v.name, out.stderr)
+        assert f"result: {want}\n" in out.stdout, v.name
+        assert f"BenchmarkJsonl/impl={v.name}/lines=3000/bad-rate=0 1 " in out.stdout
+
+
+def _log_with(tmp_path, *lines: bytes):
+    """A log of these lines; its .expect is what the round's rules say."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    r = pure.count_file(path)
+    (tmp_path / "log.jsonl.expect").write_text(rnd.result_text(r) + "\n")
+    return path
+
+
+GOOD = b'{"ts":1,"method":"GET","path":"/","status":200}'
+
+
+@pytest.mark.parametrize("impl", PUBLISHED)
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        (b"GET /index.html HTTP/1.1 200", {"py-published": "JSONDecodeError", "go-published": "invalid character"}),
+        (b"", {"py-published": "JSONDecodeError", "go-published": "unexpected end of JSON input"}),
+        (b'{"status":200', {"py-published": "JSONDecodeError", "go-published": "unexpected end of JSON input"}),
+        (b'{"status":200.5}', {"py-published": None, "go-published": "cannot unmarshal number 200.5"}),
+        (b'{"method":"GET"}', {"py-published": "KeyError", "go-published": None}),
+        (b'[{"status":200}]', {"py-published": "TypeError", "go-published": "cannot unmarshal array"}),
+    ],
+    ids=["not-json", "blank", "truncated", "status-float", "no-status", "not-object"],
+)
+def test_published_stops_at_the_first_bad_line(built, tmp_path, impl, bad, why):
+    """The published behaviour: the first line it cannot read ends the
+    count (exit 5, the file and line named); a line it misreads instead
+    (Go counts a missing status as 0, Python a float status as a key)
+    makes the result disagree with the rules' (exit 3)."""
+    path = _log_with(tmp_path, GOOD, GOOD, bad, GOOD)
+    out = _published_child(impl, path, lines=4)
+    if why[impl] is None:
+        assert out.returncode == 3, out.stderr
+        assert "wrong result" in out.stderr
+    else:
+        assert out.returncode == 5, out.stderr
+        assert f"{path}:3: the published program stops at its first bad line" in out.stderr
+        assert why[impl] in out.stderr
+        assert "Traceback" not in out.stderr
+    assert "Benchmark" not in out.stdout
+
+
+def test_published_go_stops_at_a_line_past_64k(built, tmp_path):
+    """bufio.Scanner's default 64 KiB limit: a valid line of 70,000 bytes
+    ends go-published's count; py-published reads it."""
+    long = b'{"pad":"' + b"a" * 70_000 + b'","status":200}'
+    path = _log_with(tmp_path, GOOD, long, GOOD)
+    out = _published_child("go-published", path, lines=3)
+    assert out.returncode == 5, out.stderr
+    assert f"{path}:2: the published program stops at its first bad line (bufio.Scanner: token too long)" in out.stderr
+    out = _published_child("py-published", path, lines=3)
+    assert out.returncode == 0, out.stderr
+
+
+def test_published_python_status_of_another_type_is_a_wrong_result(built, tmp_path):
+    path = _log_with(tmp_path, GOOD, b'{"status":"200"}')
+    out = _published_child("py-published", path, lines=2)
+    assert out.returncode == 3, out.stderr
+    assert "statuses that are not integers = \"'200'\"" in out.stderr
+
+
+@pytest.mark.parametrize("impl", PUBLISHED)
+@pytest.mark.parametrize("rate", [None, "0.0002", "1"])
+def test_published_refuse_a_log_with_bad_lines(built, tmp_path, impl, rate):
+    """At a size whose log has bad lines the published programs say they
+    cannot run (a skip row), naming the clean size."""
+    path = _log_with(tmp_path, GOOD)
+    out = _published_child(impl, path, lines=1, **{"bad-rate": rate})
+    assert out.returncode == 4, out.stderr
+    assert "stops at the first bad line: it counts the clean log only (bad-rate=0)" in out.stderr
+
+
+@pytest.mark.parametrize("impl", PUBLISHED)
+def test_published_bad_rate_is_checked(built, tmp_path, impl):
+    out = _published_child(impl, _log_with(tmp_path, GOOD), lines=1, **{"bad-rate": "lots"})
+    assert out.returncode == 2 and "bad-rate=lots is not a share in [0, 1]" in out.stderr
+
+
+def test_the_clean_size_runs_the_published_programs_only_there():
+    from roundbench import runner
+
+    def names(p):
+        return {v.name for v in p.variants} | {v.name for v, _ in p.skipped}
+
+    plans = runner.make_plans([rnd.ROUND], None, quick=False, overrides={})
+    by_size = {tuple(sorted(p.params.items())): names(p) for p in plans}
+    dirty = by_size[(("lines", genlog.DEFAULT_LINES),)]
+    clean = by_size[(("bad-rate", 0), ("lines", genlog.DEFAULT_LINES))]
+    assert not dirty & set(PUBLISHED)
+    assert set(PUBLISHED) <= clean and dirty <= clean
+    quick = runner.make_plans([rnd.ROUND], None, quick=True, overrides={})
+    assert any(set(PUBLISHED) <= names(p) for p in quick)
+
+
+def test_clean_log_is_cached_by_its_rate(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROUNDBENCH_BUILD", str(tmp_path))
+    clean = rnd._log_env({"lines": 50, "bad-rate": 0})
+    dirty = rnd._log_env({"lines": 50})
+    assert clean[rnd.FILE_ENV] != dirty[rnd.FILE_ENV]
+    for path in (clean[rnd.FILE_ENV], clean[rnd.WARMUP_ENV]):
+        assert " invalid=0 " in genlog.expected(path) and " blank=0 " in genlog.expected(path)
+    with pytest.raises(ValueError, match="bad-rate=2 is not a share"):
+        rnd._log_env({"lines": 50, "bad-rate": 2})

@@ -9,7 +9,7 @@ import pytest
 
 import roundbench
 from roundbench.pure.loop import loop as pure_loop
-from roundbench.rounds.loop import expected
+from roundbench.rounds.loop import MODULE_LOOP, expected, module_loop
 
 from conftest import BUILD, child_env, load_vectors
 
@@ -124,7 +124,7 @@ def test_gil_released_during_long_call():
     assert during > 5, f"the ticker thread ran {during} times during a ~0.3 s call"
 
 
-@pytest.mark.parametrize("impl", ["c", "go", "go-c", "py", "py-c"])
+@pytest.mark.parametrize("impl", ["c", "go", "go-c", "py", "py-c", "py-module-published"])
 @pytest.mark.parametrize("n", [0, 1, 7, 1001])
 def test_every_variant_child(built, impl, n):
     """Each child runner verifies itself and prints the same result."""
@@ -150,3 +150,24 @@ def test_child_rejects_bad_n(built, prog, arg, msg):
     out = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=60)
     assert out.returncode == 2
     assert msg in out.stderr
+
+
+# ---- the published program: the loop at module level ----------------------------
+
+
+@pytest.mark.parametrize("v", SMALL, ids=lambda v: f"n={v['n']}")
+def test_published_module_loop_agrees_with_the_vectors(v):
+    compute = module_loop(compile(MODULE_LOOP, "<published>", "exec"))
+    assert compute(int(v["n"])) == int(v["sum"])
+
+
+def test_published_loop_runs_on_module_globals():
+    """What makes it the published program: its names are the module's
+    globals (LOAD_NAME / STORE_NAME), not a function's locals."""
+    import dis
+
+    code = compile(MODULE_LOOP, "<published>", "exec")
+    ops = {(i.opname, i.argval) for i in dis.get_instructions(code)}
+    assert {("STORE_NAME", "total"), ("STORE_NAME", "i"), ("LOAD_NAME", "n")} <= ops, ops
+    assert not any(op.startswith(("LOAD_FAST", "STORE_FAST")) for op, _ in ops)
+    assert code.co_varnames == ()

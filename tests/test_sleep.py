@@ -122,7 +122,11 @@ def _child(impl, *params):
     return subprocess.run(cmd + list(params), capture_output=True, text=True, env=child_env(), timeout=60)
 
 
-@pytest.mark.parametrize("impl", [v.name for v in rnd.ROUND.variants])
+FAIR = [v.name for v in rnd.ROUND.variants if not v.name.endswith("-published")]
+PUBLISHED = [v.name for v in rnd.ROUND.variants if v.name.endswith("-published")]
+
+
+@pytest.mark.parametrize("impl", FAIR)
 @pytest.mark.parametrize("n", [1, 2, 300])
 def test_every_variant_child(built, impl, n):
     out = _child(impl, f"n={n}", "wait_ms=5")
@@ -147,7 +151,7 @@ def test_thread_variants_refuse_what_cannot_fit(built, impl):
 
 
 def test_child_rejects_bad_n(built):
-    for impl in ("c", "go", "py-c"):
+    for impl in ("c", "go", "py-c", *PUBLISHED):
         out = _child(impl, "n=0")
         assert out.returncode == 2 and "n=0 is out of range" in out.stderr
 
@@ -161,3 +165,55 @@ def test_quick_round_through_the_runner(tmp_path, built):
     assert all(r.name.endswith("/n=1000/wait_ms=20") for r in rs.runs), "--param reaches the children"
     report = (tmp_path / "report.md").read_text()
     assert "## sleep" in report and "bytes/task" in report
+
+
+# ---- the published programs, as published ------------------------------------------
+
+
+def test_published_variants_declared_with_models():
+    assert PUBLISHED == ["py-asyncio-published", "go-published"]
+    assert rnd.ROUND.models["py-asyncio-published"] == "event-loop"
+    assert rnd.ROUND.models["go-published"] == "stackful"
+
+
+@pytest.mark.parametrize("n", [1, 2, 300])
+def test_published_asyncio_gathers_every_task(n):
+    total, done = rnd.sleep_asyncio_published(n, WAIT_NS)
+    assert done == [None] * n
+    assert total >= WAIT_NS
+
+
+@pytest.mark.parametrize("impl", PUBLISHED)
+@pytest.mark.parametrize("n", [1, 2, 300])
+def test_published_child(built, impl, n):
+    """Each published program checks itself (all n gathered or waited for,
+    at least the wait taken) and prints no result for the runner to compare:
+    it has no common start, so it cannot say all n were live at once."""
+    out = _child(impl, f"n={n}", "wait_ms=5")
+    assert out.returncode == 0, out.stderr
+    assert "result:" not in out.stdout
+    line = [ln for ln in out.stdout.splitlines() if ln.startswith("Benchmark")][0]
+    r = benchfmt.parse_bench_line(line)
+    assert r.name == f"BenchmarkSleep/impl={impl}/n={n}/wait_ms=5"
+    assert r.metrics["overhead-ns"] >= 0 and r.metrics["ns/op"] >= WAIT_NS
+    assert {"B/task", "base-B"} <= set(r.metrics)
+    if impl == "go-published":
+        assert 1 <= r.metrics["live-tasks"] <= n and r.metrics["setup-ns"] >= 0
+
+
+def test_published_never_scores():
+    """A published program faster than the fair variant is shown beside it
+    but takes no point: the point is the fair variants'."""
+    from roundbench import report
+
+    text = "\n".join(
+        [
+            "goos: linux",
+            *["BenchmarkSleep/impl=go/n=1000 1 3000 ns/op 3000 overhead-ns 4000000 peak-B"] * 2,
+            *["BenchmarkSleep/impl=go-published/n=1000 1 1000 ns/op 1000 overhead-ns 4000000 peak-B"] * 2,
+            *["BenchmarkSleep/impl=py-asyncio/n=1000 1 2000 ns/op 2000 overhead-ns 9000000 peak-B"] * 2,
+        ]
+    )
+    out = report.render(benchfmt.parse_lines(text.splitlines()), "x")
+    assert "| go-published | [stackful] published program, as published" in out
+    assert "best Go variant go (" in out and "point to Python" in out

@@ -53,12 +53,14 @@ static int run_http_serve(const rbc_args *a)
     sigaction(SIGINT, &sa, NULL);
     if (rb_http_server_start(s, &err) != RB_OK)
         rbc_core_failed("rb_http_server_start", &err);
+    /* scan: allow print: the driver's start line, before any load */
     printf("listening port=%d\n", rb_http_server_port(s));
     fflush(stdout);
     rb_http_server_wait(s, -1);
     rb_http_stats st;
     rb_http_server_stats(s, &st);
     rb_http_server_close(s);
+    /* scan: allow print: the driver's stop line, after the load */
     printf("stopped requests=%lld bad=%lld timeouts=%lld open=%lld\n", (long long)st.requests,
            (long long)st.bad_requests, (long long)st.timeouts, (long long)st.open);
     return RBC_EXIT_OK;

@@ -582,5 +582,23 @@ int main(int argc, char **argv)
     rb_jsonl_result_free(&r); /* idempotent */
     rb_jsonl_result_free(NULL);
     CHECK(strcmp(rb_jsonl_reason_name(RB_JSONL_NO_STATUS), "no-status") == 0, "reason names");
+
+    /* A counter outside the core adds its statuses to the core's result:
+     * kept sorted, merged with what a count added, zero counts left out. */
+    CHECK(rb_jsonl_count_buffer((const uint8_t *)"{\"status\":404}\n", 15, &r, NULL) == RB_OK,
+          "a count");
+    CHECK(rb_jsonl_add_status(&r, 200, 3, &err) == RB_OK &&
+              rb_jsonl_add_status(&r, 404, 2, &err) == RB_OK &&
+              rb_jsonl_add_status(&r, -1, 1, &err) == RB_OK &&
+              rb_jsonl_add_status(&r, 500, 0, &err) == RB_OK,
+          "rb_jsonl_add_status");
+    CHECK(r.nstatuses == 3 && r.statuses[0].status == -1 && r.statuses[0].count == 1 &&
+              r.statuses[1].status == 200 && r.statuses[1].count == 3 &&
+              r.statuses[2].status == 404 && r.statuses[2].count == 3 && r.lines == 1,
+          "added statuses sorted and merged, other counts untouched");
+    CHECK(rb_jsonl_add_status(&r, 1, -1, &err) == RB_ERR_ARG && strcmp(err.arg, "count") == 0,
+          "a negative count is RB_ERR_ARG naming count");
+    CHECK(rb_jsonl_add_status(NULL, 1, 1, &err) == RB_ERR_ARG, "NULL result");
+    rb_jsonl_result_free(&r);
     return rbt_done("test_jsonl");
 }

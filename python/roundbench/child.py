@@ -47,6 +47,14 @@ def main(argv: list) -> int:
     except harness.CannotRun as e:
         print(f"cannot run here: {e}", file=sys.stderr)
         return harness.EXIT_CANNOT
+    except harness.WorkFailed as e:
+        print(e, file=sys.stderr)
+        return harness.EXIT_FAILED
+    except ModuleNotFoundError as e:
+        # A library this interpreter lacks (--python can name one without
+        # numpy, say): the machine cannot run the variant, nothing failed.
+        print(f"cannot run here: Python module {e.name} is not installed for {sys.executable}", file=sys.stderr)
+        return harness.EXIT_CANNOT
     except Exception:
         traceback.print_exc()
         return harness.EXIT_FAILED

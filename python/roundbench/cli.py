@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import signal
 import sys
 import time
@@ -65,7 +66,21 @@ def _rounds_arg(names: list) -> list:
     return out
 
 
+def _use_python(path) -> None:
+    """--python PATH, or ROUNDBENCH_PYTHON: the Python children's interpreter."""
+    from . import interp
+
+    path = path or os.environ.get(interp.ENV)
+    if not path:
+        return
+    try:
+        interp.use(path)
+    except interp.BadInterpreter as e:
+        raise UsageError(f"--python {e}") from None
+
+
 def cmd_list(args) -> int:
+    _use_python(None)
     for rnd in rounds.all_rounds():
         print(f"{rnd.name}: {rnd.title}")
         sizes = "; ".join(", ".join(f"{k}={v}" for k, v in s.items()) or "-" for s in rnd.sizes)
@@ -162,6 +177,7 @@ def cmd_run(args) -> int:
     from . import placement, report, runner
 
     selected = _rounds_arg(args.rounds)
+    _use_python(args.python)
     impls = set(args.impl or [])
     if impls:
         known = {v.name for r in selected for v in r.variants}
@@ -192,13 +208,19 @@ def cmd_run(args) -> int:
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"
     plans = runner.make_plans(selected, impls or None, args.quick, overrides, options)
-    header = runner.header_for(selected, policy, args.quick, place)
+    header = runner.header_for(selected, policy, args.quick, place, plans)
     r = runner.Runner(out_file, policy, args.timeout, progress=None if args.quiet else sys.stderr, placement=place)
     more = "" if fixed is not None else " at least"
     print(
         f"roundbench:{more} {r.planned(plans)} runs ({', '.join(r.name for r in selected)}) -> {out_file}",
         file=sys.stderr,
     )
+    # Said before the first run, not only in the report: a reader who stops
+    # the run early has seen them.
+    fair = header.get("fairness", "")
+    if fair and fair != "no unfair condition found":
+        for item in fair.split("; "):
+            print(f"roundbench: fairness warning: {item}", file=sys.stderr)
     t0 = time.monotonic()
     with _Stop() as stop:
         try:
@@ -326,6 +348,13 @@ def parser() -> argparse.ArgumentParser:
         default=900,
         metavar="S",
         help="kill a run after S seconds and record it as failed (default 900)",
+    )
+    r.add_argument(
+        "--python",
+        metavar="PATH",
+        help="run every Python child with this interpreter (default: the one running roundbench; also "
+        "ROUNDBENCH_PYTHON=PATH), e.g. a newer CPython, so that the Python side is as recent as the Go side; "
+        "its C variants need the extension built for it (make build PYTHON=PATH)",
     )
     r.add_argument("--no-report", action="store_true", help="write results only")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

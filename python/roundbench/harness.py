@@ -42,6 +42,12 @@ class CannotRun(Exception):
     """This variant cannot run on this machine (EXIT_CANNOT); says why."""
 
 
+class WorkFailed(Exception):
+    """The work stopped on its input (EXIT_FAILED); the message says where
+    and why, and is all the child prints (no traceback): a published
+    program that stops at the first line it cannot read, say."""
+
+
 class UndeclaredUnit(UsageError):
     """A variant tried to print a unit it did not declare (EXIT_USAGE): its
     --list line would not say what it prints."""

@@ -154,7 +154,7 @@ def check_frequency() -> list:
     elif set(govs) == {"performance"}:
         out.append(Check("governor", "ok", "performance on every CPU"))
     else:
-        text = "; ".join(f"{g} on {format_cpulist(c)}" for g, c in govs.items())
+        text = ", ".join(f"{g} on {format_cpulist(c)}" for g, c in govs.items())
         out.append(
             Check(
                 "governor",
@@ -303,7 +303,7 @@ def virtualization() -> str:
     if "hypervisor" in _cpuinfo_flags():
         vendor = _read("/sys/class/dmi/id/sys_vendor") or _read("/sys/class/dmi/id/product_name") or "unknown"
         found.append(f"VM (the CPU's hypervisor flag; vendor {vendor})")
-    return "; ".join(found) if found else "none found"
+    return ", ".join(found) if found else "none found"
 
 
 def check_virtualization() -> list:

@@ -19,6 +19,14 @@ its peak RSS shows). Their names come from those directories, in the
 checkout or in the shipped sources, so a new round's runner is known here
 as soon as its directory exists; ``go_runner(round)`` names one.
 
+A library that would weigh on every other child of its round, or that
+changes the build itself, gets a program of its own (LIBRARY_PROGRAMS):
+``rb-c-simdjson`` (round jsonl's c-simdjson: C++ against Debian's
+libsimdjson-dev, left out of the build where the library is absent) and
+``rb-go-jsonl-v2`` (round jsonl's Go runner built with
+``GOEXPERIMENT=jsonv2``, which also reimplements encoding/json v1, so the
+plain ``go`` variant keeps its own binary).
+
 ``missing(name)`` is what callers check before starting a program: None, or
 why it cannot run with a fix that works where the user is (``make build`` in a
 checkout; what to install for an installed package). For a Go program of an
@@ -37,7 +45,11 @@ from pathlib import Path
 from typing import Optional
 
 # The C programs: in the checkout from the Makefile, installed from setup.py.
-C_PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "hello-c", "hello-c-static")
+C_PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "hello-c", "hello-c-static", "rb-c-simdjson")
+
+# The C programs that need a library the system may lack, and what it is:
+# the build leaves them out, and missing() says what to install.
+C_NEEDS = {"rb-c-simdjson": "simdjson (Debian: apt-get install libsimdjson-dev, which scripts/setup.sh does)"}
 
 # Round startup's Go programs: name -> (package directory in the module,
 # CGO_ENABLED or None for the toolchain's default). hello-go is the same
@@ -51,6 +63,15 @@ HELLO_GO = {
 # The Go child runners: go/cmd/rb-go/<round>/ is built as rb-go-<round>.
 GO_RUNNERS = "go/cmd/rb-go"
 GO_RUNNER_PREFIX = "rb-go-"
+
+# A round's Go runner built with a Go experiment on: name -> (package
+# directory, GOEXPERIMENT). The build tags of the directory's files give
+# such a program its own variants.
+GO_EXPERIMENT_RUNNERS = {"rb-go-jsonl-v2": ("go/cmd/rb-go/jsonl", "jsonv2")}
+
+# The programs a Variant may name besides the generic ones
+# (rounds.PROGRAMS): each holds one round's library variants.
+LIBRARY_PROGRAMS = ("rb-c-simdjson", *GO_EXPERIMENT_RUNNERS)
 
 ENV_BUILD = "ROUNDBENCH_BUILD"
 PACKAGE = Path(__file__).resolve().parent
@@ -93,19 +114,23 @@ def go_runners() -> list:
 def names() -> tuple:
     """Every program name: the C programs, the Go runners, round startup's
     Go programs."""
-    return C_PROGRAMS + tuple(go_runners()) + tuple(HELLO_GO)
+    return C_PROGRAMS + tuple(go_runners()) + tuple(GO_EXPERIMENT_RUNNERS) + tuple(HELLO_GO)
 
 
 def _go_package(name: str) -> Optional[tuple]:
-    """(package directory, CGO_ENABLED or None) of a Go program's name, or
-    None if it names none. Any rb-go-<round> is a Go runner's name, whether
-    or not its sources exist, so that one without them can be reported as
-    such (missing()) rather than as a misspelt name."""
+    """(package directory, CGO_ENABLED or None, GOEXPERIMENT or None) of a
+    Go program's name, or None if it names none. Any rb-go-<round> is a Go
+    runner's name, whether or not its sources exist, so that one without
+    them can be reported as such (missing()) rather than as a misspelt
+    name."""
     if name in HELLO_GO:
-        return HELLO_GO[name]
+        return (*HELLO_GO[name], None)
+    if name in GO_EXPERIMENT_RUNNERS:
+        package, experiment = GO_EXPERIMENT_RUNNERS[name]
+        return (package, None, experiment)
     round_name = name[len(GO_RUNNER_PREFIX) :] if name.startswith(GO_RUNNER_PREFIX) else ""
     if round_name.isidentifier():  # a round's name is its Python module's
-        return (f"{GO_RUNNERS}/{round_name}", None)
+        return (f"{GO_RUNNERS}/{round_name}", None, None)
     return None
 
 
@@ -143,6 +168,8 @@ def missing(name: str) -> Optional[str]:
     if root is not None:
         if pkg is not None and not (root / pkg[0]).is_dir():
             return f"{p} is not built, and this checkout has no {pkg[0]}/ to build it from"
+        if name in C_NEEDS:
+            return f"{p} is not built: it needs {C_NEEDS[name]}; then run `make build` in {root}"
         return f"{p} is not built (run `make build` in {root})"
     if pkg is not None:
         return _in_cache(name, p, _build_go)
@@ -250,7 +277,7 @@ def _build_go(name: str, target: Path) -> Optional[str]:
     import subprocess
     import tempfile
 
-    pkg, cgo = _go_package(name)
+    pkg, cgo, experiment = _go_package(name)
     if not (GO_SOURCES / "go.mod").is_file():
         return f"this installation of roundbench ships no Go sources ({GO_SOURCES}), so it cannot build {name}"
     if not (GO_SOURCES / pkg).is_dir():
@@ -276,6 +303,8 @@ def _build_go(name: str, target: Path) -> Optional[str]:
     env = dict(os.environ)
     if cgo is not None:
         env["CGO_ENABLED"] = cgo
+    if experiment is not None:
+        env["GOEXPERIMENT"] = experiment
     blas = _blas_lib_dir()
     if blas is not None and cgo != "0":
         # The core dlopen()s the BLAS by name; the run path says where the

@@ -15,7 +15,8 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from . import programs, rounds
+from . import fairness, interp, programs, releases, rounds, scan
+from .machine import Check
 
 
 def _run(cmd, timeout=20) -> str:
@@ -76,11 +77,29 @@ def go_build_settings(binary: Path) -> dict:
     return info
 
 
-def collect(selected_rounds, runs, quick: bool, placement=None) -> tuple:
+def go_module_versions(binary: Path) -> dict:
+    """The modules a Go program was built with, path -> version, from the
+    `dep` lines of `go version -m` (a `=>` replacement's version wins)."""
+    mods = {}
+    if not binary.exists() or not shutil.which("go"):
+        return mods
+    for line in _run(["go", "version", "-m", str(binary)]).splitlines():
+        parts = line.strip().split("\t")
+        if len(parts) >= 3 and parts[0] in ("dep", "=>"):
+            if parts[0] == "dep":
+                last = parts[1]
+                mods[last] = parts[2]
+            elif mods:
+                mods[last] = f"{parts[2]} (replaced by {parts[1]})"
+    return mods
+
+
+def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> tuple:
     """Returns (items, warnings): the provenance lines in order, and the
-    fairness warnings found."""
+    fairness warnings found. Every fairness check, passed or not, is a
+    `fairness-<name>` line (fairness.py); the warnings are the failed ones."""
     items = {}
-    warnings = []
+    checks = []  # fairness.Check, in the order the report lists them
     items["goos"] = sys.platform
     items["goarch"] = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
     items["pkg"] = "roundbench"
@@ -116,23 +135,56 @@ def collect(selected_rounds, runs, quick: bool, placement=None) -> tuple:
     ]
     items["go-build"] = f"{' '.join(flags)} (from {go_runner})" if flags else f"{go_runner} not built"
     if go.get("-race") == "true":
-        warnings.append("the Go runner was built with -race")
+        checks.append(fairness.warn("go-race", "the Go runner was built with -race", "build without -race: make build"))
+    else:
+        checks.append(fairness.ok("go-race", "the Go runners are built without -race"))
     if go.get("-gcflags"):
-        warnings.append(f"the Go runner was built with -gcflags={go['-gcflags']}")
+        checks.append(
+            fairness.warn(
+                "go-gcflags", f"the Go runner was built with -gcflags={go['-gcflags']}", "build without -gcflags"
+            )
+        )
+    else:
+        checks.append(fairness.ok("go-gcflags", "the Go runners are built without -gcflags (optimiser and inliner on)"))
     items["gomaxprocs"] = os.environ.get("GOMAXPROCS", f"unset (Go uses {ncpu})")
     items["gogc"] = os.environ.get("GOGC", "unset (100)")
-    for var in ("GOMAXPROCS", "GOGC", "GODEBUG"):
-        if os.environ.get(var):
-            warnings.append(f"{var}={os.environ[var]} is set for the Go variants")
-    # Python
+    overrides = [f"{var}={os.environ[var]}" for var in ("GOMAXPROCS", "GOGC", "GODEBUG") if os.environ.get(var)]
+    if overrides:
+        checks.append(
+            fairness.warn(
+                "go-env", f"{', '.join(overrides)} set for the Go variants", "unset them, or state why in the report"
+            )
+        )
+    else:
+        checks.append(fairness.ok("go-env", "no GOMAXPROCS, GOGC or GODEBUG override"))
+    # Python: the runner's own, and the children's when --python names another.
     debug = bool(sysconfig.get_config_var("Py_DEBUG"))
     items["python"] = (
         f"{platform.python_implementation()} {platform.python_version()} ({'debug' if debug else 'release'} build)"
     )
-    if debug:
-        warnings.append("Python is a debug build")
-    if sys.flags.dev_mode:
-        warnings.append("Python runs in development mode (-X dev)")
+    try:
+        child = interp.info()
+    except interp.BadInterpreter as e:
+        child = None
+        items["python-children"] = f"unusable: {e}"
+    if child is not None:
+        items["python-children"] = child.describe() + (
+            " (--python / ROUNDBENCH_PYTHON)" if interp.is_alternate() else " (the runner's own)"
+        )
+        if child.debug:
+            checks.append(
+                fairness.warn(
+                    "python-build", f"the Python children run a debug build ({child.describe()})", "a release build"
+                )
+            )
+        else:
+            checks.append(fairness.ok("python-build", f"the Python children run a release build ({child.version})"))
+        if child.dev_mode or sys.flags.dev_mode:
+            checks.append(
+                fairness.warn("python-dev-mode", "Python runs in development mode (-X dev)", "unset PYTHONDEVMODE")
+            )
+        else:
+            checks.append(fairness.ok("python-dev-mode", "Python is not in development mode"))
     items["python-cflags"] = " ".join((sysconfig.get_config_var("CFLAGS") or "").split())
     try:
         from . import _core
@@ -141,31 +193,67 @@ def collect(selected_rounds, runs, quick: bool, placement=None) -> tuple:
     except ImportError as e:
         ext = f"not built ({e})"
     items["python-ext-build"] = ext
-    try:
-        items["numpy"] = importlib.metadata.version("numpy")
-    except importlib.metadata.PackageNotFoundError:
-        items["numpy"] = "not installed"
+    if child is not None and interp.is_alternate():
+        items["numpy"] = child.numpy or "not installed"
+    else:
+        try:
+            items["numpy"] = importlib.metadata.version("numpy")
+        except importlib.metadata.PackageNotFoundError:
+            items["numpy"] = "not installed"
+    # The runtimes' ages: a new runtime on one side and an old one on the other.
+    go_version = items["go-version"]
+    fix_py = "run the Python children with a newer CPython: --python PATH or ROUNDBENCH_PYTHON"
+    fix_go = "build with a newer Go"
+    if releases.feature(go_version) is None:
+        checks.append(fairness.info("runtime-age", f"no Go version to compare ({go_version})"))
+    else:
+        if child is not None and child.implementation == "CPython":
+            status, text, fix = releases.age_check(
+                ("cpython", child.version), ("go", go_version), {"cpython": fix_py, "go": fix_go}
+            )
+            checks.append(Check("runtime-age", status, text, fix))
+        if items["numpy"] != "not installed":
+            status, text, fix = releases.age_check(
+                ("numpy", items["numpy"]), ("go", go_version), {"numpy": "pip install a newer numpy", "go": fix_go}
+            )
+            checks.append(Check("numpy-age", status, text, fix))
     # A round that uses a BLAS says which in its own provenance().
     items["blas"] = "not used by the rounds in this file"
     items["perf-instructions"] = perf_instructions()
     tracer = tracer_pid()
     if tracer:
-        warnings.append(f"a tracer or debugger (pid {tracer}) is attached to the runner")
+        checks.append(
+            fairness.warn(
+                "tracer", f"a tracer or debugger (pid {tracer}) is attached to the runner", "detach it and run again"
+            )
+        )
+    else:
+        checks.append(fairness.ok("tracer", "no tracer or debugger attached to the runner"))
     # Tuned on one side only?
     tuned_c = "-march=native" in c_info
     tuned_ext = "-march=native" in ext
     tuned_go = go.get("GOAMD64", "v1") not in ("v1", "")
+    sides = (
+        f"C runner {'tuned' if tuned_c else 'portable'}, "
+        f"Python extension {'tuned' if tuned_ext else 'portable'}, Go {'tuned' if tuned_go else 'portable'}"
+    )
     if len({tuned_c, tuned_ext, tuned_go}) > 1:
-        warnings.append(
-            f"build flags differ in tuning: C runner {'tuned' if tuned_c else 'portable'}, "
-            f"Python extension {'tuned' if tuned_ext else 'portable'}, Go {'tuned' if tuned_go else 'portable'}"
+        checks.append(
+            fairness.warn("tuning", f"build flags differ in tuning: {sides}", "build everything with the same TUNE")
         )
+    else:
+        checks.append(fairness.ok("tuning", f"the same tuning on every side: {sides}"))
     no_spawn = rounds.program_missing("rb-spawn")
     if no_spawn is None:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"
+        checks.append(fairness.ok("peak-rss", "every peak RSS is the child's own (wait4 in rb-spawn)"))
     else:
         items["peak-rss"] = "from wait4 on children forked from the Python runner"
-        warnings.append(f"every peak-B includes the Python runner's own RSS at spawn: {no_spawn}")
+        checks.append(
+            fairness.warn(
+                "peak-rss", f"every peak-B includes the Python runner's own RSS at spawn: {no_spawn}", "make build"
+            )
+        )
     items["runs"] = str(runs)
     items["quick"] = "yes" if quick else "no"
     if placement is not None:
@@ -174,12 +262,21 @@ def collect(selected_rounds, runs, quick: bool, placement=None) -> tuple:
 
     got_items, got_warnings = machine.provenance()
     items.update(got_items)
-    warnings.extend(got_warnings)
+    warnings = fairness.warnings(checks) + got_warnings
     for r in selected_rounds:
         extra = rounds.hook(r.name, "provenance")
         if extra:
             got_items, got_warnings = extra()
             items.update(got_items)
             warnings.extend(got_warnings)
+    # Unequal resources between the variants of a cell.
+    if plans is not None:
+        checks.extend(fairness.resource_checks(plans, placement))
+    # What the timed code does: the static scan of every selected variant.
+    scan_checks, scan_items = scan.provenance(selected_rounds)
+    checks.extend(scan_checks)
+    items.update(scan_items)
+    warnings = fairness.warnings(scan_checks) + warnings
+    items.update(fairness.provenance_items(checks))
     items["fairness"] = "; ".join(warnings) if warnings else "no unfair condition found"
     return items, warnings

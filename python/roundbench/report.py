@@ -15,8 +15,15 @@ from typing import Optional
 
 from . import benchfmt, rounds, stats
 
+# A published program, as published, flaws included (DESIGN.md, "Variants").
+PUBLISHED_SUFFIX = "-published"
+
 COLUMNS = [
-    ("variant", "the implementation (c: the C core; py-c, go-c: Python or Go calling it; py, go: the language alone)"),
+    (
+        "variant",
+        "the implementation (c: the C core; py-c, go-c: Python or Go calling it; py, go: the language alone; "
+        "-published: a published program as published, shown beside the fair variant, never scored)",
+    ),
     ("mean ± σ", "mean of the runs and their sample standard deviation, in the round's metric"),
     (
         "median [95% CI]",
@@ -114,6 +121,14 @@ def _section(rnd_name: str, section, size: tuple, cells: dict, config: dict) -> 
         return section(dict(size), cells, config)
     except Exception as e:  # noqa: BLE001 - any bug in a round's hook
         return f"**The {rnd_name} round's own section failed: {type(e).__name__}: {e}** (the tables above stand)\n"
+
+
+def _scan_kinds(config: dict, rnd_name: str, impl: str) -> str:
+    """'print, sleep': the kinds of trick the scan found in a variant's code."""
+    text = config.get(f"scan-{rnd_name}/{impl}")
+    if not text:
+        return ""
+    return ", ".join(sorted({item.split(" ", 1)[0] for item in text.split("; ")}))
 
 
 def _stop_label(why: Optional[str]) -> str:
@@ -247,6 +262,8 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                         what = info.variant(c.impl).explain
                     except KeyError:
                         pass
+                    if c.impl in info.models:
+                        what = f"[{info.models[c.impl]}] {what}"
                 s = c.summary(unit)
                 attempted = len(c.runs) + len(c.failures)
                 if s is None:
@@ -264,6 +281,9 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                     flags.append("unstable")
                 if c.failures:
                     flags.append(f"FAILED {len(c.failures)}")
+                scanned = _scan_kinds(config, rnd_name, c.impl)
+                if scanned:
+                    flags.append(f"**scan: {scanned}**")
                 user, sys_ = c.cpu_seconds("user-ns/op"), c.cpu_seconds("sys-ns/op")
                 w(
                     f"| {c.impl} | {what} | {fmt(s.mean)} ± {fmt(s.sd, 2)} | {fmt(s.median)} {ci} | {fmt(s.min)} | "
@@ -273,6 +293,14 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                     f"{len(c.runs)}/{attempted}{_stop_label(c.stop)} | {' '.join(flags)} |"
                 )
             w("")
+            hits = [
+                (c.impl, config[f"scan-{rnd_name}/{c.impl}"]) for c in ordered if f"scan-{rnd_name}/{c.impl}" in config
+            ]
+            if hits:
+                w("What the static scan of the timed code found (fairness section; scan.py):\n")
+                for impl, text in hits:
+                    w(f"- **{impl}**: {text}")
+                w("")
             # A round may add its own section (e.g. matmul's BLAS per variant).
             section = rounds.hook(rnd_name, "report_section") if info else None
             if section:
@@ -286,9 +314,12 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                         lines.append(f"{b} − c = {d:+.3g} {unit} ({d / ref_m * 100:+.1f}%)")
                 if lines:
                     w("Binding overhead (median minus the C core's median): " + "; ".join(lines) + ".\n")
-            # The point between Python and Go.
-            py_m, py_c = _best([c for c in ordered if rounds.language(c.impl) == "py"], unit, better)
-            go_m, go_c = _best([c for c in ordered if rounds.language(c.impl) == "go"], unit, better)
+            # The point between Python and Go. A published program, as
+            # published (`-published`), is shown beside the fair variant but
+            # never scores: it is the claim under test, not a user's best.
+            contenders = [c for c in ordered if not c.impl.endswith(PUBLISHED_SUFFIX)]
+            py_m, py_c = _best([c for c in contenders if rounds.language(c.impl) == "py"], unit, better)
+            go_m, go_c = _best([c for c in contenders if rounds.language(c.impl) == "go"], unit, better)
             if py_c and go_c and (info is None or info.scored):
                 r = _ratio(py_m, go_m, better)
                 if r is None or abs(r - 1) < 0.02:
@@ -298,9 +329,21 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 score[winner] += 1
                 points.append((rnd_name, _size_label(size), winner))
                 verdict = "a tie (within 2%)" if winner == "tie" else f"point to {'Go' if winner == 'go' else 'Python'}"
+                py_what, go_what = f"{fmt(py_m)} {unit}", f"{fmt(go_m)} {unit}"
+                across = ""
+                if info is not None and info.models:
+                    # a concurrency round: a time is never quoted without the memory it cost
+                    py_what += f", peak RSS {fmt_bytes(py_c.median_of('peak-B'))}"
+                    go_what += f", peak RSS {fmt_bytes(go_c.median_of('peak-B'))}"
+                    pm, gm = info.models.get(py_c.impl), info.models.get(go_c.impl)
+                    if pm and gm and pm != gm:
+                        across = (
+                            f" The point goes across concurrency models: {rounds.MODELS[pm]} ({py_c.impl}) "
+                            f"against {rounds.MODELS[gm]} ({go_c.impl})."
+                        )
                 w(
-                    f"Python against Go: best Python variant {py_c.impl} ({fmt(py_m)} {unit}) against best Go variant "
-                    f"{go_c.impl} ({fmt(go_m)} {unit}): {verdict}.\n"
+                    f"Python against Go: best Python variant {py_c.impl} ({py_what}) against best Go variant "
+                    f"{go_c.impl} ({go_what}): {verdict}.{across}\n"
                 )
             fails = [(c.impl, f) for c in ordered for f in c.failures]
             if fails:
@@ -329,7 +372,7 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
         w("| key | value |")
         w("|---|---|")
         for k, v in cfg.items():
-            if k != "fairness":
+            if k != "fairness" and not k.startswith(("fairness-", "machine-")):
                 w(f"| {k} | {v.replace('|', '/')} |")
         w("")
     w("## Fairness\n")
@@ -341,12 +384,35 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
                 w(f"- **{item}**")
                 warned = True
     if not warned:
-        w(
-            "No unfair condition was found: release builds on every side, portable flags everywhere, "
-            "no tracer attached, no GOGC/GOMAXPROCS override, the machine idle enough at start."
-        )
+        w("No unfair condition was found.")
     w("")
+    w(fairness_table(rs.configs))
     return "\n".join(out)
+
+
+def fairness_table(configs: list) -> str:
+    """Every check the run made, passed ones included (fairness-* and
+    machine-* provenance lines), so a reader sees what was looked for."""
+    from . import fairness
+
+    rows: "OrderedDict" = OrderedDict()
+    for cfg in configs:
+        for k, v in cfg.items():
+            if k.startswith("fairness-") or k.startswith("machine-"):
+                rows.setdefault(k, v)
+    if not rows:
+        return "This result file predates the list of fairness checks.\n"
+    out = [
+        "Every check this run made (ok: passed; warn: harms the comparison, in bold above; info: a fact, or a "
+        "check this machine cannot answer):\n",
+        "| check | result | finding | fix |",
+        "|---|---|---|---|",
+    ]
+    for k, v in rows.items():
+        status, finding, fix = fairness.parse_line(v)
+        result = f"**{status}**" if status == "warn" else status
+        out.append(f"| {k} | {result} | {finding.replace('|', '/')} | {fix.replace('|', '/')} |")
+    return "\n".join(out) + "\n"
 
 
 def write_report(result_dir: Path, out: Optional[Path] = None) -> Path:

@@ -546,6 +546,8 @@ class Runner:
             print(text, file=self.progress, flush=True)
 
 
-def header_for(selected: list, policy: RunPolicy, quick: bool, placement: Optional[Placement] = None) -> dict:
-    items, _ = provenance.collect(selected, policy.describe(), quick, placement)
+def header_for(
+    selected: list, policy: RunPolicy, quick: bool, placement: Optional[Placement] = None, plans: Optional[list] = None
+) -> dict:
+    items, _ = provenance.collect(selected, policy.describe(), quick, placement, plans)
     return items

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .. import harness
 from .client import HELLO, get_once
-from .load import run_rate, run_wrk, write_wrk_script
+from .load import run_hey, run_rate, run_wrk, write_wrk_script
 from .servers import Server, check_clean_exit, free_port, server_command, split_cpus, wait_ready
 from .stress import STRESS_DROPS, STRESS_HEADER_TIMEOUT_MS, stress
 
@@ -32,7 +32,9 @@ def _raise_nofile(conns: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
 
 
-def _load(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: list, bounds_ns: tuple) -> dict:
+def _load(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: list, bounds_ns: tuple, hey: int) -> dict:
+    if hey:
+        return run_hey(port, conns, hey, cpus)
     if rate:
         return run_rate(port, conns, secs, warmup, rate, cpus, bounds_ns)
     script = Path(os.environ.get("TMPDIR", "/tmp")) / f"roundbench-wrk-{os.getpid()}.lua"
@@ -45,21 +47,33 @@ def _load(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: list, 
         script.unlink(missing_ok=True)
 
 
-def measure(impl: str, conns: int, secs: int, warmup: int, rate: int, bounds_ns: tuple, robustness: bool) -> dict:
+def measure(
+    impl: str,
+    conns: int,
+    secs: int,
+    warmup: int,
+    rate: int,
+    bounds_ns: tuple,
+    robustness: bool,
+    hey: int = 0,
+    flask_workers: int = 0,
+) -> dict:
     """One run of impl's server under load. rate=0: wrk as fast as `conns`
-    connections go; rate>0: rb-load at that many requests per second.
-    Returns the load generator's record (load.py) plus `server` (rb-spawn's
-    report on the measured instance: maxrss_kb, utime_ns, stime_ns),
-    `server_cores` and `load_cores`."""
+    connections go; rate>0: rb-load at that many requests per second;
+    hey>0: `hey -c conns -n hey`, the published load (secs, warmup and
+    rate unused). flask_workers > 0 gives py-flask that many workers
+    instead of 2 x cores + 1. Returns the load generator's record (load.py)
+    plus `server` (rb-spawn's report on the measured instance: maxrss_kb,
+    utime_ns, stime_ns), `server_cores` and `load_cores`."""
     _raise_nofile(conns)
     server_cpus, load_cpus, _ = split_cpus()
     cores = len(server_cpus)
     port = free_port()
-    argv, env = server_command(impl, port, cores)
+    argv, env = server_command(impl, port, cores, flask_workers=flask_workers)
     srv = Server(argv, env, server_cpus)
     try:
         wait_ready(srv, port)
-        res = _load(port, conns, secs, warmup, rate, load_cpus, bounds_ns)
+        res = _load(port, conns, secs, warmup, rate, load_cpus, bounds_ns, hey)
         # Still correct after the load.
         status, body = get_once(port)
         harness.check("GET / status after the load", status, 200)

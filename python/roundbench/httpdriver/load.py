@@ -1,16 +1,20 @@
 """The http round's load generators, each a separate process pinned to the
 load CPUs: wrk at full speed (its Lua `done` hook prints what the driver
-reads), and build/rb-load (csrc/tools/loadgen.c) at a fixed rate, which
+reads), build/rb-load (csrc/tools/loadgen.c) at a fixed rate, which
 measures latency from each request's intended send time, so a server that
-stalls cannot hide its tail (wrk2 is not packaged by Debian).
+stalls cannot hide its tail (wrk2 is not packaged by Debian), and hey
+(Debian package), the published load: a fixed number of requests over a
+number of connections, once.
 
-Both return the same record: requests, duration_ns, p50/p90/p99/p999/max
+All return the same record: requests, duration_ns, p50/p90/p99/p999/max
 (ns), socket_errors, non200, and hist (bound ns -> % of requests at or
-below it)."""
+below it); hey's summary has no p99.9 and no share under a bound, so its
+record has p999 None and an empty hist."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -147,4 +151,46 @@ def run_rate(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: lis
         "socket_errors": res["socket_errors"] + res["late"],
         "non200": res["non200"],
         "hist": hist,
+    }
+
+
+HEY_TIMEOUT_S = 600  # a hey run that has not finished by then fails the run
+
+
+def run_hey(port: int, conns: int, requests: int, cpus: list) -> dict:
+    """`hey -c CONNS -n REQUESTS`: hey's summary read into the record.
+    requests is the responses hey counted (its errors are apart), duration
+    its Total, the percentiles its own (to 0.1 ms), max its Slowest."""
+    out = _pinned_run(["hey", "-c", str(conns), "-n", str(requests), f"http://127.0.0.1:{port}/"], cpus, HEY_TIMEOUT_S)
+    return parse_hey(out)
+
+
+_HEY_SECS = r"([0-9.]+) secs"
+
+
+def parse_hey(out: str) -> dict:
+    """hey's text summary -> the record; CannotRun when it is not there."""
+    total = re.search(r"^\s*Total:\s+" + _HEY_SECS, out, re.M)
+    slowest = re.search(r"^\s*Slowest:\s+" + _HEY_SECS, out, re.M)
+    pct = {int(p): float(s) for p, s in re.findall(r"^\s*(\d+)% in " + _HEY_SECS, out, re.M)}
+    codes = {int(c): int(n) for c, n in re.findall(r"^\s*\[(\d{3})\]\s+(\d+) responses", out, re.M)}
+    errors = 0
+    if "Error distribution:" in out:
+        tail = out.split("Error distribution:", 1)[1]
+        errors = sum(int(n) for n in re.findall(r"^\s*\[(\d+)\]\s", tail, re.M))
+    if total is None or not codes or not {50, 90, 99} <= set(pct) or slowest is None:
+        if errors and not codes:
+            raise harness.CannotRun(f"hey got no response, only errors: {out.strip()[-300:]}")
+        raise harness.CannotRun(f"could not read hey's summary: {out.strip()[-300:]}")
+    return {
+        "requests": sum(codes.values()),
+        "duration_ns": round(float(total.group(1)) * 1e9),
+        "p50": round(pct[50] * 1e9),
+        "p90": round(pct[90] * 1e9),
+        "p99": round(pct[99] * 1e9),
+        "p999": None,
+        "max": round(float(slowest.group(1)) * 1e9),
+        "socket_errors": errors,
+        "non200": sum(n for c, n in codes.items() if c != 200),
+        "hist": {},
     }

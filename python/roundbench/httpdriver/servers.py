@@ -9,11 +9,10 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-from .. import harness, programs
+from .. import harness, interp, programs
 from ..rounds import program_path
 from .client import HELLO, get_once
 
@@ -45,10 +44,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000) -> tuple:
+def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000, flask_workers: int = 0) -> tuple:
     """(argv, extra environment) that start variant impl's server; the
-    header timeout applies to the core's servers (c, py-c, go-c)."""
-    py = [sys.executable]
+    header timeout applies to the core's servers (c, py-c, go-c), and
+    flask_workers > 0 to py-flask (otherwise 2 x cores + 1, gunicorn's
+    advice)."""
+    py = [interp.executable()]
     hto = f"header_timeout_ms={header_timeout_ms}"
     if impl == "c":
         return [str(program_path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
@@ -67,7 +68,7 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
                 "-m",
                 "gunicorn",
                 "--workers",
-                str(2 * cores + 1),
+                str(flask_workers or 2 * cores + 1),
                 "--worker-class",
                 "sync",
                 "--bind",

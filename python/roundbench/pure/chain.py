@@ -76,7 +76,7 @@ class AsyncioChain:
         self.tasks = [loop.create_task(_async_task(f[i], f[i + 1], hop_work)) for f in self.futures for i in range(n)]
         # One turn of the loop runs every new task to its first await: all
         # of them exist and wait when setup ends.
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # scan: allow yield: the event loop's own turn, how asyncio starts its tasks
 
     async def _pass(self) -> list:
         for f in self.futures:

@@ -25,28 +25,36 @@ this to run the runner against variants that crash or lie.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import os
 import pkgutil
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Callable, Optional
 
-from .. import programs
+from .. import interp, programs
 
 LANGS = ("c", "go", "py")
 
 # The child programs a variant may name: the C runner (three links of the
 # same sources: static core, the core as a shared library, all static), the
-# Go runner, and this package's child (`python -m roundbench.child`). "rb-go"
-# is the round's own Go runner, rb-go-<round> (program_of).
-PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python")
+# Go runner, this package's child (`python -m roundbench.child`), and the
+# programs of library variants built apart (programs.LIBRARY_PROGRAMS).
+# "rb-go" is the round's own Go runner, rb-go-<round> (program_of).
+PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python", *programs.LIBRARY_PROGRAMS)
 
 # The units every result line carries whatever the round: ns/op from the
 # child, the rest added by the runner from wait4.
+# Concurrency models (Round.models): what runs the tasks of sleep, chain,
+# cores and http.
+MODELS = {
+    "os-thread": "OS threads",
+    "stackful": "stackful coroutines",
+    "event-loop": "stackless coroutines or callbacks on an event loop",
+    "process": "processes",
+}
+
 BASE_UNITS = ("ns/op", "peak-B", "user-ns/op", "sys-ns/op")
 
 
@@ -169,6 +177,25 @@ class Round:
     # spend on runs beyond the minimum before it stops short of its target
     # (runner.RunPolicy); --budget overrides it for every round.
     budget_s: float = 60.0
+    # What the static scan of the timed code (scan.py) finds that is this
+    # round's work and not a trick: ("sleep",) for the sleep round.
+    scan_allows: tuple = ()
+    # Variants whose Python entry point only drives the timed code (the http
+    # round's load driver): variant -> the dotted names of the functions the
+    # scan reads instead ([] when that code is C or Go, scanned there).
+    scan_entries: dict = field(default_factory=dict)
+    # A concurrency round's model per variant (variant -> one of MODELS):
+    # the report labels each row with it and says so when a point goes
+    # across models (goroutines against OS threads, say).
+    models: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        names = {v.name for v in self.variants}
+        for name, model in self.models.items():
+            if name not in names:
+                raise ValueError(f"round {self.name}: models names {name!r}, which is no variant of it")
+            if model not in MODELS:
+                raise ValueError(f"round {self.name}: {name}'s model {model!r} is none of {', '.join(MODELS)}")
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -247,15 +274,16 @@ def command(rnd: Round, v: Variant, params: dict) -> list:
     """The child's command line for one run."""
     kv = [f"{k}={params[k]}" for k in params]
     if v.program == "python":
-        return [sys.executable, "-m", "roundbench.child", rnd.name, v.name, *kv]
+        return [interp.executable(), "-m", "roundbench.child", rnd.name, v.name, *kv]
     return [str(program_path(program_of(rnd, v))), rnd.name, v.name, *kv]
 
 
 def unavailable(rnd: Round, v: Variant) -> Optional[str]:
     """Why variant v cannot run here, or None."""
     if v.program == "python":
-        if importlib.util.find_spec("roundbench._core") is None:
-            return "the extension roundbench._core is not built (run `make build`)"
+        why = interp.extension_missing()
+        if why:
+            return why
     else:
         why = program_missing(program_of(rnd, v))
         if why:
@@ -266,14 +294,14 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
 
 
 def needs_module(name: str, hint: str) -> Callable[[], Optional[str]]:
-    """A `requires` check: the Python module `name` can be imported."""
+    """A `requires` check: the Python module `name` can be imported by the
+    interpreter the Python children run under (interp.py)."""
 
     def check() -> Optional[str]:
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except (ImportError, ValueError):
-            found = False
-        return None if found else f"Python module {name} is not installed ({hint})"
+        if interp.has_module(name):
+            return None
+        where = f" for {interp.info().describe()}" if interp.is_alternate() else ""
+        return f"Python module {name} is not installed{where} ({hint})"
 
     return check
 

@@ -105,6 +105,15 @@ ROUND = Round(
     # is visible as the two times, not only as their ratio.
     columns=[("efficiency", "efficiency"), ("ns/op", "T-worker ns"), ("t1-ns", "1-worker ns")],
     reference="c-threads",
+    models={
+        "c-threads": "os-thread",
+        "go": "stackful",
+        "go-c": "stackful",
+        "py-threads": "os-thread",
+        "py-processes": "process",
+        "py-c": "os-thread",
+        "py-freethreaded": "os-thread",
+    },
 )
 
 

@@ -23,6 +23,12 @@ this module declares the round and turns the driver's record into one
 result line. Load: wrk (rate=0: as fast as 'conns' connections go) or, for
 rate>0, build/rb-load, the project's fixed-rate generator, which measures
 latency from each request's intended send time.
+
+The published load, `hey -c 250 -n 5000` (load=hey, requests=5000: one run
+of a fixed number of requests, no warm-up), is a cell of its own beside
+wrk's, against go, py-flask (3 sync workers, as published:
+flask-workers=3) and py-fastapi, the servers the published comparison
+loaded; where hey is not installed its rows say so.
 """
 
 from __future__ import annotations
@@ -93,6 +99,16 @@ def _uvicorn_impl() -> str:
     return f"--loop auto ({loop}), --http auto ({http})"
 
 
+def _hey_version() -> str:
+    if not shutil.which("hey"):
+        return "not installed"
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "hey"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return out.stdout.strip() or "unknown (not from a Debian package)"
+
+
 def provenance() -> tuple:
     server, load, how = split_cpus()
     items = {
@@ -102,6 +118,10 @@ def provenance() -> tuple:
             f"wrk {_wrk_version()} (Debian package), {len(load)} thread(s), --timeout {WRK_TIMEOUT_S}s, "
             "warm-up run then measured run; errors = socket errors (connect, read, write, timeout) + "
             "responses with status >= 400"
+        ),
+        "http-load-published": (
+            f"hey {_hey_version()} (Debian package) in the load=hey cells: `hey -c CONNS -n REQUESTS`, one run, "
+            "no warm-up, as published; requests/s, percentiles (to 0.1 ms) and slowest from hey's summary"
         ),
         "http-load-fixed-rate": (
             "build/rb-load (csrc/tools/loadgen.c, the project's own): a constant request rate, "
@@ -121,6 +141,15 @@ def provenance() -> tuple:
 _WRK = needs_command("wrk")
 _BASE = needs_all(_WRK, needs_program("rb-spawn"), needs_program("rb-load"))
 V = Variant
+PUBLISHED_LOAD = "hey"
+
+
+def _not_published_load(params: dict) -> bool:
+    """default_if of the servers the published comparison did not load:
+    every cell but the published load's."""
+    return params.get("load") != PUBLISHED_LOAD
+
+
 ROUND = Round(
     name="http",
     threads="many",  # the driver splits the CPUs between the server and the load generator
@@ -136,6 +165,7 @@ ROUND = Round(
             "python",
             "the core's server: epoll, one thread per core, C handler",
             requires=needs_all(_BASE, needs_program("rb-c")),
+            default_if=_not_published_load,
         ),
         V(
             "go",
@@ -148,8 +178,15 @@ ROUND = Round(
             "python",
             "the core's server answering through a Go function (//export)",
             requires=needs_all(_BASE, needs_program(GO_SERVERS)),
+            default_if=_not_published_load,
         ),
-        V("py-c", "python", "the core's server answering through a Python callable (GIL per request)", requires=_BASE),
+        V(
+            "py-c",
+            "python",
+            "the core's server answering through a Python callable (GIL per request)",
+            requires=_BASE,
+            default_if=_not_published_load,
+        ),
         V(
             "py-fastapi",
             "python",
@@ -163,7 +200,7 @@ ROUND = Round(
         V(
             "py-flask",
             "python",
-            "Flask under gunicorn, 2 x cores + 1 sync workers",
+            "Flask under gunicorn, 2 x cores + 1 sync workers (flask-workers=W: W of them)",
             requires=needs_all(
                 _BASE,
                 needs_module("flask", "pip install -r requirements-dev.txt"),
@@ -171,8 +208,16 @@ ROUND = Round(
             ),
         ),
     ],
-    sizes=[{"conns": 250, "secs": 5, "warmup": 2, "rate": 0}, {"conns": 250, "secs": 5, "warmup": 1, "rate": 2000}],
-    quick=[{"conns": 50, "secs": 1, "warmup": 0, "rate": 0}],
+    sizes=[
+        {"conns": 250, "secs": 5, "warmup": 2, "rate": 0},
+        {"conns": 250, "secs": 5, "warmup": 1, "rate": 2000},
+        # The published load: hey -c 250 -n 5000, flask with 3 sync workers.
+        {"load": PUBLISHED_LOAD, "conns": 250, "requests": 5000, "flask-workers": 3},
+    ],
+    quick=[
+        {"conns": 50, "secs": 1, "warmup": 0, "rate": 0},
+        {"load": PUBLISHED_LOAD, "conns": 50, "requests": 1000, "flask-workers": 3},
+    ],
     metric="req/s",
     order=12,
     units={
@@ -200,6 +245,25 @@ ROUND = Round(
         ("server-peak-B", "server peak RSS"),
         ("server-cpu-ns/req", "server CPU ns/req"),
     ],
+    # The variants' Python entry drives the load; the timed code is the
+    # server: the C and Go servers are scanned as the round's helpers
+    # (http-serve), the Python ones here.
+    scan_entries={
+        "c": [],
+        "go": [],
+        "go-c": [],
+        "py-c": ["roundbench.pure.http.hello"],
+        "py-fastapi": ["roundbench.pure.http.__getattr__"],
+        "py-flask": ["roundbench.pure.http.__getattr__"],
+    },
+    models={
+        "c": "event-loop",
+        "go": "stackful",
+        "go-c": "event-loop",
+        "py-c": "event-loop",
+        "py-fastapi": "event-loop",
+        "py-flask": "process",
+    },
 )
 
 
@@ -211,10 +275,34 @@ def run(args: harness.Args) -> None:
     secs = args.int("secs", 5, 1, 3600)
     warmup = args.int("warmup", 2, 0, 600)
     rate = args.int("rate", 0, 0, 10_000_000)
+    flask_workers = args.int("flask-workers", 0, 0, 1024)
+    load = args.get("load", "wrk")
+    if load not in ("wrk", PUBLISHED_LOAD):
+        raise harness.UsageError(f"http: load={load} is none of wrk (with rate=0: wrk, rate>0: rb-load), hey")
+    hey = args.int("requests", 5000, 1, 100_000_000) if load == PUBLISHED_LOAD else 0
+    if hey and rate:
+        # A --param rate=R reaches this cell too: a fixed rate is rb-load's, not hey's.
+        raise harness.CannotRun(
+            f"load=hey sends its {hey} requests as fast as its connections go: rate={rate} is a setting of the "
+            "fixed-rate generator (rb-load), which this cell does not use"
+        )
     why = ROUND.variant(args.impl).requires()
+    if not why and hey:
+        why = needs_command("hey")()
+        why = why and f"{why} (the published load; Debian package hey, which scripts/setup.sh installs)"
     if why:
         raise harness.CannotRun(why)
-    res = measure(args.impl, conns, secs, warmup, rate, HIST_NS, robustness=args.impl in CORE_VARIANTS)
+    res = measure(
+        args.impl,
+        conns,
+        secs,
+        warmup,
+        rate,
+        HIST_NS,
+        robustness=args.impl in CORE_VARIANTS,
+        hey=hey,
+        flask_workers=flask_workers,
+    )
     n = res["requests"]
     if n <= 0:
         raise harness.CannotRun("the load generator completed no request")
@@ -226,7 +314,7 @@ def run(args: harness.Args) -> None:
         "p50-ns": res["p50"],
         "p90-ns": res["p90"],
         "p99-ns": res["p99"],
-        "p999-ns": res["p999"],
+        "p999-ns": res["p999"],  # None: the load generator does not say (hey)
         "max-ns": res["max"],
         "errors": res["socket_errors"] + res["non200"],
         "socket-errors": res["socket_errors"],
@@ -237,9 +325,9 @@ def run(args: harness.Args) -> None:
         "load-cores": res["load_cores"],
     }
     for ns in HIST_NS:
-        metrics[_hist_unit(ns)] = res["hist"].get(ns, 0.0)
+        metrics[_hist_unit(ns)] = res["hist"].get(ns)
     harness.result("GET / -> 200 'Hello, World!'")
-    harness.emit(args, n, dur / n, metrics)
+    harness.emit(args, n, dur / n, {u: v for u, v in metrics.items() if v is not None})
 
 
 def report_section(size: dict, cells: dict, config: dict) -> str:
@@ -256,17 +344,27 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
             v = c.median_of(u)
             return "" if v is None else f"{v / 1e6:.3g} ms"
 
-        def num(u, c=c):
+        def num(u, c=c, suffix=""):
             v = c.median_of(u)
-            return "" if v is None else f"{v:.4g}"
+            return "" if v is None else f"{v:.4g}{suffix}"
 
         rows.append(
             f"| {impl} | {ms('p50-ns')} | {ms('p90-ns')} | {ms('p99-ns')} | {ms('p999-ns')} | {ms('max-ns')} | "
-            + " | ".join(num(_hist_unit(ns)) + "%" for ns in HIST_NS)
+            + " | ".join(num(_hist_unit(ns), suffix="%") for ns in HIST_NS)
             + f" | {num('socket-errors')} | {num('non200')} |"
         )
     _, _, how = split_cpus()
+    published = ""
+    if size.get("load") == PUBLISHED_LOAD:
+        workers = size.get("flask-workers")
+        flask = f"py-flask with {workers} sync workers, as published" if workers else "py-flask as in the other cells"
+        published = (
+            f"This cell is the published load: `hey -c {size.get('conns')} -n {size.get('requests')}`, one run of a "
+            "fixed number of requests, no warm-up, against the servers the published comparison loaded "
+            f"({flask}). Beside wrk's cells it shows what a short run on a cold server reports; hey's summary has "
+            "no p99.9 and no share under a bound, so those cells are empty.\n\n"
+        )
     return (
-        "Latency (median over runs) and the share of requests answered within each bound. "
+        published + "Latency (median over runs) and the share of requests answered within each bound. "
         f"Pinning: {how}.\n\n" + "\n".join(rows) + "\n"
     )

@@ -13,20 +13,35 @@ into the page cache, then times one count.
 Variants: c (the core reads the file: read(2) in 256 KiB chunks), py-c and
 go-c (the same core function, handed the path through each binding: the
 core opens and reads the file), py (json module), py-orjson, py-msgspec
-(decoding into a Struct with just the status field), go (encoding/json
-into a struct with just the status field, bufio.Reader, no line limit).
-The library variants ask the library first and hand the lines it refuses
-to the py variant's rules (RFC 8259 and the round's rules are not exactly
-any library's), so all agree exactly, bad lines included.
+(decoding into a Struct with just the status field), py-simdjson
+(pysimdjson), go (encoding/json into a struct with just the status field,
+bufio.Reader, no line limit), go-jsonv2 (encoding/json/v2, its own program
+built with GOEXPERIMENT=jsonv2), go-sonic, go-fastjson, and c-simdjson
+(simdjson's many-documents API, its own C++ program: the ceiling the core
+is held against). The library variants ask the library first and hand the
+lines it refuses, or cannot judge, to their language's rules (the py
+variant's, the go variant's, the core's): RFC 8259 and the round's rules
+are not exactly any library's defaults, so each library is held to the
+rules (UTF-8, control characters, duplicates, depth) and all agree exactly,
+bad lines included.
+
+The published programs, as published (py-published: a Counter over
+json.loads(line)["status"]; go-published: bufio.Scanner and json.Unmarshal
+into an int field) follow no rules and stop at the first line they cannot
+read, so the round has a second size, a clean log (bad-rate=0: no bad or
+awkward line at all), where they run beside every other variant; at a size
+with bad lines they say they cannot run (exit 4).
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections import Counter
 
-from .. import genlog, harness
+from .. import genlog, harness, programs
 from ..pure import jsonl as pure
-from . import Round, Variant, build_dir, needs_module
+from . import Round, Variant, build_dir, needs_module, program_missing, program_path
 
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
 # The warm-up log: the same generator at 1/50 of the default lines, counted
@@ -39,18 +54,40 @@ MAX_LINES = 100_000_000
 UNITS = ["MB/s", "invalid-lines"]
 
 
+def bad_rate(params: dict) -> float:
+    """The share of bad or awkward lines in a cell's log: its `bad-rate`
+    parameter (0: a clean log), else BAD_RATE."""
+    raw = params.get("bad-rate")
+    if raw is None:
+        return BAD_RATE
+    try:
+        rate = float(raw)
+    except ValueError:
+        rate = -1.0
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"jsonl: bad-rate={raw} is not a share in [0, 1]")
+    return rate
+
+
 def _log_env(params: dict) -> dict:
     """Runs in the runner before each child: the log's path, generated on
-    first use (and after the generator changes), cached by its arguments."""
+    first use (and after the generator changes), cached by its arguments.
+    The warm-up log has the cell's bad-line rate too."""
     lines = int(params.get("lines", genlog.DEFAULT_LINES))
     seed = int(params.get("seed", genlog.DEFAULT_SEED))
-    path = genlog.cached(build_dir() / "data", lines, seed, BAD_RATE)
-    warm = genlog.cached(build_dir() / "data", min(lines, WARMUP_LINES), seed + 1, BAD_RATE)
+    rate = bad_rate(params)
+    path = genlog.cached(build_dir() / "data", lines, seed, rate)
+    warm = genlog.cached(build_dir() / "data", min(lines, WARMUP_LINES), seed + 1, rate)
     return {FILE_ENV: str(path), WARMUP_ENV: str(warm)}
 
 
-def _v(name: str, program: str, explain: str, requires=None) -> Variant:
-    return Variant(name, program, explain, requires=requires, env=_log_env)
+def _clean_log(params: dict) -> bool:
+    """default_if of the published programs: the cell whose log is clean."""
+    return bad_rate(params) == 0.0
+
+
+def _v(name: str, program: str, explain: str, requires=None, default_if=None) -> Variant:
+    return Variant(name, program, explain, requires=requires, env=_log_env, default_if=default_if)
 
 
 ROUND = Round(
@@ -84,9 +121,62 @@ ROUND = Round(
             "msgspec decoding into a Struct(status: int); refused lines go to the py rules",
             needs_module("msgspec", "pip install msgspec"),
         ),
+        _v(
+            "py-simdjson",
+            "python",
+            "pysimdjson's Parser, reused, per line (the last duplicate status read by iterating the object "
+            "when there may be one); refused lines, float statuses and leading 0xEF bytes go to the py rules",
+            needs_module("simdjson", "pip install pysimdjson"),
+        ),
+        _v(
+            "go-jsonv2",
+            "rb-go-jsonl-v2",
+            "encoding/json/v2 (GOEXPERIMENT=jsonv2, its own program) into a struct with the status as "
+            "jsontext.Value; options: jsontext.AllowDuplicateNames(true) (last wins, as the rules), the rest "
+            "v2's defaults (invalid UTF-8 refused, names case-sensitive); refused lines go to the go rules",
+        ),
+        _v(
+            "go-sonic",
+            "rb-go",
+            "github.com/bytedance/sonic into a struct (status as raw JSON), with ValidateString and "
+            "CaseSensitive, plus a UTF-8 check per line; lines with a backslash (its skipping misses bad "
+            "escapes) and refused lines go to the go rules; cannot run if sonic fell back to encoding/json",
+        ),
+        _v(
+            "go-fastjson",
+            "rb-go",
+            "github.com/valyala/fastjson: ValidateBytes per line, plus a UTF-8 check, then its Parser "
+            "(reused) reads the last status; lines with a raw control character (its validator misses some) "
+            "and refused lines go to the go rules",
+        ),
+        _v(
+            "c-simdjson",
+            "rb-c-simdjson",
+            "simdjson's parse_many (DOM) over batches of whole lines read with read(2), each document checked "
+            "to be alone on its line; a batch whose stream fails is split and re-parsed around the bad line, "
+            "and lines simdjson refuses or cannot judge go to the core's rules",
+        ),
+        # The published programs, as published: they run on the clean log only.
+        _v(
+            "py-published",
+            "python",
+            'published program, as published: a collections.Counter over json.loads(line)["status"] for every '
+            "line (text mode, no rules, four lines); it stops at the first bad line, so it counts the clean log only",
+            default_if=_clean_log,
+        ),
+        _v(
+            "go-published",
+            "rb-go",
+            "published program, as published: bufio.Scanner (its default 64 KiB line limit), json.Unmarshal into a "
+            "struct with an int Status, exit on the first error; it counts the clean log only",
+            default_if=_clean_log,
+        ),
     ],
-    sizes=[{"lines": genlog.DEFAULT_LINES}],
-    quick=[{"lines": 20_000}],
+    helpers=("simdjson-info",),
+    # The second size is a clean log (no bad or awkward line): the published
+    # programs run there, beside every other variant.
+    sizes=[{"lines": genlog.DEFAULT_LINES}, {"lines": genlog.DEFAULT_LINES, "bad-rate": 0}],
+    quick=[{"lines": 20_000}, {"lines": 20_000, "bad-rate": 0}],
     metric="MB/s",
     order=10,
     units={"MB/s": "higher", "invalid-lines": "lower"},
@@ -100,11 +190,13 @@ def provenance() -> tuple:
     import importlib.metadata as md
 
     items, warnings = {}, []
-    for lib in ("orjson", "msgspec"):
+    for lib in ("orjson", "msgspec", "pysimdjson"):
         try:
             items[f"jsonl-{lib}"] = md.version(lib)
         except md.PackageNotFoundError:
             items[f"jsonl-{lib}"] = "not installed"
+    items.update(_go_library_provenance())
+    items["jsonl-c-simdjson"] = _simdjson_info()
     try:
         from .. import _core
 
@@ -129,9 +221,51 @@ def provenance() -> tuple:
         warnings.append(f"jsonl: {e}")
         items["jsonl-kernel"] = "none: every count of c, py-c and go-c fails"
     items["jsonl-log"] = (
-        f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g}, in {build_dir() / 'data'}"
+        f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g} "
+        f"(bad-rate=0: a clean log, where the published programs run), in {build_dir() / 'data'}"
     )
     return items, warnings
+
+
+def _go_library_provenance() -> dict:
+    """The Go libraries' versions, from the runners' build information, and
+    the experiment go-jsonv2's program was built with."""
+    from .. import provenance
+
+    items = {}
+    runner = programs.go_runner("jsonl")
+    mods = provenance.go_module_versions(program_path(runner))
+    for variant, module in (("go-sonic", "github.com/bytedance/sonic"), ("go-fastjson", "github.com/valyala/fastjson")):
+        items[f"jsonl-{variant}"] = f"{module} {mods[module]}" if module in mods else f"{runner} not built"
+    v2 = program_path("rb-go-jsonl-v2")
+    settings = provenance.go_build_settings(v2)
+    if settings:
+        items["jsonl-go-jsonv2"] = (
+            f"encoding/json/v2 of {settings.get('go', '?')}, built with "
+            f"GOEXPERIMENT={settings.get('GOEXPERIMENT', '(none)')} (rb-go-jsonl-v2)"
+        )
+    else:
+        items["jsonl-go-jsonv2"] = "rb-go-jsonl-v2 not built"
+    return items
+
+
+def _simdjson_info() -> str:
+    """c-simdjson's library: its version and the kernel it chose at run time."""
+    why = program_missing("rb-c-simdjson")
+    if why:
+        return f"not built: {why}"
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            [str(program_path("rb-c-simdjson")), "jsonl", "simdjson-info"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"unknown ({e})"
+    return out.stdout.strip() or f"unknown (exit {out.returncode}: {out.stderr.strip()[-200:]})"
 
 
 def result_text(r: dict) -> str:
@@ -201,12 +335,56 @@ def msgspec_classifier():
     return classify_msgspec
 
 
+def simdjson_classifier():
+    import simdjson
+
+    parse, Object = simdjson.Parser().parse, simdjson.Object
+    classify, too_deep = pure.classify, pure.too_deep
+    lo, hi, max_depth = pure.INT64_MIN, pure.INT64_MAX, pure.MAX_DEPTH
+
+    def classify_simdjson(line: bytes):
+        # simdjson skips a byte order mark at the start of a document; on a
+        # line it is invalid (only the rules see lines starting with 0xEF).
+        if (len(line) > max_depth and too_deep(line)) or line[:1] == b"\xef":
+            return classify(line)
+        try:
+            obj = parse(line)
+        except (ValueError, RuntimeError):
+            # Blank lines, lone surrogate escapes, numbers past a double's
+            # range (ValueError), integers past 64 bits and nesting past its
+            # 1024 (RuntimeError), and every bad line: the rules decide.
+            return classify(line)
+        if type(obj) is not Object:
+            return None, pure.NOT_OBJECT
+        if b"\\" in line or line.count(b'"status"') > 1:
+            # A duplicate "status", possibly escaped: Object.get finds the
+            # first one, the rules take the last.
+            s = None
+            for k, v in obj.items():
+                if k == "status":
+                    s = v
+        else:
+            s = obj.get("status")
+        if type(s) is int:
+            if lo <= s <= hi:
+                return s, None
+        elif type(s) is float:  # the rules tell an integer by its text (-0 has been a float to simdjson)
+            return classify(line)
+        return None, pure.NO_STATUS
+
+    return classify_simdjson
+
+
 def count_file_orjson(path) -> dict:
     return pure.count_file(path, orjson_classifier())
 
 
 def count_file_msgspec(path) -> dict:
     return pure.count_file(path, msgspec_classifier())
+
+
+def count_file_simdjson(path) -> dict:
+    return pure.count_file(path, simdjson_classifier())
 
 
 # ---- the child side ---------------------------------------------------------
@@ -269,3 +447,79 @@ def run_py_msgspec(args):
     except ImportError:
         raise harness.CannotRun("msgspec is not installed (pip install msgspec)") from None
     _run(args, count_file_msgspec)
+
+
+@harness.implements("jsonl", "py-simdjson", units=UNITS)
+def run_py_simdjson(args):
+    try:
+        import simdjson  # noqa: F401
+    except ImportError:
+        raise harness.CannotRun("pysimdjson is not installed (pip install pysimdjson)") from None
+    _run(args, count_file_simdjson)
+
+
+# ---- the published programs ---------------------------------------------------
+
+
+def published_count(path) -> Counter:
+    """The published Python program's count, as published: every line of
+    the file, opened in text mode, through json.loads, its "status" counted.
+    No rules: it raises at the first line that is not JSON, not an object or
+    has no status, and counts whatever value a status has."""
+    with open(path) as f:
+        return Counter(json.loads(line)["status"] for line in f)
+
+
+def _published_stop(path, err: Exception) -> str:
+    """Where and why the published program stopped, found again line by
+    line once it has (text mode decodes ahead of the line it hands out, so
+    its own exception cannot say which line)."""
+    with open(path) as f:
+        encoding = f.encoding
+    where = str(path)
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                json.loads(raw.decode(encoding))["status"]
+            except Exception as e:  # noqa: BLE001 - whatever stopped the published program
+                where, err = f"{path}:{number}", e
+                break
+    return (
+        f"{where}: the published program stops at its first bad line ({type(err).__name__}: {err}); "
+        "it counts a clean log only (bad-rate=0)"
+    )
+
+
+def count_file_published(path) -> dict:
+    """The published count as the round's result: every line it read is a
+    valid line with an integer status, or it stopped (harness.WorkFailed,
+    naming the line); a status of another type is a wrong result."""
+    try:
+        counts = published_count(path)
+    except Exception as e:  # noqa: BLE001 - the published program has no error handling of its own
+        raise harness.WorkFailed(_published_stop(path, e)) from None
+    odd = sorted(repr(k) for k in counts if type(k) is not int)
+    if odd:
+        raise harness.WrongResult("statuses that are not integers", ", ".join(odd), "none")
+    n = sum(counts.values())
+    return {"lines": n, "blank": 0, "valid": n, "invalid": 0, "statuses": dict(counts), "reported": []}
+
+
+def _published(args: harness.Args) -> None:
+    """The published programs stop at the first bad line: a log with bad
+    lines is not theirs to count (a skip row, not a failure)."""
+    try:
+        rate = bad_rate(dict(args.params))
+    except ValueError as e:
+        raise harness.UsageError(str(e)) from None
+    if rate != 0.0:
+        raise harness.CannotRun(
+            f"{args.impl} stops at the first bad line: it counts the clean log only (bad-rate=0), "
+            f"and this log has bad-rate={rate:g}"
+        )
+
+
+@harness.implements("jsonl", "py-published", units=UNITS)
+def run_py_published(args):
+    _published(args)
+    _run(args, count_file_published)

@@ -18,6 +18,15 @@ Thread variants (c-threads, py-threads) first check the machine's limits
 (kernel.pid_max and the threads in use, kernel.threads-max, ulimit -u,
 vm.max_map_count, MemAvailable): when N does not fit they exit 4 with "not
 possible here: <limit>", or with fit=1 run at the largest N that fits.
+
+The published programs, as published (py-asyncio-published, go-published):
+N coroutines or goroutines each sleeping 1 s from when it starts, gathered
+or waited for, with no common start; their overhead-ns is the total wall
+time, creation included, minus the 1 s, as published. Nothing makes their
+tasks live at once, so they print no result for the runner to compare
+(go-published reports how many goroutines were alive when the last was
+created); each checks that it gathered or waited for all N and took at
+least the 1 s.
 """
 
 from __future__ import annotations
@@ -66,6 +75,21 @@ ROUND = Round(
         Variant(
             "py-c", "python", "Python calling the core's event loop (one call, GIL released)", default_if=_unfitted
         ),
+        # The published programs, as published.
+        Variant(
+            "py-asyncio-published",
+            "python",
+            "published program, as published: N coroutines each `await asyncio.sleep(1)`, gathered, no common "
+            "start; overhead = total wall time (asyncio.run, creation included) - 1 s",
+            default_if=_unfitted,
+        ),
+        Variant(
+            "go-published",
+            "rb-go",
+            "published program, as published: N goroutines each time.Sleep(1 s), a WaitGroup, no common start; "
+            "overhead = total wall time (creation included) - 1 s",
+            default_if=_unfitted,
+        ),
     ],
     # The fit=1 cell runs the thread variants at the largest N the machine's
     # limits allow, so the report has a threads row where N = 100,000 is
@@ -82,6 +106,18 @@ ROUND = Round(
         ("live-tasks", "peak live"),
         ("base-B", "N=1 peak"),
     ],
+    scan_allows=("sleep",),  # every task sleeps: that is the work timed
+    models={
+        "c": "event-loop",
+        "c-threads": "os-thread",
+        "go": "stackful",
+        "go-c": "event-loop",
+        "py-asyncio": "event-loop",
+        "py-threads": "os-thread",
+        "py-c": "event-loop",
+        "py-asyncio-published": "event-loop",
+        "go-published": "stackful",
+    },
 )
 
 
@@ -169,3 +205,49 @@ def run_py_c(args: harness.Args) -> None:
     from .._core import sleep
 
     _run(args, sleep)
+
+
+# ---- the published programs ---------------------------------------------------
+
+PUBLISHED_UNITS = ["overhead-ns", "B/task", "base-B"]
+
+
+def sleep_asyncio_published(n: int, wait_ns: int) -> tuple:
+    """The published asyncio program, as published: n coroutines that each
+    sleep `wait` from when they first run, gathered under asyncio.run, no
+    common start. Returns (total wall ns, creation and the loop's start and
+    end included; gather's results). asyncio is imported here so that the
+    round's other Python children do not map it."""
+    import asyncio
+
+    async def sleeper(wait_s: float) -> None:
+        await asyncio.sleep(wait_s)
+
+    async def main(wait_s: float) -> list:
+        return await asyncio.gather(*[sleeper(wait_s) for _ in range(n)])
+
+    t0 = harness.now_ns()
+    done = asyncio.run(main(wait_ns / 1e9))
+    return harness.now_ns() - t0, done
+
+
+def run_published(args: harness.Args, sleep) -> None:
+    """The protocol around a published program: the same N=1 baseline (and
+    warm-up) as the fair variants, then one run; overhead = total - wait,
+    as published."""
+    n = args.int("n", 100_000, 1, MAX_N)
+    wait_ns = args.int("wait_ms", 1000, 0, 3_600_000) * 1_000_000
+    sleep(1, BASELINE_WAIT_NS)
+    base = peak_rss()
+    total, done = sleep(n, wait_ns)
+    peak = peak_rss()
+    harness.check("tasks gathered", len(done), n)
+    harness.check("results that are not None", sum(r is not None for r in done), 0)
+    if total < wait_ns:
+        raise harness.WrongResult("total wall ns", total, f"at least the wait, {wait_ns}")
+    harness.emit(args, 1, total, {"overhead-ns": total - wait_ns, "B/task": (peak - base) / n, "base-B": base})
+
+
+@harness.implements("sleep", "py-asyncio-published", units=PUBLISHED_UNITS)
+def run_py_asyncio_published(args: harness.Args) -> None:
+    run_published(args, sleep_asyncio_published)

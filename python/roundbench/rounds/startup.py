@@ -18,7 +18,8 @@ The launcher starts each hello program at the path that its own variable
 holds (RB_STARTUP_HELLO_C for hello-c, ...), set here from where
 roundbench.programs finds it: installed, the C programs and the launcher
 are in the package and the Go ones in a per-user cache. The Python
-variants run the runner's own interpreter (sys.executable), with
+variants run the children's interpreter (interp.py: the runner's own unless
+--python names another), with
 PYTHONPATH pointing at this package when it runs from a checkout, so that
 `import roundbench` finds the same package the suite runs.
 """
@@ -26,9 +27,9 @@ PYTHONPATH pointing at this package when it runs from a checkout, so that
 from __future__ import annotations
 
 import os
-import sys
 from typing import Optional
 
+from .. import interp
 from . import Round, Variant, needs_module, needs_program, program_path, repo_root
 
 LAUNCHER = "rb-c-static"
@@ -41,7 +42,7 @@ def path_variable(program: str) -> str:
 
 
 def _env(params: dict) -> dict:
-    env = {"RB_STARTUP_PYTHON": sys.executable}
+    env = {"RB_STARTUP_PYTHON": interp.executable()}
     root = repo_root()
     if root is not None:
         paths = [str(root / "python")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -122,7 +123,7 @@ def provenance() -> tuple:
             pth += sorted(f for f in os.listdir(d) if f.endswith(".pth"))
     items = {
         "startup-launcher": f"{program_path(LAUNCHER)} (static; fork, exec, wait4)",
-        "startup-python": sys.executable,
+        "startup-python": interp.executable(),
         "startup-site-pth": ", ".join(pth) if pth else "none",
     }
     return items, []

@@ -67,14 +67,7 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 	harness.Must(err)
 	ch.Close()
 	harness.Check("calibration chain", got[0], m)
-	perTask := float64(max(grown, 0)) / float64(m)
-	need := perTask * float64(n) * float64(p) * 1.1
-	if avail := harness.ProcBytes("/proc/meminfo", "MemAvailable"); avail > 0 && need > float64(avail) {
-		fmt.Fprintf(os.Stderr, "not possible here: memory: n=%d x parallel=%d needs about %.0f MiB "+
-			"(%.0f B/task measured on a calibration chain of %d tasks, +10%%) but MemAvailable is %.0f MiB\n",
-			n, p, need/(1<<20), perTask, m, float64(avail)/(1<<20))
-		os.Exit(harness.ExitCannot)
-	}
+	memoryGuard(n, p, m, grown)
 
 	var values []int64
 	setup := harness.Timed(func() { ch, err = build(n, k, p) })
@@ -87,6 +80,7 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 	teardown := harness.Timed(func() {
 		ch.Close()
 		ch = nil
+		// scan: allow forced-gc: teardown is timed, and Go frees only when it collects (Python's refcounts free at del)
 		runtime.GC()
 	})
 
@@ -106,4 +100,19 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 		harness.Metric{Value: float64(sys1-sys0) / hops, Unit: "sys-ns/hop"},
 		harness.Metric{Value: float64(cpu1-cpu0) / hops, Unit: "cpu-ns/hop"},
 	)
+}
+
+// memoryGuard ends the child with ExitCannot, naming the numbers, when n x p
+// tasks would not fit in MemAvailable at the bytes per task that a
+// calibration chain of m tasks grew the resident set by (grown), +10%: a
+// refusal instead of minutes of swapping.
+func memoryGuard(n, p, m, grown int64) {
+	perTask := float64(max(grown, 0)) / float64(m)
+	need := perTask * float64(n) * float64(p) * 1.1
+	if avail := harness.ProcBytes("/proc/meminfo", "MemAvailable"); avail > 0 && need > float64(avail) {
+		fmt.Fprintf(os.Stderr, "not possible here: memory: n=%d x parallel=%d needs about %.0f MiB "+
+			"(%.0f B/task measured on a calibration chain of %d tasks, +10%%) but MemAvailable is %.0f MiB\n",
+			n, p, need/(1<<20), perTask, m, float64(avail)/(1<<20))
+		os.Exit(harness.ExitCannot)
+	}
 }

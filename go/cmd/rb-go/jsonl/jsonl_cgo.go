@@ -1,12 +1,7 @@
-//go:build cgo
+//go:build cgo && !goexperiment.jsonv2
 
 package main
 
-import (
-	"roundbench/go"
-	"roundbench/go/internal/harness"
-)
+import "roundbench/go"
 
-func init() {
-	harness.Register("jsonl", "go-c", func(a *harness.Args) { runJsonl(a, roundbench.JsonlCountFile) }, jsonlUnits...)
-}
+func init() { register("go-c", roundbench.JsonlCountFile) }

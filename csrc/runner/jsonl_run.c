@@ -1,0 +1,130 @@
+/* jsonl_run.c: round jsonl's side of the C measurement protocol
+ * (jsonl_run.h), shared by every C program with a jsonl variant.
+ *
+ * The log is generated once by the Python side (roundbench.genlog, cached
+ * in the build directory) and named by $ROUNDBENCH_JSONL_FILE; the expected
+ * result, which the generator knows line by line, is beside it in
+ * FILE.expect. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonl_run.h"
+
+/* Formats the result as every variant prints it (roundbench/genlog.py,
+ * result_text): counts, statuses, and an FNV-1a hash of the reported
+ * invalid lines. Returns a malloc'd string. */
+static char *result_text(const rb_jsonl_result *r)
+{
+    uint64_t h = UINT64_C(0xCBF29CE484222325);
+    for (size_t i = 0; i < r->nreported; i++) {
+        char item[64];
+        int n = snprintf(item, sizeof item, "%" PRId64 ":%s\n", r->reported[i].line,
+                         rb_jsonl_reason_name(r->reported[i].reason));
+        for (int k = 0; k < n; k++)
+            h = (h ^ (uint8_t)item[k]) * UINT64_C(0x100000001B3);
+    }
+    size_t cap = 256 + r->nstatuses * 48;
+    char *s = malloc(cap);
+    if (!s)
+        return NULL;
+    size_t len = (size_t)snprintf(s, cap,
+                                  "lines=%" PRId64 " blank=%" PRId64 " valid=%" PRId64
+                                  " invalid=%" PRId64 " statuses=",
+                                  r->lines, r->blank, r->valid, r->invalid);
+    for (size_t i = 0; i < r->nstatuses; i++)
+        len += (size_t)snprintf(s + len, cap - len, "%s%" PRId64 ":%" PRId64, i ? "," : "",
+                                r->statuses[i].status, r->statuses[i].count);
+    snprintf(s + len, cap - len, " reported=%zu:%016" PRIx64, r->nreported, h);
+    return s;
+}
+
+int rbc_jsonl_run(const rbc_args *a, rbc_jsonl_counter count, const char *what)
+{
+    const char *path = getenv("ROUNDBENCH_JSONL_FILE");
+    if (!path || !*path) {
+        fprintf(stderr, "jsonl: ROUNDBENCH_JSONL_FILE names no log (run it through `roundbench "
+                        "run jsonl`, which generates the log)\n");
+        return RBC_EXIT_USAGE;
+    }
+    char want[8192] = "";
+    char expect_path[4096];
+    snprintf(expect_path, sizeof expect_path, "%s.expect", path);
+    FILE *f = fopen(expect_path, "r");
+    if (!f || !fgets(want, sizeof want, f)) {
+        fprintf(stderr, "jsonl: cannot read the expected result %s\n", expect_path);
+        return RBC_EXIT_USAGE;
+    }
+    fclose(f);
+    want[strcspn(want, "\n")] = '\0';
+
+    /* Warm-up, as in every runner: one untimed count of the small log
+     * ($ROUNDBENCH_JSONL_WARMUP_FILE, checked against its own .expect),
+     * then the real file into the page cache, so that the timed count
+     * starts with warm code and data and the CPU columns compare counts. */
+    const char *warm_path = getenv("ROUNDBENCH_JSONL_WARMUP_FILE");
+    if (warm_path && *warm_path) {
+        char warm_want[8192] = "", warm_expect[4096];
+        snprintf(warm_expect, sizeof warm_expect, "%s.expect", warm_path);
+        FILE *wf = fopen(warm_expect, "r");
+        if (!wf || !fgets(warm_want, sizeof warm_want, wf)) {
+            fprintf(stderr, "jsonl: cannot read the warm-up log's expected result %s\n",
+                    warm_expect);
+            return RBC_EXIT_USAGE;
+        }
+        fclose(wf);
+        warm_want[strcspn(warm_want, "\n")] = '\0';
+        rb_error werr;
+        rb_jsonl_result wres;
+        rb_jsonl_result_init(&wres);
+        if (count(warm_path, &wres, &werr) != RB_OK)
+            rbc_core_failed(what, &werr);
+        char *wgot = result_text(&wres);
+        if (!wgot || strcmp(wgot, warm_want) != 0) {
+            fprintf(stderr, "wrong result: warm-up %s; want %s\n", wgot ? wgot : "(no memory)",
+                    warm_want);
+            free(wgot);
+            return RBC_EXIT_WRONG;
+        }
+        free(wgot);
+        rb_jsonl_result_free(&wres);
+    }
+    FILE *warm = fopen(path, "rb");
+    if (!warm) {
+        fprintf(stderr, "jsonl: cannot open %s\n", path);
+        return RBC_EXIT_FAILED;
+    }
+    static char chunk[1 << 16];
+    while (fread(chunk, 1, sizeof chunk, warm) == sizeof chunk)
+        ;
+    fclose(warm);
+
+    rb_error err;
+    rb_jsonl_result res;
+    rb_jsonl_result_init(&res);
+    uint64_t t0 = rbc_now_ns();
+    rb_status st = count(path, &res, &err);
+    uint64_t t1 = rbc_now_ns();
+    if (st != RB_OK)
+        rbc_core_failed(what, &err);
+
+    char *got = result_text(&res);
+    if (!got) {
+        fprintf(stderr, "jsonl: out of memory\n");
+        return RBC_EXIT_FAILED;
+    }
+    if (strcmp(got, want) != 0) {
+        fprintf(stderr, "wrong result: %s; want %s\n", got, want);
+        free(got);
+        return RBC_EXIT_WRONG;
+    }
+    double ns = (double)(t1 - t0);
+    rbc_metric m[] = {{ns > 0 ? (double)res.bytes / ns * 1e3 : 0.0, "MB/s"},
+                      {(double)res.invalid, "invalid-lines"}};
+    rbc_result("%s", got);
+    rbc_emit(a, 1, ns, m, 2);
+    free(got);
+    rb_jsonl_result_free(&res);
+    return RBC_EXIT_OK;
+}

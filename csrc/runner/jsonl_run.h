@@ -1,0 +1,21 @@
+/* jsonl_run.h: round jsonl's side of the C measurement protocol, for every C
+ * program with a jsonl variant: rb-c's c (run_jsonl.c) and rb-c-simdjson's
+ * c-simdjson (csrc/simdjson/). */
+#ifndef RBC_JSONL_RUN_H
+#define RBC_JSONL_RUN_H
+
+#include "harness.h"
+
+/* Counts the file at `path` into `res` (initialised by the caller), as
+ * rb_jsonl_count_file does. */
+typedef rb_status (*rbc_jsonl_counter)(const char *path, rb_jsonl_result *res, rb_error *err);
+
+/* Runs one jsonl variant: reads the log named by $ROUNDBENCH_JSONL_FILE and
+ * the result the generator expects (FILE.expect), warms up (counts the
+ * small log of $ROUNDBENCH_JSONL_WARMUP_FILE, checked too, then reads the
+ * log into the page cache), times one count, checks it and prints the
+ * result line. `what` names the counter in error messages. Returns the
+ * child's exit status. */
+int rbc_jsonl_run(const rbc_args *a, rbc_jsonl_counter count, const char *what);
+
+#endif

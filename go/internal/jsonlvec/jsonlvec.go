@@ -1,0 +1,99 @@
+// Package jsonlvec reads round jsonl's shared test vectors,
+// testdata/jsonl_vectors.txt (the C, Python and Go tests read the same
+// file; its header says the format), for the tests of the roundbench
+// package and of the jsonl runner's library variants.
+package jsonlvec
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// Vector is one vector: its kind ("line" or "doc"), what it expects (a
+// status, "blank", a reason, or L/B/V/I for a doc), the payload as written
+// and as bytes.
+type Vector struct {
+	Kind, Expect, Text string
+	Payload            []byte
+}
+
+// Path is the vectors file of this checkout, found from this source file.
+func Path() string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..", "..", "..", "testdata", "jsonl_vectors.txt")
+}
+
+var repeat = regexp.MustCompile(`%\{(\d+)\*([^}]*)\}`)
+
+// Decode expands a payload's escapes: %XX is the byte 0xXX, %{N*TEXT} is
+// TEXT N times.
+func Decode(s string) ([]byte, error) {
+	s = repeat.ReplaceAllStringFunc(s, func(m string) string {
+		g := repeat.FindStringSubmatch(m)
+		n, _ := strconv.Atoi(g[1])
+		return strings.Repeat(g[2], n)
+	})
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			b, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return nil, fmt.Errorf("bad escape in %q", s)
+			}
+			out = append(out, byte(b))
+			i += 2
+			continue
+		}
+		out = append(out, s[i])
+	}
+	return out, nil
+}
+
+// Load returns the vectors of one kind from the file at path; none is an
+// error, so that a renamed kind cannot pass silently.
+func Load(path, kind string) ([]Vector, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Vector
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		k, rest, _ := strings.Cut(line, " ")
+		if k != kind {
+			continue
+		}
+		expect, text, _ := strings.Cut(rest, " ")
+		payload, err := Decode(text)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Vector{k, expect, text, payload})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no %s vectors", path, kind)
+	}
+	return out, nil
+}
+
+// Short is a payload's text cut for a test message.
+func Short(s string) string {
+	if len(s) > 50 {
+		return s[:50] + "..."
+	}
+	return s
+}
