@@ -194,8 +194,8 @@ static int run_aspects(const rbc_args *a)
  * with RB_ASPECTS_SCRIPT (the interpreter, and pure/aspects.py), and
  * RB_ASPECTS_GO_TOOL with RB_ASPECTS_GO_MODULE (the go command, and the
  * module holding go/cmd/aspects). `go run` is started with GOPROXY=off
- * (the program is pure standard library and the module's dependencies are
- * in the module cache: nothing is fetched), GOTOOLCHAIN=local (no other
+ * (the module's dependencies are in the module cache, so nothing is
+ * fetched, and nothing can be), GOTOOLCHAIN=local (no other
  * toolchain is fetched either) and CGO_ENABLED=0 (the same program as
  * build/aspects-go). go-run uses the build cache the environment names;
  * go-run-cold gives every start a new, empty GOCACHE, made and removed
@@ -205,7 +205,7 @@ static int run_aspects(const rbc_args *a)
 #define MAX_LAUNCH_STARTS 1000
 #define GO_MAIN "./go/cmd/aspects"
 
-/* The command line of one test: argv points into args. */
+/* The command line of one test. */
 typedef struct launch_cmd {
     char *argv[12];
 } launch_cmd;
@@ -234,9 +234,9 @@ static void build_cmd(launch_cmd *c, const launch_mode *m, char *program, char *
     c->argv[n] = NULL;
 }
 
-/* The variable `name` holds a usable path (test: "x" executable, "d" a
- * folder, "r" readable); otherwise says why this variant cannot run. */
-static char *need_path(const char *name, const char *test)
+/* The variable `name` holds a path this process may execute (executable)
+ * or read; otherwise says why this variant cannot run here. */
+static char *need_path(const char *name, int executable)
 {
     char *v = getenv(name);
     if (!v || !*v) {
@@ -246,8 +246,7 @@ static char *need_path(const char *name, const char *test)
                 name);
         exit(RBC_EXIT_CANNOT);
     }
-    int mode = *test == 'x' ? X_OK : R_OK;
-    if (access(v, mode) != 0) {
+    if (access(v, executable ? X_OK : R_OK) != 0) {
         fprintf(stderr, "cannot run here: %s=%s: %s\n", name, v, strerror(errno));
         exit(RBC_EXIT_CANNOT);
     }
@@ -369,11 +368,11 @@ static int run_launch(const rbc_args *a)
         return RBC_EXIT_FAILED;
     }
 
-    char *program = need_path(m->program_env, "x");
+    char *program = need_path(m->program_env, 1);
     if (m->how == LAUNCH_SCRIPT)
-        need_path("RB_ASPECTS_SCRIPT", "r");
+        need_path("RB_ASPECTS_SCRIPT", 0);
     if (m->how == LAUNCH_GO_RUN || m->how == LAUNCH_GO_RUN_COLD) {
-        need_path("RB_ASPECTS_GO_MODULE", "r");
+        need_path("RB_ASPECTS_GO_MODULE", 0);
         if (setenv("GOPROXY", "off", 1) != 0 || setenv("GOTOOLCHAIN", "local", 1) != 0 ||
             setenv("CGO_ENABLED", "0", 1) != 0) {
             fprintf(stderr, "aspects: setenv: %s\n", strerror(errno));
