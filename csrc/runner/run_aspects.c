@@ -35,14 +35,16 @@ typedef enum launch_how {
 typedef struct launch_mode {
     launch_how how;
     const char *program_env; /* the variable naming the program, interpreter or go command */
-    int starts;              /* starts per run unless starts= says otherwise */
+    /* Starts per run unless starts= says otherwise: at test 1, and at test
+     * 2, where each is a pair (test 2 and test 1). */
+    int starts, pairs;
 } launch_mode;
 
-static const launch_mode c_binary = {LAUNCH_BINARY, "RB_ASPECTS_C", 5};
-static const launch_mode go_binary = {LAUNCH_BINARY, "RB_ASPECTS_GO", 3};
-static const launch_mode py_script = {LAUNCH_SCRIPT, "RB_ASPECTS_PYTHON", 2};
-static const launch_mode go_run = {LAUNCH_GO_RUN, "RB_ASPECTS_GO_TOOL", 3};
-static const launch_mode go_run_cold = {LAUNCH_GO_RUN_COLD, "RB_ASPECTS_GO_TOOL", 1};
+static const launch_mode c_binary = {LAUNCH_BINARY, "RB_ASPECTS_C", 5, 5};
+static const launch_mode go_binary = {LAUNCH_BINARY, "RB_ASPECTS_GO", 3, 3};
+static const launch_mode py_script = {LAUNCH_SCRIPT, "RB_ASPECTS_PYTHON", 2, 1};
+static const launch_mode go_run = {LAUNCH_GO_RUN, "RB_ASPECTS_GO_TOOL", 3, 3};
+static const launch_mode go_run_cold = {LAUNCH_GO_RUN_COLD, "RB_ASPECTS_GO_TOOL", 1, 1};
 
 #define LAUNCH_UNITS "ns/event ms spread-ms start-peak-B cpu-ms t1-ms print-ms"
 RBC_ROUND("aspects", run_aspects, {"c", "ns/event", NULL}, {"c-binary", LAUNCH_UNITS, &c_binary},
@@ -348,7 +350,8 @@ static int run_launch(const rbc_args *a)
     long long n = rbc_int_arg(a, "events", 277, 0, INT64_C(1) << 40);
     rbc_int_arg(a, "seed", 1, 0, INT64_MAX); /* names the events file only */
     int test = (int)rbc_int_arg(a, "test", 1, 1, 2);
-    int starts = (int)rbc_int_arg(a, "starts", m->starts, 1, MAX_LAUNCH_STARTS);
+    int starts =
+        (int)rbc_int_arg(a, "starts", test == 2 ? m->pairs : m->starts, 1, MAX_LAUNCH_STARTS);
     const char *combo = rbc_str_arg(a, "combo", NULL);
     const char *sink_name = rbc_str_arg(a, "sink", NULL);
     if (!sink_name) {
