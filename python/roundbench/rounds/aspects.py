@@ -335,6 +335,8 @@ def _budget(in_process):
     return lambda params: 0.0 if _is_launch(params) else in_process
 
 
+# The round declared above, with the launch cells, their variants, units
+# and report columns added; the in-process variants keep out of them.
 ROUND = dataclasses.replace(
     ROUND,
     explain=ROUND.explain
