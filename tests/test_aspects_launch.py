@@ -186,7 +186,11 @@ def test_cells_and_variants():
         assert {"c-binary", "go-binary", "py-script"} <= ran, size
         assert rnd.budget_s(size) == 0
     assert rnd.budget_s({"events": 100_000}) > 0
-    assert all(s.get("starts") == 1 for s in rnd.quick if "sink" in s)
+    quick = [s for s in rnd.quick if "sink" in s]
+    assert quick and all(s.get("starts") == 1 and s["sink"] == "pipe" for s in quick)
+    for size in quick:  # the cold `go run` is left out of --quick: each start compiles the runtime
+        ran = {v.name for v in rnd.variants if v.default_if is None or v.default_if(size)}
+        assert "go-run-cold" not in ran and {"c-binary", "go-binary", "go-run", "py-script"} <= ran, size
     env = rnd.variant("go-run").env({"events": 277})
     assert env["RB_ASPECTS_GO_MODULE"] == str(ROOT) and os.path.isabs(env[aspects.EVENTS_ENV])
 
