@@ -64,8 +64,6 @@ def _module_runner(module_name):
 def _py_c(eph_path, events_path, combo, print_all):
     from roundbench import _core
 
-    if not hasattr(_core, "aspects_load"):
-        pytest.skip("the extension has no aspects_load: py-c is not implemented in this build")
     text, n = _core.aspects_search(_core.aspects_load(eph_path, events_path), combo, 2 if print_all else 1)
     return text.decode(), n
 
@@ -468,11 +466,6 @@ def _child(impl: str, env_extra: dict, *params):
         if f"aspects {impl} " not in listed and f"aspects {impl}\n" not in listed:
             pytest.skip(f"build/{prog} does not implement aspects {impl} yet (the registry test says so)")
         cmd = [str(path), "aspects", impl, *params]
-    if impl == "py-c":
-        from roundbench import _core
-
-        if not hasattr(_core, "aspects_load"):
-            pytest.skip("the extension has no aspects_load: py-c is not implemented in this build")
     env = child_env()
     env.update(env_extra)
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
