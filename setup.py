@@ -138,6 +138,8 @@ def build_programs(out: str, tmp: str) -> None:
     _run([*cc, *cflags, "csrc/tools/spawn.c", "csrc/runner/forkwait.c", "-o", prog("rb-spawn")])
     _run([*cc, *cflags, "csrc/tools/loadgen.c", "-o", prog("rb-load")])
     _run([*cc, *PROGRAM_CFLAGS, "csrc/tools/hello.c", "-o", prog("hello-c")])
+    # Round aspects' whole program in C (its launch modes start it).
+    _run([*cc, *cflags, "csrc/tools/aspects.c", *core_objs, "-o", prog("aspects-c"), *libs])
     optional = {
         "rb-c-static": [
             *cc,

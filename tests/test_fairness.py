@@ -545,3 +545,9 @@ def test_run_prints_its_fairness_warnings_before_the_first_run(tmp_path):
     (line,) = [ln for ln in lines if ln.startswith("fairness: ")]
     for item in line.split(": ", 1)[1].split("; "):
         assert f"roundbench: fairness warning: {item}" in p.stderr
+    # the fairness line's separator never appears inside one finding
+    for ln in lines:
+        if ln.startswith(("fairness-", "machine-")):
+            status, finding, fix = fairness.parse_line(ln.split(": ", 1)[1])
+            if status == "warn":
+                assert "; " not in finding + fix, ln

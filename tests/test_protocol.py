@@ -78,6 +78,28 @@ def test_auto_runs_stop_at_the_most_runs(tmp_path, built, monkeypatch):
     assert order[:12] == ["py-noisy", "py-steady"] * 6 and order[12:] == ["py-noisy"] * 2
 
 
+def test_a_round_budget_may_depend_on_the_cell(tmp_path, built, monkeypatch):
+    """Round.budget_s as a function of the cell's parameters (round
+    aspects' launch cells stop at the minimum runs, its in-process cells
+    do not)."""
+    import dataclasses
+
+    rounds.modules()
+    monkeypatch.setenv("PYTHONPATH", plugin_env()["PYTHONPATH"])
+    monkeypatch.setenv("ROUNDBENCH_PLUGINS", "plugins.adaptive_round")
+    monkeypatch.setattr(rounds, "_loaded", {})
+    monkeypatch.setattr(harness, "_implementations", dict(harness._implementations))
+    monkeypatch.delitem(sys.modules, "plugins.adaptive_round", raising=False)
+    rnd = dataclasses.replace(rounds.get("adaptive"), budget_s=lambda params: 0.0 if params["n"] == 1 else 1e9)
+    for n, runs, why in ((1, 6, "budget of 0 s spent"), (2, 8, "at the most runs (8)")):
+        monkeypatch.setenv("ADAPTIVE_COUNTER", str(tmp_path / f"counter-{n}"))
+        plans = [runner.Plan(rnd, {"n": n}, [rnd.variant("py-noisy")], [])]
+        out = tmp_path / f"results-{n}.txt"
+        runner.Runner(out, runner.RunPolicy(min_runs=6, max_runs=8), 60, progress=None).run(plans, {})
+        got = stops(benchfmt.read_dir(out))
+        assert got["py-noisy"].runs == runs and got["py-noisy"].why.startswith(why), (n, got["py-noisy"])
+
+
 def test_fixed_runs(tmp_path, built):
     out = run_roundbench(
         "run", "adaptive", "--impl", "py-noisy", "--runs", "3", "--out", str(tmp_path), env=plugin_env(tmp_path)

@@ -5,7 +5,8 @@
  * startup run is this runner (statically linked: build/rb-c-static), which
  * starts the target program `starts` times (20 by default) after an
  * untimed warm-up (50 ms of starts, at least one), each by fork, exec and
- * wait4, and reports the median start-to-exit time as ns/op, the interquartile range as the
+ * wait4 with its stdout on a memfd (the launcher: launch.c), and reports
+ * the median start-to-exit time as ns/op, the interquartile range as the
  * spread, the median of each start's own peak RSS and CPU time (user +
  * system) from wait4, and what 1,000 starts cost. The CPU time is the
  * figure a busy machine disturbs least: wall time includes waiting for a
@@ -34,17 +35,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "forkwait.h"
 #include "harness.h"
+#include "launch.h"
 
 #define MAX_STARTS 10000
-#define SUM_N 1000          /* the core call of go-c and py-c: rb_loop(1000) */
-#define WARMUP_NS 50000000u /* the warm-up rule of every timed run: 50 ms */
+#define SUM_N 1000 /* the core call of go-c and py-c: rb_loop(1000) */
 
 /* What one variant starts: the data of its registration below. */
 typedef struct target {
@@ -77,98 +74,6 @@ RBC_ROUND("startup", run_startup, {"c", UNITS, &hello_c}, {"c-static", UNITS, &h
           {"py-numpy", UNITS, &py_numpy}, {"py-roundbench", UNITS, &py_roundbench},
           {"py-c", UNITS, &py_c}, {"py-pandas", UNITS, &py_pandas});
 
-typedef struct start_ctx {
-    char *const *argv;
-    int out_fd;  /* a memfd: the target's stdout, checked after each start */
-    int null_fd; /* /dev/null: the target's stdin */
-    char expect[64];
-} start_ctx;
-
-static uint64_t tv_ns(struct timeval tv)
-{
-    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
-}
-
-/* One start: fork, exec, wait4 (forkwait.h). Returns the elapsed ns, the
- * start's own peak RSS in KiB and its user + system CPU ns; exits the
- * runner on a start that fails or misprints. */
-static uint64_t start_once(const start_ctx *c, long *maxrss_kb, uint64_t *cpu_ns)
-{
-    if (ftruncate(c->out_fd, 0) != 0 || lseek(c->out_fd, 0, SEEK_SET) != 0) {
-        fprintf(stderr, "startup: cannot reset the output file: %s\n", strerror(errno));
-        exit(RBC_EXIT_FAILED);
-    }
-    int status = 0;
-    struct rusage ru;
-    uint64_t t0 = rbc_now_ns();
-    int rc = rbc_fork_exec_wait(c->argv, c->null_fd, c->out_fd, "startup", &status, &ru);
-    uint64_t t1 = rbc_now_ns();
-    if (rc < 0) {
-        fprintf(stderr, "startup: fork or wait4: %s\n", strerror(errno));
-        exit(RBC_EXIT_FAILED);
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        if (WIFSIGNALED(status))
-            fprintf(stderr, "wrong result: %s was killed by signal %d\n", c->argv[0],
-                    WTERMSIG(status));
-        else
-            fprintf(stderr, "wrong result: %s exited with status %d; want 0\n", c->argv[0],
-                    WEXITSTATUS(status));
-        exit(RBC_EXIT_WRONG);
-    }
-    char out[sizeof c->expect + 1];
-    ssize_t n = pread(c->out_fd, out, sizeof out - 1, 0);
-    if (n < 0)
-        n = 0;
-    out[n] = '\0';
-    if (strcmp(out, c->expect) != 0) {
-        fprintf(stderr, "wrong result: %s printed \"%s\"; want \"%s\"\n", c->argv[0], out,
-                c->expect);
-        exit(RBC_EXIT_WRONG);
-    }
-    *maxrss_kb = ru.ru_maxrss;
-    *cpu_ns = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime);
-    return t1 - t0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_long(const void *a, const void *b)
-{
-    long x = *(const long *)a, y = *(const long *)b;
-    return (x > y) - (x < y);
-}
-
-/* The q-quantile of sorted v[0..n) with linear interpolation between order
- * statistics (the default of R and numpy). */
-static double quantile(const uint64_t *v, int n, double q)
-{
-    double pos = q * (double)(n - 1);
-    int i = (int)pos;
-    if (i >= n - 1)
-        return (double)v[n - 1];
-    return (double)v[i] + (pos - (double)i) * ((double)v[i + 1] - (double)v[i]);
-}
-
-/* RssAnon from /proc/self/status, in KiB (-1 where it cannot be read). */
-static long rss_anon_kb(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    char line[256];
-    long kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "RssAnon: %ld kB", &kb) == 1)
-            break;
-    fclose(f);
-    return kb;
-}
-
 static int run_startup(const rbc_args *a)
 {
     const target *t = a->variant->data;
@@ -197,58 +102,52 @@ static int run_startup(const rbc_args *a)
             argv[i + 1] = (char *)t->args[i];
     }
 
-    start_ctx c = {.argv = argv};
+    char expect[64] = "";
     if (t->prints_sum)
-        snprintf(c.expect, sizeof c.expect, "sum=%lld\n", (long long)rb_loop_expected(SUM_N));
+        snprintf(expect, sizeof expect, "sum=%lld\n", (long long)rb_loop_expected(SUM_N));
     else if (t->prints_hello)
-        snprintf(c.expect, sizeof c.expect, "hello, world\n");
-    c.out_fd = memfd_create("rb-startup-out", MFD_CLOEXEC);
-    c.null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (c.out_fd < 0 || c.null_fd < 0) {
+        snprintf(expect, sizeof expect, "hello, world\n");
+    rbc_sink sink;
+    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (rbc_sink_open(&sink, NULL) != 0 || null_fd < 0) {
         fprintf(stderr, "startup: memfd_create or /dev/null: %s\n", strerror(errno));
         return RBC_EXIT_FAILED;
     }
-
-    uint64_t *ns = malloc(sizeof *ns * (size_t)starts);
-    long *rss = malloc(sizeof *rss * (size_t)starts);
-    uint64_t *cpu = malloc(sizeof *cpu * (size_t)starts);
-    if (!ns || !rss || !cpu) {
+    rbc_command c = {
+        .argv = argv,
+        .want_len = strlen(expect),
+        .want_crc = rbc_crc32(0, expect, strlen(expect)),
+        .want_text = expect,
+        .ns = malloc(sizeof *c.ns * (size_t)starts),
+        .maxrss_kb = malloc(sizeof *c.maxrss_kb * (size_t)starts),
+        .cpu_ns = malloc(sizeof *c.cpu_ns * (size_t)starts),
+    };
+    if (!c.ns || !c.maxrss_kb || !c.cpu_ns) {
         fprintf(stderr, "startup: out of memory\n");
         return RBC_EXIT_FAILED;
     }
-    /* Warm-up, untimed, by the harnesses' rule (starts until 50 ms have
-     * passed, at most 1000): the target's files in the page cache and the
-     * clock speed where a steady state puts them. */
-    long warm_rss;
-    uint64_t warm_cpu;
-    uint64_t w0 = rbc_now_ns();
-    for (int i = 0; i < 1000 && rbc_now_ns() - w0 < WARMUP_NS; i++)
-        (void)start_once(&c, &warm_rss, &warm_cpu);
-    /* The most a start's peak can owe to this process: its anonymous pages. */
-    long anon_kb = rss_anon_kb();
-    for (int i = 0; i < starts; i++)
-        ns[i] = start_once(&c, &rss[i], &cpu[i]);
+    /* Warm-up, untimed, by the harnesses' rule, then the timed starts,
+     * the output on a memfd. */
+    rbc_series series = {
+        .who = "startup", .sink = &sink, .in_fd = null_fd, .starts = starts, .warm_up = 1};
+    rbc_launch_series(&series, &c, 1);
 
-    qsort(ns, (size_t)starts, sizeof *ns, cmp_u64);
-    qsort(rss, (size_t)starts, sizeof *rss, cmp_long);
-    qsort(cpu, (size_t)starts, sizeof *cpu, cmp_u64);
-    double median = quantile(ns, starts, 0.5);
-    double iqr = quantile(ns, starts, 0.75) - quantile(ns, starts, 0.25);
-    long rss_median = rss[starts / 2];
+    rbc_launch_summary sum;
+    rbc_launch_summarize(&c, starts, &sum);
     rbc_metric m[] = {
-        {median / 1e6, "ms"},
-        {iqr / 1e6, "spread-ms"},
-        {(double)rss_median * 1024.0, "start-peak-B"},
-        {median * 1000.0 / 1e9, "s/1000-starts"},
-        {quantile(cpu, starts, 0.5) / 1e6, "cpu-ms"},
-        {(double)anon_kb * 1024.0, "launcher-anon-B"},
+        {sum.median_ns / 1e6, "ms"},
+        {sum.iqr_ns / 1e6, "spread-ms"},
+        {(double)sum.maxrss_median_kb * 1024.0, "start-peak-B"},
+        {sum.median_ns * 1000.0 / 1e9, "s/1000-starts"},
+        {sum.cpu_median_ns / 1e6, "cpu-ms"},
+        {(double)series.launcher_anon_kb * 1024.0, "launcher-anon-B"},
     };
     rbc_result("%s-ok", a->impl);
-    rbc_emit(a, starts, median, m, (int)(sizeof m / sizeof m[0]));
-    free(ns);
-    free(rss);
-    free(cpu);
-    close(c.out_fd);
-    close(c.null_fd);
+    rbc_emit(a, starts, sum.median_ns, m, (int)(sizeof m / sizeof m[0]));
+    free(c.ns);
+    free(c.maxrss_kb);
+    free(c.cpu_ns);
+    rbc_sink_close(&sink);
+    close(null_fd);
     return RBC_EXIT_OK;
 }

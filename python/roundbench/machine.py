@@ -126,7 +126,7 @@ def check_cpus() -> list:
             Check(
                 "smt",
                 "warn",
-                f"SMT siblings among the usable CPUs ({'; '.join(shared)}): the runner's CPU may share a core "
+                f"SMT siblings among the usable CPUs ({', '.join(shared)}): the runner's CPU may share a core "
                 "with the measured one",
                 "turn SMT off (echo off > /sys/devices/system/cpu/smt/control) or keep the siblings idle",
             )
@@ -260,7 +260,7 @@ def check_perf() -> list:
             Check(
                 "perf",
                 "info",
-                f"perf not installed (perf_event_paranoid={paranoid}); instruction counts are not reported",
+                f"perf not installed (perf_event_paranoid={paranoid}): instruction counts are not reported",
                 "apt-get install linux-perf",
             )
         ]
@@ -276,7 +276,7 @@ def check_perf() -> list:
             Check(
                 "perf",
                 "info",
-                f"perf cannot count instructions here (perf_event_paranoid={paranoid}; a VM often hides the "
+                f"perf cannot count instructions here (perf_event_paranoid={paranoid}, a VM often hides the "
                 "counters): instruction counts are not reported",
             )
         ]
@@ -302,7 +302,7 @@ def virtualization() -> str:
             pass
     if "hypervisor" in _cpuinfo_flags():
         vendor = _read("/sys/class/dmi/id/sys_vendor") or _read("/sys/class/dmi/id/product_name") or "unknown"
-        found.append(f"VM (the CPU's hypervisor flag; vendor {vendor})")
+        found.append(f"VM (the CPU's hypervisor flag, vendor {vendor})")
     return ", ".join(found) if found else "none found"
 
 

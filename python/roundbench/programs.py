@@ -1,7 +1,8 @@
 """Where the suite's child programs are, and why one cannot run here.
 
-The C and Go child programs (the runners, the launcher, the load generator
-and round startup's hello programs) live in one of three places:
+The C and Go child programs (the runners, the launcher, the load generator,
+round startup's hello programs and round aspects' whole programs) live in
+one of three places:
 
 - ``ROUNDBENCH_BUILD``, when set: a folder holding all of them;
 - a source checkout (this package imported from ``python/`` beside
@@ -45,19 +46,31 @@ from pathlib import Path
 from typing import Optional
 
 # The C programs: in the checkout from the Makefile, installed from setup.py.
-C_PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "hello-c", "hello-c-static", "rb-c-simdjson")
+C_PROGRAMS = (
+    "rb-c",
+    "rb-c-so",
+    "rb-c-static",
+    "rb-spawn",
+    "rb-load",
+    "hello-c",
+    "hello-c-static",
+    "rb-c-simdjson",
+    "aspects-c",
+)
 
 # The C programs that need a library the system may lack, and what it is:
 # the build leaves them out, and missing() says what to install.
 C_NEEDS = {"rb-c-simdjson": "simdjson (Debian: apt-get install libsimdjson-dev, which scripts/setup.sh does)"}
 
-# Round startup's Go programs: name -> (package directory in the module,
-# CGO_ENABLED or None for the toolchain's default). hello-go is the same
-# program as hello-go-cgo built without cgo.
-HELLO_GO = {
+# Round startup's Go programs and round aspects' whole program in Go: name
+# -> (package directory in the module, CGO_ENABLED or None for the
+# toolchain's default). hello-go is the same program as hello-go-cgo built
+# without cgo; aspects-go is pure Go.
+GO_PROGRAMS = {
     "hello-go": ("go/cmd/rb-hello", "0"),
     "hello-go-cgo": ("go/cmd/rb-hello", "1"),
     "hello-go-c": ("go/cmd/rb-hello-core", None),
+    "aspects-go": ("go/cmd/aspects", "0"),
 }
 
 # The Go child runners: go/cmd/rb-go/<round>/ is built as rb-go-<round>.
@@ -96,7 +109,7 @@ def go_runner(round_name: str) -> str:
     return GO_RUNNER_PREFIX + round_name
 
 
-def _go_module() -> Path:
+def go_module() -> Path:
     """The Go module the Go programs are built from: the checkout, or the
     sources an installed package ships."""
     return checkout() or GO_SOURCES
@@ -105,7 +118,7 @@ def _go_module() -> Path:
 def go_runners() -> list:
     """The Go child runners there are sources for, sorted."""
     try:
-        dirs = [d for d in (_go_module() / GO_RUNNERS).iterdir() if d.is_dir()]
+        dirs = [d for d in (go_module() / GO_RUNNERS).iterdir() if d.is_dir()]
     except OSError:
         return []
     return sorted(go_runner(d.name) for d in dirs)
@@ -114,7 +127,7 @@ def go_runners() -> list:
 def names() -> tuple:
     """Every program name: the C programs, the Go runners, round startup's
     Go programs."""
-    return C_PROGRAMS + tuple(go_runners()) + tuple(GO_EXPERIMENT_RUNNERS) + tuple(HELLO_GO)
+    return C_PROGRAMS + tuple(go_runners()) + tuple(GO_EXPERIMENT_RUNNERS) + tuple(GO_PROGRAMS)
 
 
 def _go_package(name: str) -> Optional[tuple]:
@@ -123,8 +136,8 @@ def _go_package(name: str) -> Optional[tuple]:
     runner's name, whether or not its sources exist, so that one without
     them can be reported as such (missing()) rather than as a misspelt
     name."""
-    if name in HELLO_GO:
-        return (*HELLO_GO[name], None)
+    if name in GO_PROGRAMS:
+        return (*GO_PROGRAMS[name], None)
     if name in GO_EXPERIMENT_RUNNERS:
         package, experiment = GO_EXPERIMENT_RUNNERS[name]
         return (package, None, experiment)

@@ -412,7 +412,10 @@ class Runner:
         return self.policy.fixed if self.policy.fixed is not None else self.policy.min_runs
 
     def _budget(self, p: Plan) -> float:
-        return self.policy.budget_s if self.policy.budget_s is not None else p.round.budget_s
+        if self.policy.budget_s is not None:
+            return self.policy.budget_s
+        b = p.round.budget_s
+        return b(p.params) if callable(b) else b
 
     def run(self, plans: list, header: dict) -> int:
         """Runs every plan; returns the number of failed runs. Raises

@@ -334,20 +334,28 @@ def scan_python_function(fn, round_name: str, variant: str, allows: Iterable[str
     # Phase 1: from the entry point, find the timed parts and the work.
     roots, seen, todo = [], set(), [fn]
     while todo:
-        obj = todo.pop()
-        if isinstance(obj, type):
-            todo.extend(v for v in vars(obj).values() if inspect.isfunction(v))
+        f = _take(todo.pop(), todo, seen)
+        if f is None:
             continue
-        f = _load(inspect.unwrap(obj))
-        if f is None or f.code in seen:
-            continue
-        seen.add(f.code)
         timed = _timed_nodes(f)
         if timed:
             roots.append((f, timed))
         roots.extend(_targets(f, [f.tree], values_only=True))
         todo.extend(_targets(f, [f.tree]))
     return _scan_work(roots, round_name, variant, allows, waived)
+
+
+def _take(obj, queue: list, seen: set) -> Optional[_PyFn]:
+    """The parsed function obj is, the first time it comes; a class puts its
+    methods on the queue instead (None then, and for what has no source)."""
+    if isinstance(obj, type):
+        queue.extend(v for v in vars(obj).values() if inspect.isfunction(v))
+        return None
+    f = _load(inspect.unwrap(obj))
+    if f is None or f.code in seen:
+        return None
+    seen.add(f.code)
+    return f
 
 
 def _scan_work(roots: list, round_name: str, variant: str, allows: tuple, waived: list) -> list:
@@ -360,13 +368,9 @@ def _scan_work(roots: list, round_name: str, variant: str, allows: tuple, waived
         if isinstance(item, tuple):
             f, nodes = item
         else:
-            if isinstance(item, type):
-                queue.extend(v for v in vars(item).values() if inspect.isfunction(v))
+            f = _take(item, queue, done)
+            if f is None:
                 continue
-            f = _load(inspect.unwrap(item))
-            if f is None or f.code in done:
-                continue
-            done.add(f.code)
             nodes = [f.tree]
         hits |= _hits_in(f, nodes, round_name, variant, allows, waived)
         queue.extend(_targets(f, nodes))

@@ -175,8 +175,11 @@ class Round:
     threads: object = "one"
     # With adaptive run counts (--runs auto), the most seconds a cell may
     # spend on runs beyond the minimum before it stops short of its target
-    # (runner.RunPolicy); --budget overrides it for every round.
-    budget_s: float = 60.0
+    # (runner.RunPolicy); --budget overrides it for every round. A function
+    # of the cell's parameters gives each cell its own (round aspects: its
+    # launch cells, whose runs are medians of several starts already, stop
+    # at the minimum).
+    budget_s: object = 60.0
     # What the static scan of the timed code (scan.py) finds that is this
     # round's work and not a trick: ("sleep",) for the sleep round.
     scan_allows: tuple = ()
