@@ -153,6 +153,12 @@ _RUNS = re.compile(r"^--- RUNS: (\S+): (\d+) runs, (.*)$")
 _END = re.compile(r"^--- END: (\S+) after (\d+(?:\.\d+)?) s( interrupted)?$")
 
 
+# The key prefix of a fact that names a check its variant is known to fail
+# (a library's shortcoming, declared by the round with the reason): the run
+# is measured and passes, the check is reported FAILED and counted apart.
+KNOWN_FAILURE = "known-failure/"
+
+
 def fact_line(name: str, fact: str) -> str:
     """`fact` is a child's `KEY VALUE` (one line; the value may be empty)."""
     key, _, value = " ".join(fact.split("\n")).strip().partition(" ")

@@ -171,6 +171,15 @@ def result(text: str) -> None:
     sys.stdout.flush()
 
 
+def fact(key: str, value: str) -> None:
+    """Prints `fact: KEY VALUE`, which the runner keeps in the result file
+    before the run's line (benchfmt's --- FACT:)."""
+    if not key or any(c.isspace() for c in key):
+        raise ValueError(f"a fact's key is one word, not {key!r}")
+    sys.stdout.write(f"fact: {key} {' '.join(value.split())}\n")
+    sys.stdout.flush()
+
+
 def check(what: str, got: object, want: object) -> None:
     if got != want:
         raise WrongResult(what, got, want)

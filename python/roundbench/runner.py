@@ -389,6 +389,9 @@ class Runner:
         self.ok = 0
         self.failed = 0
         self.skipped = 0
+        # A variant's known failures (its runs' `known-failure/CHECK` facts:
+        # a library's declared shortcoming, its run measured): variant -> checks.
+        self.known_failures: dict = {}
 
     def _write(self, fh, text: str) -> None:
         # Ctrl-C or SIGTERM waits until the record is on disk: the file
@@ -540,8 +543,15 @@ class Runner:
         elapsed = time.monotonic() - self._start
         eta = elapsed / self._done * max(self._total - self._done, 0)
         size = " ".join(f"{a}={b}" for a, b in p.params.items())
+        known = sorted(
+            k[len(benchfmt.KNOWN_FAILURE) :]
+            for k in (f.partition(" ")[0] for f in o.facts)
+            if k.startswith(benchfmt.KNOWN_FAILURE)
+        )
+        if known:
+            self.known_failures.setdefault(f"{p.round.name} {v.name}", set()).update(known)
         if o.ok:
-            status = f"{o.wall_s:.2f} s"
+            status = f"{o.wall_s:.2f} s" + (f", known failures FAILED: {', '.join(known)}" if known else "")
         elif o.skipped:
             status = f"skipped: {o.reason[:100]}"
         else:

@@ -83,6 +83,7 @@ def measure(
         raise
     rep = srv.stop()
     check_clean_exit(rep, impl)
+    failed: dict = {}
     if robustness:
         # On a fresh instance, so that the measured server's peak RSS and
         # CPU time are the load's alone.
@@ -91,10 +92,10 @@ def measure(
         srv = Server(argv, env, server_cpus)
         try:
             wait_ready(srv, stress_port)
-            stress(srv.pid, stress_port)
+            failed = stress(srv.pid, stress_port)
         except BaseException:
             srv.kill()
             raise
         # SIGINT this time: both signals are checked on every run.
         check_clean_exit(srv.stop(signal.SIGINT), impl)
-    return {**res, "server": rep, "server_cores": cores, "load_cores": len(load_cpus)}
+    return {**res, "server": rep, "server_cores": cores, "load_cores": len(load_cpus), "robustness_failed": failed}
