@@ -404,9 +404,31 @@ def test_round_quick_run_every_variant(tmp_path, built):
             r = got[impl]
             assert r.metrics["req/s"] > 0 and r.metrics["errors"] == 0 and r.metrics["server-peak-B"] > 0
             assert r.metrics["p50-ns"] <= r.metrics["p99-ns"] <= r.metrics["max-ns"]
+            # wrk's own CPU use, a share of its CPUs (rusage can round a little over).
+            assert 0 < r.metrics["load-cpu-%"] <= 105, r.metrics
     assert {"c", "go", "go-c", "go-fasthttp", "py-c"} <= set(got), (got.keys(), skipped)
     text = (tmp_path / "results.txt").read_text()
     assert "http-pinning: " in text
+
+
+def test_report_names_a_load_bound_cell():
+    """When wrk's CPUs were busy (load-cpu-% at or above LOAD_BOUND_PCT),
+    the report says the generator was the limit for those servers and ranks
+    them by server CPU per request; a fixed-rate cell never says it."""
+    from roundbench import report
+    from roundbench.rounds import http as rhttp
+
+    def cell(impl, pct, cpu):
+        c = report.Cell(impl)
+        c.runs.append(benchfmt.Run(f"BenchmarkHttp/impl={impl}", 1, {"load-cpu-%": pct, "server-cpu-ns/req": cpu}, {}))
+        return c
+
+    cells = {"c": cell("c", 99.0, 6000.0), "go-fasthttp": cell("go-fasthttp", 97.0, 8000.0), "go": cell("go", 60.0, 1)}
+    text = rhttp._load_bound({"rate": 0}, cells)
+    assert "limit for c (99%), go-fasthttp (97%)" in text and "go (" not in text, text
+    assert "c 6,000 < go-fasthttp 8,000" in text, text
+    assert rhttp._load_bound({"rate": 2000}, cells) == ""
+    assert rhttp._load_bound({"rate": 0}, {"go": cells["go"]}) == ""
 
 
 def test_round_fixed_rate_mode(tmp_path, built):

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import subprocess
+import time
 from pathlib import Path
+from typing import Optional
 
 from .. import harness
 from ..rounds import program_path
@@ -55,8 +58,15 @@ def write_wrk_script(path: Path, bounds_ns: tuple) -> None:
     path.write_text(WRK_SCRIPT.replace("%BOUNDS%", ", ".join(str(ns // 1000) for ns in bounds_ns)))
 
 
-def _pinned_run(argv: list, cpus: list, timeout: float) -> str:
+def _pinned_run(argv: list, cpus: list, timeout: float, usage: Optional[dict] = None) -> str:
+    """Runs argv on cpus; returns its stdout. usage, when given, gets the
+    load generator's own CPU use: `load_cpu_pct`, its CPU time over its
+    wall time on its CPUs (100: every CPU it had was busy all along, so it,
+    not the server, may set the pace). The driver reaps no other child
+    while this one runs, so the children's rusage delta is this one's."""
     old = os.sched_getaffinity(0)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic_ns()
     os.sched_setaffinity(0, cpus)
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -64,6 +74,11 @@ def _pinned_run(argv: list, cpus: list, timeout: float) -> str:
         os.sched_setaffinity(0, old)
     try:
         out, err = proc.communicate(timeout=timeout)
+        if usage is not None:
+            wall_ns = time.monotonic_ns() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            usage["load_cpu_pct"] = 100 * cpu_s * 1e9 / (wall_ns * len(cpus))
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
@@ -76,6 +91,7 @@ def _pinned_run(argv: list, cpus: list, timeout: float) -> str:
 
 
 def run_wrk(port: int, conns: int, secs: int, cpus: list, script: Path) -> dict:
+    usage: dict = {}
     threads = max(1, min(len(cpus), conns))
     out = _pinned_run(
         [
@@ -91,6 +107,7 @@ def run_wrk(port: int, conns: int, secs: int, cpus: list, script: Path) -> dict:
         ],
         cpus,
         secs + 30,
+        usage,
     )
     res = {"hist": {}}
     for line in out.splitlines():
@@ -118,6 +135,7 @@ def run_wrk(port: int, conns: int, secs: int, cpus: list, script: Path) -> dict:
         "socket_errors": socket_errors,
         "non200": res["status"],
         "hist": res["hist"],
+        **usage,
     }
 
 
@@ -130,7 +148,8 @@ def run_rate(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: lis
         f"secs={secs}",
         f"warmup={warmup}",
     ] + [f"le={ns}" for ns in bounds_ns]
-    out = _pinned_run(argv, cpus, secs + warmup + 30)
+    usage: dict = {}
+    out = _pinned_run(argv, cpus, secs + warmup + 30, usage)
     res, hist = {}, {}
     for line in out.splitlines():
         parts = line.split()
@@ -151,6 +170,7 @@ def run_rate(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: lis
         "socket_errors": res["socket_errors"] + res["late"],
         "non200": res["non200"],
         "hist": hist,
+        **usage,
     }
 
 
@@ -161,8 +181,10 @@ def run_hey(port: int, conns: int, requests: int, cpus: list) -> dict:
     """`hey -c CONNS -n REQUESTS`: hey's summary read into the record.
     requests is the responses hey counted (its errors are apart), duration
     its Total, the percentiles its own (to 0.1 ms), max its Slowest."""
-    out = _pinned_run(["hey", "-c", str(conns), "-n", str(requests), f"http://127.0.0.1:{port}/"], cpus, HEY_TIMEOUT_S)
-    return parse_hey(out)
+    usage: dict = {}
+    argv = ["hey", "-c", str(conns), "-n", str(requests), f"http://127.0.0.1:{port}/"]
+    out = _pinned_run(argv, cpus, HEY_TIMEOUT_S, usage)
+    return {**parse_hey(out), **usage}
 
 
 _HEY_SECS = r"([0-9.]+) secs"

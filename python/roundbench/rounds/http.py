@@ -99,8 +99,13 @@ UNITS = [
     "server-cpu-ns/req",
     "server-cores",
     "load-cores",
+    "load-cpu-%",
     *(_hist_unit(ns) for ns in HIST_NS),
 ]
+# At or above this share of its CPUs busy, the load generator, not the
+# server, may be what sets the requests per second: the report says so and
+# lets server CPU per request compare those servers.
+LOAD_BOUND_PCT = 90.0
 
 
 def _versions(*names: str) -> str:
@@ -313,6 +318,7 @@ ROUND = Round(
         "server-cpu-ns/req": "lower",
         "server-cores": "higher",
         "load-cores": "higher",
+        "load-cpu-%": "lower",
         **{_hist_unit(ns): "higher" for ns in HIST_NS},
     },
     metric_explain="req/s: responses per second during the measured period (ns/op is its inverse)",
@@ -323,6 +329,7 @@ ROUND = Round(
         ("errors", "errors"),
         ("server-peak-B", "server peak RSS"),
         ("server-cpu-ns/req", "server CPU ns/req"),
+        ("load-cpu-%", "load generator CPU %"),
     ],
     # The variants' Python entry drives the load; the timed code is the
     # server: the C and Go servers are scanned as the round's helpers
@@ -421,6 +428,7 @@ def run(args: harness.Args) -> None:
         "server-cpu-ns/req": cpu / n,
         "server-cores": res["server_cores"],
         "load-cores": res["load_cores"],
+        "load-cpu-%": res.get("load_cpu_pct"),
     }
     for ns in HIST_NS:
         metrics[_hist_unit(ns)] = res["hist"].get(ns)
@@ -464,7 +472,35 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
         )
     return (
         published + "Latency (median over runs) and the share of requests answered within each bound. "
-        f"Pinning: {how}.\n\n" + "\n".join(rows) + "\n" + _robustness_table(cells)
+        f"Pinning: {how}.\n\n" + "\n".join(rows) + "\n" + _load_bound(size, cells) + _robustness_table(cells)
+    )
+
+
+def _load_bound(size: dict, cells: dict) -> str:
+    """Whether the load generator was the limit of this cell: its CPUs'
+    busy share (load-cpu-%, median over runs) at or above LOAD_BOUND_PCT.
+    Then requests per second measure the generator as much as the server,
+    and server CPU per request is what compares the servers it held back."""
+    if size.get("rate"):
+        return ""  # a fixed rate: the generator sends what it is told
+    bound = []
+    for impl, c in cells.items():
+        pct = c.median_of("load-cpu-%")
+        if pct is not None and pct >= LOAD_BOUND_PCT:
+            bound.append((impl, pct))
+    if not bound:
+        return ""
+    names = ", ".join(f"{impl} ({pct:.0f}%)" for impl, pct in bound)
+    ranked = sorted(
+        ((c.median_of("server-cpu-ns/req"), impl) for impl, c in cells.items() if impl in dict(bound)),
+        key=lambda t: (t[0] is None, t[0]),
+    )
+    order = " < ".join(f"{impl} {ns:,.0f}" for ns, impl in ranked if ns is not None)
+    return (
+        f"\nThe load generator was the limit for {names}: its CPUs were busy at least {LOAD_BOUND_PCT:.0f}% of "
+        "its run (median), so those servers could have answered more and their requests per second measure the "
+        "generator as much as the server. Between them, server CPU per request decides (ns/req, lower is "
+        f"better): {order}.\n"
     )
 
 
