@@ -2,6 +2,7 @@
 result file is valid Go benchmark format (benchstat reads it)."""
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -273,3 +274,24 @@ class TestBenchfmt:
             benchfmt.parse_bench_line("BenchmarkX 1 2")
         with pytest.raises(ValueError):
             benchfmt.config_line("Bad Key", "x")
+
+
+def test_known_failures_are_counted_apart_and_children_know_their_run(tmp_path, built):
+    env = child_env()
+    env["PYTHONPATH"] = str(ROOT / "tests") + os.pathsep + env["PYTHONPATH"]
+    env["ROUNDBENCH_PLUGINS"] = "plugins.known_round"
+    out = run_roundbench("run", "knownfail", "--runs", "3", "--out", str(tmp_path), "--no-report", env=env)
+    assert out.returncode == 0, out.stderr
+    assert "6 runs passed, 0 failed, 1 with known failures of their libraries (knownfail py-lib: check-x," in (
+        out.stderr
+    )
+    assert re.search(r"knownfail py-lib run 1: [0-9.]+ s, known failures FAILED: check-x$", out.stderr, re.M)
+    assert not re.search(r"run [23]: .*known failures", out.stderr)
+    rs = benchfmt.read_dir(tmp_path)
+    runs = {}
+    for f in rs.facts:
+        if f.key == "run":
+            runs.setdefault(f.name.split("impl=")[1], []).append(f.value)
+    assert runs == {"py-lib": ["1", "2", "3"], "py-ok": ["1", "2", "3"]}
+    known = [f for f in rs.facts if f.key.startswith(benchfmt.KNOWN_FAILURE)]
+    assert [(f.name.split("impl=")[1], f.key) for f in known] == [("py-lib", "known-failure/check-x")]

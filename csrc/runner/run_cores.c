@@ -14,7 +14,7 @@ RBC_ROUND("cores", run_cores, {"c-threads", "speedup efficiency t1-ns", NULL});
  * 1-worker time. The Python and Go runners do the same. */
 static int run_cores(const rbc_args *a)
 {
-    int64_t n = rbc_int_arg(a, "n", 200000000, 0, RB_LOOP_MAX_N);
+    int64_t n = rbc_int_arg(a, "n", 100000000, 0, RB_LOOP_MAX_N);
     int64_t t = rbc_int_arg(a, "workers", 1, 1, RB_CORES_MAX_WORKERS);
     rb_error err;
     int64_t sum = 0, want = rb_loop_expected(n);

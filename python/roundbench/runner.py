@@ -510,11 +510,14 @@ class Runner:
         cmd = rounds.command(p.round, v, p.params)
         pl = self.placement
         cpus = pl.cpus(rounds.threads_of(p.round, v, p.params)) if pl is not None else None
+        env = rounds.child_env(v, p.params)
+        if p.round.run_index_env:
+            env = {**(env if env is not None else os.environ), rounds.RUN_INDEX_ENV: str(k)}
         o = run_child(
             cmd,
             name,
             self.timeout,
-            env=rounds.child_env(v, p.params),
+            env=env,
             cpus=cpus,
             fixed_layout=pl is not None and pl.fixed_layout,
         )

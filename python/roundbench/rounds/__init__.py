@@ -165,6 +165,11 @@ class Round:
     # print `fact: KEY VALUE` lines that the result file keeps, and the
     # report shows only the round's report_section.
     facts: bool = False
+    # Whether each child is told which run of its cell it is ($ROUNDBENCH_RUN,
+    # 1 for the first): the http round stresses a fresh server on the first
+    # run only. Off elsewhere: a timed child's environment stays the same
+    # from run to run (its size moves the stack).
+    run_index_env: bool = False
     # The round's own `roundbench run` options (Option), which the CLI
     # offers and applies to this round only.
     options: list = field(default_factory=list)
@@ -255,6 +260,11 @@ def program_path(name: str) -> Path:
 def program_missing(name: str) -> Optional[str]:
     """Why the program `name` cannot run here (with what to do), or None."""
     return programs.missing(name)
+
+
+# The run of its cell a child is ($ROUNDBENCH_RUN, from 1), for the rounds
+# that ask (Round.run_index_env); absent when a child is run by hand.
+RUN_INDEX_ENV = "ROUNDBENCH_RUN"
 
 
 def child_env(v: Variant, params: dict) -> Optional[dict]:

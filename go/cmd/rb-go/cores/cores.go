@@ -26,7 +26,7 @@ func init() {
 // measured in one child. The runner sets GOMAXPROCS = T for the child, so
 // the 1-worker pass runs with T Ps: one goroutine uses one of them.
 func runCores(a *harness.Args, parallel func(n, workers int64) (int64, error)) {
-	n := a.Int("n", 200_000_000, 0, roundbench.LoopMaxN)
+	n := a.Int("n", 100_000_000, 0, roundbench.LoopMaxN)
 	t := a.Int("workers", 1, 1, roundbench.CoresMaxWorkers)
 	_, err := parallel(min(n, 1<<20), t) // warm-up
 	harness.Must(err)
