@@ -611,3 +611,17 @@ def test_published_load_refuses_a_fixed_rate(tmp_path, built):
     assert [r.params.get("load") for r in rs.runs] == [None]
     (skip,) = rs.skips
     assert "load=hey" in skip.name and "rate=300 is a setting of the fixed-rate generator" in skip.reason
+
+
+def test_report_states_the_pinning_the_run_recorded():
+    """The section quotes the result file's http-pinning line: the report's
+    own process (the runner keeps to one CPU) would see other CPUs."""
+    from roundbench import report
+    from roundbench.rounds import http as rhttp
+
+    c = report.Cell("c")
+    c.runs.append(benchfmt.Run("BenchmarkHttp/impl=c", 1, {"p50-ns": 1.0}, {}))
+    recorded = "server pinned to CPU 0, load generator to CPU 1 (2 usable CPUs)"
+    text = rhttp.report_section({"rate": 0}, {"c": c}, {"http-pinning": recorded})
+    assert f"Pinning: {recorded}." in text, text
+    assert "Pinning: not recorded" in rhttp.report_section({"rate": 0}, {"c": c}, {})

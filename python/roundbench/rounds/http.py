@@ -468,7 +468,9 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
             + " | ".join(num(_hist_unit(ns), suffix="%") for ns in HIST_NS)
             + f" | {num('socket-errors')} | {num('non200')} |"
         )
-    _, _, how = split_cpus()
+    # As the run recorded it: the report's own process may be pinned
+    # elsewhere (the runner keeps to one CPU), so it does not look again.
+    how = config.get("http-pinning", "not recorded in this result file")
     published = ""
     if size.get("load") == PUBLISHED_LOAD:
         workers = size.get("flask-workers")
