@@ -139,6 +139,33 @@ $(BUILD)/rb-go-jsonl-v2: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	GOEXPERIMENT=jsonv2 $(GO) build -o $@ ./go/cmd/rb-go/jsonl
 
+# round matmul's go-gonum-netlib: the same directory built with the tag
+# netlib (its files' tags give it that variant alone) into a program of its
+# own, linked against the system's OpenBLAS (Debian's
+# libopenblas-pthread-dev) through its CBLAS: gonum's netlib binding calls
+# cblas_dgemm with C ints, which the core's scipy-openblas64 (ILP64,
+# renamed symbols) does not have. pkg-config gives the library, and the
+# run path pins the flavour the build linked (Debian switches
+# libopenblas.so.0 among pthreads, OpenMP and serial builds by
+# update-alternatives). OpenBLAS starts its threads when it is loaded, so
+# no other child carries it. Left out, with a message, where pkg-config
+# finds no openblas; the variant then says why.
+OPENBLAS_OK := $(shell pkg-config --exists openblas 2>/dev/null && echo yes)
+NETLIB_LDFLAGS = $(shell pkg-config --libs openblas) -Wl,-rpath,$(shell pkg-config --variable=libdir openblas)
+NETLIB_GO = CGO_LDFLAGS="$(NETLIB_LDFLAGS)" $(GO)
+go: netlib
+.PHONY: netlib
+ifeq ($(OPENBLAS_OK),yes)
+netlib: $(BUILD)/rb-go-matmul-netlib
+else
+netlib:
+	@echo "build/rb-go-matmul-netlib: skipped: pkg-config finds no openblas (Debian: apt-get install libopenblas-pthread-dev; make setup does)"
+endif
+
+$(BUILD)/rb-go-matmul-netlib: $(GO_SRC)
+	@mkdir -p $(BUILD)
+	$(NETLIB_GO) build -tags netlib -o $@ ./go/cmd/rb-go/matmul
+
 # round jsonl's c-simdjson: a C++ program of its own against Debian's
 # libsimdjson-dev (the C runner's main, harness and jsonl protocol around
 # csrc/simdjson/), so that no other C child maps the library. Left out, with
@@ -242,7 +269,7 @@ test-c: $(TEST_BIN) ## C unit tests under AddressSanitizer and UndefinedBehavior
 
 asan: $(TEST_BIN) ## build the C core's tests with ASan and UBSan (make test-c runs them)
 
-test-go: ## Go tests, with -race, with GOEXPERIMENT=cgocheck2, without cgo (the pure package alone), and jsonl's jsonv2 build
+test-go: ## Go tests, with -race, with GOEXPERIMENT=cgocheck2, without cgo (the pure package alone), jsonl's jsonv2 build and matmul's netlib build
 	$(GO) vet ./go/...
 	$(GO) test -count=1 -race ./go/...
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./go/...
@@ -250,6 +277,13 @@ test-go: ## Go tests, with -race, with GOEXPERIMENT=cgocheck2, without cgo (the 
 	CGO_ENABLED=0 $(GO) test -count=1 ./go/...
 	GOEXPERIMENT=jsonv2 $(GO) vet ./go/cmd/rb-go/jsonl
 	GOEXPERIMENT=jsonv2 $(GO) test -count=1 ./go/cmd/rb-go/jsonl
+	CGO_ENABLED=0 $(GO) vet -tags netlib ./go ./go/cmd/rb-go/matmul
+ifeq ($(OPENBLAS_OK),yes)
+	$(GO) vet -tags netlib ./go ./go/cmd/rb-go/matmul
+	$(NETLIB_GO) test -count=1 -tags netlib -run 'Matmul|Netlib' ./go
+else
+	@echo "test-go: matmul's netlib build skipped: pkg-config finds no openblas (make setup installs it)"
+endif
 
 test-py: build ## pytest (builds first)
 	$(VPY) -m pytest -q
@@ -286,6 +320,10 @@ lint: $(VENV_READY) ## check formatting and lint (clang-format, black, ruff, gof
 	@out="$$(gofmt -l go)"; if [ -n "$$out" ]; then echo "gofmt: these need formatting (make format):"; echo "$$out"; exit 1; fi
 	$(GO) vet ./go/...
 	GOEXPERIMENT=jsonv2 $(GO) vet ./go/cmd/rb-go/jsonl
+	CGO_ENABLED=0 $(GO) vet -tags netlib ./go ./go/cmd/rb-go/matmul
+ifeq ($(OPENBLAS_OK),yes)
+	$(GO) vet -tags netlib ./go ./go/cmd/rb-go/matmul
+endif
 
 # The BLAS link, made again with the venv (make follows a link to its
 # target's time, so a stamp beside it says when it was made).

@@ -35,6 +35,11 @@ APT_PACKAGES+=(wrk hey)
 # round jsonl: c-simdjson, the C++ parser the core is held against (its own
 # program, build/rb-c-simdjson, compiled with g++)
 APT_PACKAGES+=(g++ libsimdjson-dev)
+# round matmul: go-gonum-netlib, gonum's netlib binding against the system's
+# OpenBLAS (its CBLAS with C ints, which the core's scipy-openblas64 lacks),
+# pthreads flavour as scipy-openblas64's; its own program,
+# build/rb-go-matmul-netlib
+APT_PACKAGES+=(libopenblas-pthread-dev)
 # the report's browser test (tests/test_report_browser.py): Debian's
 # chromium, its headless shell (no desktop libraries), and a font for it
 APT_PACKAGES+=(chromium-headless-shell fonts-dejavu-core)

@@ -73,11 +73,13 @@ def test_every_name_has_a_path_and_an_unknown_one_is_refused():
     names = programs.names()
     assert set(names) >= {"rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "rb-go-loop", "rb-go-http"}
     # One Go runner per directory of go/cmd/rb-go, the runners built with a
-    # Go experiment from one of them, and no other.
+    # Go experiment or a build tag from one of them, and no other.
     dirs = {d.name for d in (ROOT / "go" / "cmd" / "rb-go").iterdir() if d.is_dir()}
-    experiments = set(programs.GO_EXPERIMENT_RUNNERS)
-    assert {n for n in names if n.startswith("rb-go")} == {f"rb-go-{d}" for d in dirs} | experiments
-    assert {(ROOT / pkg).is_dir() for pkg, _ in programs.GO_EXPERIMENT_RUNNERS.values()} == {True}
+    apart = set(programs.GO_EXPERIMENT_RUNNERS) | set(programs.GO_LIBRARY_RUNNERS)
+    assert {n for n in names if n.startswith("rb-go")} == {f"rb-go-{d}" for d in dirs} | apart
+    packages = [pkg for pkg, _ in programs.GO_EXPERIMENT_RUNNERS.values()]
+    packages += [pkg for pkg, _, _ in programs.GO_LIBRARY_RUNNERS.values()]
+    assert {(ROOT / pkg).is_dir() for pkg in packages} == {True}
     assert {n for n in names if n.startswith("hello-")} == {
         "hello-c",
         "hello-c-static",
@@ -110,6 +112,18 @@ def test_checkout_uses_build_and_advises_make_build(tmp_path, monkeypatch):
     why = programs.missing("rb-go-nope")
     nope = tmp_path / "build" / "rb-go-nope"
     assert why == f"{nope} is not built, and this checkout has no go/cmd/rb-go/nope/ to build it from"
+
+
+def test_checkout_says_what_a_library_runner_needs(tmp_path, monkeypatch):
+    monkeypatch.delenv(programs.ENV_BUILD, raising=False)
+    monkeypatch.setattr(programs, "checkout", lambda: tmp_path)
+    (tmp_path / "go" / "cmd" / "rb-go" / "matmul").mkdir(parents=True)
+    why = programs.missing("rb-go-matmul-netlib")
+    assert why == (
+        f"{tmp_path / 'build' / 'rb-go-matmul-netlib'} is not built: it needs "
+        f"{programs.NEEDS['rb-go-matmul-netlib']}; then run `make build` in {tmp_path}"
+    )
+    assert "pkg-config openblas" in why and "libopenblas" in why
 
 
 def test_roundbench_build_overrides_the_checkout(tmp_path, monkeypatch):
@@ -200,6 +214,40 @@ def test_installed_go_runner_is_built_alone(installed):
     assert out.stdout == "hello, world\n"
     assert not programs.path("rb-go-beta").exists()
     assert not programs.path("hello-go").exists()
+
+
+def test_installed_library_runner_without_its_library(installed, monkeypatch):
+    _go_module(programs.GO_SOURCES, HELLO_GO, runners=("matmul",))
+    monkeypatch.setattr(programs, "_library_ldflags", lambda library: None)
+    why = programs.missing("rb-go-matmul-netlib")
+    assert why == f"rb-go-matmul-netlib cannot be built here: it needs {programs.NEEDS['rb-go-matmul-netlib']}"
+    assert not programs.path("rb-go-matmul-netlib").exists()
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs the go command")
+def test_installed_library_runner_is_built_with_its_tag_and_flags(installed, monkeypatch):
+    """The runner's tag picks its files; the library's flags reach the link
+    (libm here, kept needed: the C library's, which every C toolchain has)."""
+    from roundbench import binfmt
+
+    _go_module(programs.GO_SOURCES, HELLO_GO, runners=("matmul",))
+    matmul = programs.GO_SOURCES / "go" / "cmd" / "rb-go" / "matmul"
+    (matmul / "main.go").write_text("package main\n\nfunc main() { println(build) }\n")
+    (matmul / "plain.go").write_text('//go:build !netlib\n\npackage main\n\nconst build = "plain"\n')
+    (matmul / "tagged.go").write_text('//go:build netlib\n\npackage main\n\nimport "C"\n\nconst build = "netlib"\n')
+    asked = []
+    monkeypatch.setattr(
+        programs, "_library_ldflags", lambda library: asked.append(library) or ["-Wl,--no-as-needed", "-lm"]
+    )
+    assert programs.missing("rb-go-matmul-netlib") is None
+    assert asked == ["openblas"]
+    tagged = programs.path("rb-go-matmul-netlib")
+    out = subprocess.run([str(tagged)], capture_output=True, text=True, timeout=60)
+    assert out.stderr == "netlib\n"
+    assert "libm.so.6" in binfmt.read(tagged).needed
+    assert programs.missing("rb-go-matmul") is None
+    out = subprocess.run([str(programs.path("rb-go-matmul"))], capture_output=True, text=True, timeout=60)
+    assert out.stderr == "plain\n"
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs the go command")

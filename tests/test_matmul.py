@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import roundbench
+from roundbench import programs
 from roundbench.pure.matmul import matmul as pure_matmul
 from roundbench.rounds import matmul as rnd
 
@@ -236,12 +237,18 @@ def test_blas_set_library():
 def test_mismatch_detection():
     same = {"version": "0.3.31", "corename": "Haswell", "threads": "1"}
     infos = {v: dict(same) for v in rnd.BLAS_VARIANTS}
+    # A variant on a BLAS of its own by design: its version is no mismatch.
+    infos["go-gonum-netlib"] = {"version": "0.3.21", "corename": "Prescott", "threads": "1"}
     assert rnd.mismatches({1: infos}) == []
     infos["c-blas"] = {"version": "0.3.21", "corename": "Prescott", "threads": "1"}
     infos["go-c"] = dict(same, threads="2")
     got = rnd.mismatches({1: infos})
     assert any("c-blas" in w and "Prescott" in w for w in got)
     assert any("go-c runs 2 BLAS thread" in w for w in got)
+    assert not any("go-gonum-netlib" in w for w in got)
+    # Its thread count is held to the cell's like the others'.
+    infos["go-gonum-netlib"]["threads"] = "2"
+    assert "BLAS mismatch: go-gonum-netlib runs 2 BLAS thread(s) where 1 were asked for" in rnd.mismatches({1: infos})
 
 
 def test_provenance_probes_every_blas_variant(built):
@@ -251,6 +258,70 @@ def test_provenance_probes_every_blas_variant(built):
         assert "threads=1:" in line and "1 thread(s)" in line and "unavailable" not in line, line
     # Built as the README says, the core runs numpy's OpenBLAS version and kernel.
     assert warnings == []
+    netlib = items["blas-go-gonum-netlib"]
+    if programs.missing(rnd.NETLIB_PROGRAM):
+        assert netlib.startswith("threads=1: unavailable (") and "not built" in netlib, netlib
+        assert items["matmul-go-gonum-netlib"] == f"{rnd.NETLIB_PROGRAM} not built"
+    else:
+        assert "threads=1:" in netlib and "1 thread(s)" in netlib and "OpenBLAS 0." in netlib, netlib
+        assert " build); kernel " in netlib, netlib  # its flavour: pthreads, openmp or serial
+        modules = items["matmul-go-gonum-netlib"]
+        assert "gonum.org/v1/netlib v0.0.0-" in modules and "-tags=netlib" in modules, modules
+
+
+def _netlib_child(*args, env=None):
+    """One run of go-gonum-netlib's program; skips where it is not built."""
+    import subprocess
+
+    from conftest import child_env
+
+    why = programs.missing(rnd.NETLIB_PROGRAM)
+    if why:
+        pytest.skip(why)
+    full = child_env()
+    full.update(env or {})
+    return subprocess.run(
+        [str(programs.path(rnd.NETLIB_PROGRAM)), "matmul", *args], capture_output=True, text=True, env=full, timeout=120
+    )
+
+
+# The Go runners fill with seed 1: the vectors of that seed, edges and odd
+# sizes among them.
+SEED_1 = [v for v in SEEDED if v["seed"] == "1"]
+assert {"0", "1", "3", "17"} <= {v["n"] for v in SEED_1}
+
+
+@pytest.mark.parametrize("v", SEED_1, ids=lambda v: f"n={v['n']}")
+def test_gonum_netlib_child_gives_the_vector_checksum(v):
+    out = _netlib_child("go-gonum-netlib", f"n={v['n']}", env=rnd.thread_env({"threads": 1}))
+    assert out.returncode == 0, out.stderr
+    assert f"result: checksum={v['checksum']}\n" in out.stdout
+    assert f"BenchmarkMatmul/impl=go-gonum-netlib/n={v['n']} " in out.stdout
+
+
+def test_gonum_netlib_child_refuses_bad_input():
+    for n in ("-1", "20001", "x"):
+        out = _netlib_child("go-gonum-netlib", f"n={n}")
+        assert out.returncode == 2 and "n=" in out.stderr and "Benchmark" not in out.stdout, (n, out.stderr)
+    # Its program runs that variant alone.
+    out = _netlib_child("go-gonum")
+    assert out.returncode == 2, out.stderr
+    assert 'no variant "go-gonum" (it has: blas-info, go-gonum-netlib)' in out.stderr, out.stderr
+
+
+def test_gonum_netlib_blas_takes_the_cells_threads():
+    """The count asked for wins over the environment's, as the core's
+    openblas_set_num_threads does for c-blas and go-c."""
+    for threads in (1, 2):
+        out = _netlib_child("blas-info", f"threads={threads}", env={"OPENBLAS_NUM_THREADS": "1"})
+        assert out.returncode == 0, out.stderr
+        info = dict(line.split("=", 1) for line in out.stdout.splitlines())
+        assert info["threads"] == str(threads), info
+        assert info["config"].startswith("OpenBLAS ") and info["corename"], info
+        assert info["flavour"] in ("pthreads", "openmp", "serial") and "openblas" in info["library"], info
+    # What the library cannot run is a "cannot run here", not a wrong count.
+    out = _netlib_child("blas-info", "threads=4096")
+    assert out.returncode == 4 and "OpenBLAS runs" in out.stderr and "where 4096 were asked for" in out.stderr
 
 
 def test_report_section_flags_a_mismatch_in_bold():
@@ -261,6 +332,29 @@ def test_report_section_flags_a_mismatch_in_bold():
     }
     text = rnd.report_section({"n": 300, "threads": 1}, {}, config=cfg)
     assert "**BLAS mismatch: c-blas" in text and "- c-blas: threads=1:" in text
+    assert "go-gonum-netlib" not in text
+
+
+def test_report_section_states_the_netlib_library():
+    cfg = {
+        "blas-c-blas": "threads=1: x; OpenBLAS 0.3.31; kernel Haswell; 1 thread(s)",
+        "blas-go-gonum-netlib": "threads=1: y; OpenBLAS 0.3.21 (pthreads build); kernel Haswell; 1 thread(s) | "
+        "threads=2: y; OpenBLAS 0.3.21 (pthreads build); kernel Haswell; 2 thread(s)",
+    }
+
+    class Cell:
+        def __init__(self, m):
+            self.m = m
+
+        def median_of(self, unit):
+            return self.m
+
+    cells = {"c-blas": Cell(40.0), "go-c": Cell(39.0), "go-gonum-netlib": Cell(30.0)}
+    text = rnd.report_section({"n": 300, "threads": 2}, cells, config=cfg)
+    assert "- go-gonum-netlib: threads=2: y; OpenBLAS 0.3.21 (pthreads build); kernel Haswell; 2 thread(s)" in text
+    assert "go-gonum-netlib runs the system's OpenBLAS, not numpy's" in text
+    assert "go-c at 97.5% of c-blas" in text and "go-gonum-netlib at 75.0% of c-blas" in text
+    assert "**" not in text
 
 
 def test_quick_suite_matmul_and_temps(tmp_path, built):
@@ -271,9 +365,12 @@ def test_quick_suite_matmul_and_temps(tmp_path, built):
     out = run_roundbench("run", "matmul", "temps", "--quick", "--runs", "1", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr[-3000:]
     rs = benchfmt.read_dir(tmp_path)
-    assert not rs.failures and not rs.skips
+    # go-gonum-netlib's program is left out of the build where the system
+    # has no OpenBLAS: then, and only then, its row says why.
+    skipped = {"go-gonum-netlib"} if programs.missing(rnd.NETLIB_PROGRAM) else set()
+    assert not rs.failures and {s.name.split("/impl=")[1].split("/")[0] for s in rs.skips} == skipped, rs.skips
     for name in ("matmul", "temps"):
-        want = {v.name for v in rounds.get(name).variants}
+        want = {v.name for v in rounds.get(name).variants} - skipped
         assert {r.params["impl"] for r in rs.runs if r.round == name} == want
     for r in rs.runs:
         if r.round == "matmul":

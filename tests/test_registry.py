@@ -112,8 +112,8 @@ def listing(lister: str) -> dict:
             cmd = [sys.executable, "-m", "roundbench.child", "--list"]
         else:
             path = BUILD / lister
-            if lister in programs.C_NEEDS and not path.exists():
-                pytest.skip(f"build/{lister} is not built here: it needs {programs.C_NEEDS[lister]}")
+            if lister in programs.NEEDS and not path.exists():
+                pytest.skip(f"build/{lister} is not built here: it needs {programs.NEEDS[lister]}")
             assert path.exists(), f"build/{lister} is missing: run `make build` first"
             cmd = [str(path), "--list"]
         out = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=120)

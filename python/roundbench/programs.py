@@ -26,7 +26,11 @@ changes the build itself, gets a program of its own (LIBRARY_PROGRAMS):
 libsimdjson-dev, left out of the build where the library is absent) and
 ``rb-go-jsonl-v2`` (round jsonl's Go runner built with
 ``GOEXPERIMENT=jsonv2``, which also reimplements encoding/json v1, so the
-plain ``go`` variant keeps its own binary).
+plain ``go`` variant keeps its own binary), and ``rb-go-matmul-netlib``
+(round matmul's Go runner built with the tag netlib against the system's
+OpenBLAS, found by pkg-config: go-gonum-netlib, gonum through its netlib
+binding; OpenBLAS starts its threads when it is loaded, so no other child
+may carry it).
 
 ``missing(name)`` is what callers check before starting a program: None, or
 why it cannot run with a fix that works where the user is (``make build`` in a
@@ -43,7 +47,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import NamedTuple, Optional
 
 # The C programs: in the checkout from the Makefile, installed from setup.py.
 C_PROGRAMS = (
@@ -58,9 +62,15 @@ C_PROGRAMS = (
     "aspects-c",
 )
 
-# The C programs that need a library the system may lack, and what it is:
+# The programs that need a library the system may lack, and what it is:
 # the build leaves them out, and missing() says what to install.
-C_NEEDS = {"rb-c-simdjson": "simdjson (Debian: apt-get install libsimdjson-dev, which scripts/setup.sh does)"}
+NEEDS = {
+    "rb-c-simdjson": "simdjson (Debian: apt-get install libsimdjson-dev, which scripts/setup.sh does)",
+    "rb-go-matmul-netlib": (
+        "OpenBLAS with its CBLAS, found by `pkg-config openblas` "
+        "(Debian: apt-get install libopenblas-pthread-dev, which scripts/setup.sh does)"
+    ),
+}
 
 # Round startup's Go programs and round aspects' whole program in Go: name
 # -> (package directory in the module, CGO_ENABLED or None for the
@@ -82,9 +92,16 @@ GO_RUNNER_PREFIX = "rb-go-"
 # such a program its own variants.
 GO_EXPERIMENT_RUNNERS = {"rb-go-jsonl-v2": ("go/cmd/rb-go/jsonl", "jsonv2")}
 
+# A round's Go runner built with a build tag against a C library that
+# pkg-config finds: name -> (package directory, tag, pkg-config package).
+# The library's flags and a run path to its folder go into CGO_LDFLAGS
+# (the run path keeps the program on the build it linked where Debian's
+# alternatives offer several); the tag gives the program its own variants.
+GO_LIBRARY_RUNNERS = {"rb-go-matmul-netlib": ("go/cmd/rb-go/matmul", "netlib", "openblas")}
+
 # The programs a Variant may name besides the generic ones
 # (rounds.PROGRAMS): each holds one round's library variants.
-LIBRARY_PROGRAMS = ("rb-c-simdjson", *GO_EXPERIMENT_RUNNERS)
+LIBRARY_PROGRAMS = ("rb-c-simdjson", *GO_EXPERIMENT_RUNNERS, *GO_LIBRARY_RUNNERS)
 
 ENV_BUILD = "ROUNDBENCH_BUILD"
 PACKAGE = Path(__file__).resolve().parent
@@ -127,23 +144,39 @@ def go_runners() -> list:
 def names() -> tuple:
     """Every program name: the C programs, the Go runners, round startup's
     Go programs."""
-    return C_PROGRAMS + tuple(go_runners()) + tuple(GO_EXPERIMENT_RUNNERS) + tuple(GO_PROGRAMS)
+    return (
+        C_PROGRAMS + tuple(go_runners()) + tuple(GO_EXPERIMENT_RUNNERS) + tuple(GO_LIBRARY_RUNNERS) + tuple(GO_PROGRAMS)
+    )
 
 
-def _go_package(name: str) -> Optional[tuple]:
-    """(package directory, CGO_ENABLED or None, GOEXPERIMENT or None) of a
-    Go program's name, or None if it names none. Any rb-go-<round> is a Go
-    runner's name, whether or not its sources exist, so that one without
-    them can be reported as such (missing()) rather than as a misspelt
-    name."""
+class GoBuild(NamedTuple):
+    """How a Go program is built: its package directory in the module, and
+    what is not the toolchain's default."""
+
+    package: str
+    cgo: Optional[str] = None  # CGO_ENABLED
+    experiment: Optional[str] = None  # GOEXPERIMENT
+    tag: Optional[str] = None  # go build -tags
+    library: Optional[str] = None  # the pkg-config package it links
+
+
+def _go_package(name: str) -> Optional[GoBuild]:
+    """How the Go program `name` is built, or None if it names none. Any
+    rb-go-<round> is a Go runner's name, whether or not its sources exist,
+    so that one without them can be reported as such (missing()) rather
+    than as a misspelt name."""
     if name in GO_PROGRAMS:
-        return (*GO_PROGRAMS[name], None)
+        package, cgo = GO_PROGRAMS[name]
+        return GoBuild(package, cgo=cgo)
     if name in GO_EXPERIMENT_RUNNERS:
         package, experiment = GO_EXPERIMENT_RUNNERS[name]
-        return (package, None, experiment)
+        return GoBuild(package, experiment=experiment)
+    if name in GO_LIBRARY_RUNNERS:
+        package, tag, library = GO_LIBRARY_RUNNERS[name]
+        return GoBuild(package, tag=tag, library=library)
     round_name = name[len(GO_RUNNER_PREFIX) :] if name.startswith(GO_RUNNER_PREFIX) else ""
     if round_name.isidentifier():  # a round's name is its Python module's
-        return (f"{GO_RUNNERS}/{round_name}", None, None)
+        return GoBuild(f"{GO_RUNNERS}/{round_name}")
     return None
 
 
@@ -179,10 +212,10 @@ def missing(name: str) -> Optional[str]:
     root = checkout()
     pkg = _go_package(name)
     if root is not None:
-        if pkg is not None and not (root / pkg[0]).is_dir():
-            return f"{p} is not built, and this checkout has no {pkg[0]}/ to build it from"
-        if name in C_NEEDS:
-            return f"{p} is not built: it needs {C_NEEDS[name]}; then run `make build` in {root}"
+        if pkg is not None and not (root / pkg.package).is_dir():
+            return f"{p} is not built, and this checkout has no {pkg.package}/ to build it from"
+        if name in NEEDS:
+            return f"{p} is not built: it needs {NEEDS[name]}; then run `make build` in {root}"
         return f"{p} is not built (run `make build` in {root})"
     if pkg is not None:
         return _in_cache(name, p, _build_go)
@@ -286,11 +319,29 @@ def _in_cache(name: str, target: Path, make) -> Optional[str]:
         return f"cannot make {name} in {folder}: {e}"
 
 
+def _library_ldflags(library: str) -> Optional[list]:
+    """The link flags of a pkg-config package and a run path to its folder
+    (as the Makefile's), or None where pkg-config does not find it."""
+    import shlex
+    import subprocess
+
+    def ask(option: str) -> str:
+        out = subprocess.run(["pkg-config", option, library], capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    try:
+        libs, libdir = ask("--libs"), ask("--variable=libdir")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return [*shlex.split(libs), *([f"-Wl,-rpath,{libdir}"] if libdir else [])]
+
+
 def _build_go(name: str, target: Path) -> Optional[str]:
     import subprocess
     import tempfile
 
-    pkg, cgo, experiment = _go_package(name)
+    build = _go_package(name)
+    pkg, cgo = build.package, build.cgo
     if not (GO_SOURCES / "go.mod").is_file():
         return f"this installation of roundbench ships no Go sources ({GO_SOURCES}), so it cannot build {name}"
     if not (GO_SOURCES / pkg).is_dir():
@@ -304,6 +355,11 @@ def _build_go(name: str, target: Path) -> Optional[str]:
     cc = (os.environ.get("CC") or "gcc").split()[0]
     if cgo != "0" and shutil.which(cc) is None:
         return f"{name} uses cgo, which needs a C compiler: {cc} is not on PATH (Debian: apt install gcc)"
+    ldflags = []
+    if build.library is not None:
+        ldflags = _library_ldflags(build.library)
+        if ldflags is None:
+            return f"{name} cannot be built here: it needs {NEEDS.get(name, build.library)}"
     src = target.parent / "src"
     if not (src / "go.mod").is_file():
         # The sources are copied out of the package first: the go command
@@ -316,18 +372,21 @@ def _build_go(name: str, target: Path) -> Optional[str]:
     env = dict(os.environ)
     if cgo is not None:
         env["CGO_ENABLED"] = cgo
-    if experiment is not None:
-        env["GOEXPERIMENT"] = experiment
+    if build.experiment is not None:
+        env["GOEXPERIMENT"] = build.experiment
     blas = _blas_lib_dir()
     if blas is not None and cgo != "0":
         # The core dlopen()s the BLAS by name; the run path says where the
         # scipy-openblas64 package keeps it (ROUNDBENCH_BLAS_LIB still wins).
-        env["CGO_LDFLAGS"] = " ".join(filter(None, [env.get("CGO_LDFLAGS", "-g -O2"), f"-Wl,-rpath,{blas}"]))
+        ldflags.append(f"-Wl,-rpath,{blas}")
+    if ldflags:
+        env["CGO_LDFLAGS"] = " ".join(filter(None, [env.get("CGO_LDFLAGS", "-g -O2"), *ldflags]))
+    tags = ["-tags", build.tag] if build.tag is not None else []
     tmp_out = target.with_name(f".{name}.{os.getpid()}.tmp")
     print(f"roundbench: building {name} from the shipped Go sources into {target.parent} (once)", file=sys.stderr)
     try:
         done = subprocess.run(
-            [go, "build", "-o", str(tmp_out), "./" + pkg],
+            [go, "build", *tags, "-o", str(tmp_out), "./" + pkg],
             cwd=src,
             env=env,
             stdin=subprocess.DEVNULL,

@@ -422,7 +422,7 @@ FINDINGS = [
         {"n": "max", "threads": "1"},
         ("py-numpy",),
         "Python with numpy",
-        ("go", "go-gonum"),
+        ("go", "go-gonum", "go-gonum-netlib"),
         "Go's best ({impl})",
         "GFLOP/s",
         FASTER,

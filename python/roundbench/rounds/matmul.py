@@ -2,10 +2,13 @@
 
 Variants: c (the naive i-k-j loop in the core), c-blas (the BLAS's dgemm
 through the core), go (naive i-k-j, pure Go), go-gonum (gonum's pure-Go
-Dgemm), go-c (Go slices handed to the core's dgemm through cgo, no copies),
-py (lists of lists; n = 300 only unless a size is given), py-numpy
-(`A @ B`), py-c (numpy arrays handed to the core's dgemm through the buffer
-protocol, in place, GIL released).
+Dgemm), go-gonum-netlib (gonum's mat.Dense.Mul with its BLAS routed to the
+system's OpenBLAS by gonum.org/v1/netlib: Go's own route to OpenBLAS,
+without the core; its own program, rb-go-matmul-netlib), go-c (Go slices
+handed to the core's dgemm through cgo, no copies), py (lists of lists;
+n = 300 only unless a size is given), py-numpy (`A @ B`), py-c (numpy
+arrays handed to the core's dgemm through the buffer protocol, in place,
+GIL released).
 
 Fairness is the point of this round. BLAS threads are pinned to 1 by default
 for every variant (OPENBLAS_NUM_THREADS and its kin, GOMAXPROCS for gonum,
@@ -14,7 +17,11 @@ gives every variant all cores and the count is in each result's name. The
 core runs the very OpenBLAS version numpy bundles (README, "The BLAS");
 provenance() asks each BLAS-using variant's own program which library,
 version, kernel and thread count it runs, and the report flags a mismatch
-in bold next to the numbers. The core links no BLAS: it loads it on the
+in bold next to the numbers. go-gonum-netlib cannot run numpy's OpenBLAS
+(netlib calls the CBLAS with C ints; numpy's is ILP64 with renamed
+symbols): it runs the system's, whose version and kernel the report states
+beside the table, and whose thread count is held to the cell's like the
+others'. The core links no BLAS: it loads it on the
 first BLAS call (roundbench._blas says which file), so importing roundbench
 and the other rounds' children stay free of it.
 
@@ -33,7 +40,7 @@ from array import array
 from pathlib import Path
 
 from .. import harness
-from . import Option, Round, Variant, needs_module, program_of, program_path
+from . import Option, Round, Variant, needs_module, program_missing, program_of, program_path
 
 MAX_N = 20_000  # three matrices of 20000^2 float64 are 9.6 GB
 SEED = 1
@@ -41,6 +48,12 @@ SEED = 1
 # as csrc/runner/run_matmul.c and go/cmd/rb-go/matmul/matmul.go).
 MIN_TIMED_NS = 200_000_000
 BLAS_VARIANTS = ("c-blas", "go-c", "py-c", "py-numpy")
+# Variants on a BLAS of their own by design (the system's OpenBLAS), not
+# numpy's: their thread count is checked, their version and kernel stated.
+OWN_BLAS_VARIANTS = ("go-gonum-netlib",)
+NETLIB_PROGRAM = "rb-go-matmul-netlib"
+# The modules go-gonum-netlib's program is built with, for the provenance.
+NETLIB_MODULES = ("gonum.org/v1/gonum", "gonum.org/v1/netlib")
 UNITS = ["GFLOP/s"]
 
 
@@ -87,6 +100,12 @@ ROUND = Round(
         V("c-blas", "rb-c", "the core's OpenBLAS dgemm, timed in C", env=thread_env),
         V("go", "rb-go", "naive i-k-j loop, pure Go", env=thread_env),
         V("go-gonum", "rb-go", "gonum's pure-Go Dgemm (blas/gonum)", env=thread_env),
+        V(
+            "go-gonum-netlib",
+            NETLIB_PROGRAM,
+            "gonum's mat.Dense.Mul, its BLAS routed by gonum.org/v1/netlib (cgo) to the system's OpenBLAS",
+            env=thread_env,
+        ),
         V("go-c", "rb-go", "Go slices to the core's dgemm through cgo (no copy)", env=thread_env),
         V(
             "py",
@@ -305,10 +324,15 @@ def probe(threads: int) -> dict:
     cmds = {
         "c": [str(program_path("rb-c")), "matmul", "blas-info", f"threads={threads}"],
         "go": [str(go), "matmul", "blas-info", f"threads={threads}"],
+        "netlib": [str(program_path(NETLIB_PROGRAM)), "matmul", "blas-info", f"threads={threads}"],
         "py": [sys.executable, "-m", "roundbench.child", "matmul", "blas-info", f"threads={threads}"],
     }
-    names = {"c": "c-blas", "go": "go-c"}
+    names = {"c": "c-blas", "go": "go-c", "netlib": "go-gonum-netlib"}
     out: dict = {}
+    why = program_missing(NETLIB_PROGRAM)
+    if why:
+        out["go-gonum-netlib"] = {"error": why}
+        del cmds["netlib"]
     for lang, cmd in cmds.items():
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
@@ -336,19 +360,21 @@ def probe(threads: int) -> dict:
 def _describe(info: dict) -> str:
     if "error" in info:
         return f"unavailable ({info['error']})"
+    flavour = f" ({info['flavour']} build)" if "flavour" in info else ""
     return (
-        f"{info.get('library', '?')}; OpenBLAS {info.get('version', '?')}; "
+        f"{info.get('library', '?')}; OpenBLAS {info.get('version', '?')}{flavour}; "
         f"kernel {info.get('corename', '?')}; {info.get('threads', '?')} thread(s)"
     )
 
 
 def mismatches(per_threads: dict) -> list:
     """Warnings for every BLAS variant that does not run what py-numpy runs
-    (version, kernel) or not with the thread count asked for."""
+    (version, kernel) or not with the thread count asked for (the latter
+    for the variants on a BLAS of their own too)."""
     warnings = []
     for threads, infos in per_threads.items():
         ref = infos.get("py-numpy", {})
-        for v in BLAS_VARIANTS:
+        for v in BLAS_VARIANTS + OWN_BLAS_VARIANTS:
             info = infos.get(v, {})
             if "error" in info:
                 continue
@@ -356,7 +382,7 @@ def mismatches(per_threads: dict) -> list:
                 warnings.append(
                     f"BLAS mismatch: {v} runs {info.get('threads')} BLAS thread(s) where {threads} were asked for"
                 )
-            if v != "py-numpy" and "version" in ref:
+            if v in BLAS_VARIANTS and v != "py-numpy" and "version" in ref:
                 for key in ("version", "corename"):
                     if str(info.get(key)).lower() != str(ref.get(key)).lower():
                         warnings.append(
@@ -369,13 +395,26 @@ def mismatches(per_threads: dict) -> list:
 
 def provenance() -> tuple:
     """One blas-<variant> line per BLAS-using variant (at 1 thread and at
-    all cores), go-gonum's line, and a warning per mismatch."""
+    all cores), go-gonum's line, go-gonum-netlib's modules, and a warning
+    per mismatch."""
+    from .. import provenance as prov
+
     items, per = {"blas": "see the blas-* lines"}, {}
     for threads in sorted({1, all_threads()}):
         per[threads] = probe(threads)
-    for v in BLAS_VARIANTS:
+    for v in BLAS_VARIANTS + OWN_BLAS_VARIANTS:
         desc = [f"threads={t}: {_describe(per[t].get(v, {'error': 'no answer'}))}" for t in per]
         items[f"blas-{v}"] = " | ".join(desc)
+    netlib = program_path(NETLIB_PROGRAM)
+    mods, settings = prov.go_module_versions(netlib), prov.go_build_settings(netlib)
+    if mods:
+        items["matmul-go-gonum-netlib"] = (
+            ", ".join(f"{m} {mods[m]}" for m in NETLIB_MODULES if m in mods)
+            + f"; {NETLIB_PROGRAM} built with -tags={settings.get('-tags', '(none)')}, "
+            f"CGO_LDFLAGS={settings.get('CGO_LDFLAGS', '(none)')}"
+        )
+    else:
+        items["matmul-go-gonum-netlib"] = f"{NETLIB_PROGRAM} not built"
     items["blas-go-gonum"] = (
         "gonum.org/v1/gonum/blas/gonum (pure Go, no BLAS library); "
         "its Dgemm uses GOMAXPROCS goroutines, set to the cell's thread count"
@@ -389,14 +428,21 @@ def provenance() -> tuple:
 
 def report_section(size: dict, cells: dict, config: dict) -> str:
     """The BLAS each variant ran, under the table, with any mismatch in bold."""
-    lines = ["BLAS per variant (from the result file's provenance; threads as asked by this size):", ""]
     threads = str(size.get("threads", 1))
-    for v in BLAS_VARIANTS:
+    listed = []
+    for v in BLAS_VARIANTS + OWN_BLAS_VARIANTS:
         line = config.get(f"blas-{v}")
         if not line:
             continue
         mine = [part for part in line.split(" | ") if part.startswith(f"threads={threads}:")]
-        lines.append(f"- {v}: {(mine or [line])[0]}")
+        listed.append(f"- {v}: {(mine or [line])[0]}")
+    paras = ["BLAS per variant (from the result file's provenance; threads as asked by this size):", "\n".join(listed)]
+    if config.get("blas-go-gonum-netlib"):
+        paras.append(
+            "go-gonum-netlib runs the system's OpenBLAS, not numpy's: gonum's netlib binding calls the CBLAS "
+            "with C ints, and numpy's OpenBLAS is ILP64 with renamed symbols. Its figure is that library's "
+            "version and kernel (above) through gonum, not a fairness fault."
+        )
     ref = cells.get("c-blas")
     ref_m = ref.median_of("GFLOP/s") if ref else None
     if ref_m:
@@ -406,17 +452,18 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
             if m is not None:
                 over.append(f"{b} at {m / ref_m * 100:.1f}% of c-blas")
         if over:
-            lines += [
-                "Binding overhead (median GFLOP/s against the core's dgemm timed in C): " + "; ".join(over) + ".",
-                "",
-            ]
+            paras.append(
+                "Binding overhead (median GFLOP/s against the core's dgemm timed in C): " + "; ".join(over) + "."
+            )
+        m = cells["go-gonum-netlib"].median_of("GFLOP/s") if "go-gonum-netlib" in cells else None
+        if m is not None:
+            paras.append(f"Go's own route to OpenBLAS: go-gonum-netlib at {m / ref_m * 100:.1f}% of c-blas.")
     bad = [w for w in (config.get("fairness") or "").split("; ") if w.startswith("BLAS mismatch")]
-    lines.append("")
     if bad:
-        lines += [f"**{w}**" for w in bad] + [""]
+        paras += [f"**{w}**" for w in bad]
     else:
-        lines.append(
-            "Every BLAS variant runs the same OpenBLAS version and kernel as py-numpy, "
-            "with the thread count asked for.\n"
+        paras.append(
+            f"Every variant on numpy's OpenBLAS ({', '.join(v for v in BLAS_VARIANTS if v != 'py-numpy')}) runs "
+            "its version and kernel, and every BLAS variant the thread count asked for."
         )
-    return "\n".join(lines)
+    return "\n\n".join(paras) + "\n"

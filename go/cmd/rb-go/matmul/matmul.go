@@ -1,8 +1,15 @@
 // Command rb-go-matmul is round matmul's Go child runner: `rb-go-matmul matmul IMPL
 // [key=value...]` runs one variant once and prints its result line, and
-// `rb-go-matmul --list` lists the variants (go/internal/harness). matmul_cgo.go
-// adds the variants that call the C core. Each round's runner is a program
-// of its own so that a child maps only its own round's code.
+// `rb-go-matmul --list` lists the variants (go/internal/harness). Each
+// round's runner is a program of its own so that a child maps only its own
+// round's code.
+//
+// The variants, by file: go and go-gonum (plain.go), go-c (matmul_cgo.go,
+// the C core). go-gonum-netlib (netlib.go) is built from the same directory
+// with the tag netlib, against the system's OpenBLAS, into a program of its
+// own, rb-go-matmul-netlib: that program links OpenBLAS, which starts its
+// threads when it is loaded, so no other variant's child may carry it. The
+// build tags keep each program to its own variants.
 package main
 
 import (
@@ -21,11 +28,6 @@ const minTimed = 200 * time.Millisecond
 
 // matmulUnits are what a matmul result line carries besides ns/op.
 var matmulUnits = []string{"GFLOP/s"}
-
-func init() {
-	harness.Register("matmul", "go", func(a *harness.Args) { runMatmul(a, roundbench.PureMatmul, nil) }, matmulUnits...)
-	harness.Register("matmul", "go-gonum", func(a *harness.Args) { runMatmul(a, roundbench.GonumMatmul, nil) }, matmulUnits...)
-}
 
 type matmulFn func(n int, a, b, c []float64) error
 
