@@ -525,10 +525,11 @@ rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *
  *           lines that are a flat compact object of plain strings and
  *           numbers (what a JSON Lines log mostly holds) are validated
  *           whole, a few bit operations per byte; every other line goes to
- *           "scan". They differ only in how the masks are made: SSE2 and
- *           AVX2 compares gathered by movemask, or one AVX-512BW compare
- *           into a mask register per mask ("avx512" also needs BMI1 and
- *           BMI2, which it uses for the bit operations).
+ *           "scan". "sse2" and "avx2" make the masks with compares
+ *           gathered by movemask and run the rules on one block at a
+ *           time; "avx512" makes each mask with one AVX-512BW compare and
+ *           runs the rules on eight blocks at once, one 64-bit lane each
+ *           (it also needs BMI1 and BMI2).
  * "auto" (the default) takes $ROUNDBENCH_JSONL_KERNEL when it names one,
  * else the fastest this CPU runs ("avx512", else "avx2", checked at run
  * time, so the portable build has them too). */
