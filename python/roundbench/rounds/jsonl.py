@@ -205,7 +205,7 @@ def provenance() -> tuple:
             "scan": "the line scanner alone",
             "sse2": "block index with SSE2, the line scanner for the lines it does not take",
             "avx2": "block index with AVX2, the line scanner for the lines it does not take",
-            "avx512": "block index with AVX-512BW, the line scanner for the lines it does not take",
+            "avx512": "block index with AVX-512, eight blocks at once, the line scanner for the lines it does not take",
         }
         chosen = os.environ.get("ROUNDBENCH_JSONL_KERNEL") or "auto"
         items["jsonl-kernel"] = (
