@@ -61,7 +61,7 @@ BLAS_LIBS := -ldl
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 
-.PHONY: help setup build c go py install test test-c test-go test-py bench fidelity suite report asan format lint clean links
+.PHONY: help setup build c go py install test test-c test-go test-py bench jsonl-speed fidelity suite report asan format lint clean links
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -106,6 +106,13 @@ c: $(BUILD)/rb-load
 $(BUILD)/rb-load: csrc/tools/loadgen.c
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
+
+# round jsonl: the core's throughput from memory, kernel by kernel
+# (`make jsonl-speed` runs it on the round's default log).
+c: $(BUILD)/rb-jsonl-speed
+REPS ?= 15
+$(BUILD)/rb-jsonl-speed: csrc/tools/jsonl_speed.c csrc/runner/jsonl_run.c csrc/runner/harness.c $(RUNNER_HDR) $(BUILD)/libroundbench.a
+	$(CC) $(CFLAGS) csrc/tools/jsonl_speed.c csrc/runner/jsonl_run.c csrc/runner/harness.c $(BUILD)/libroundbench.a -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # The same runner linked against the shared library: calls into the core go
 # through the PLT (round ffi, variant c-so).
@@ -297,6 +304,10 @@ test: setup ## run every test: formatting and lint, C (sanitizers), Go (race, cg
 
 bench: build ## go test -bench over the Go package (quick look; the suite is `make suite`)
 	$(GO) test -run '^$$' -bench . -benchtime 200ms ./go/...
+
+jsonl-speed: $(BUILD)/rb-jsonl-speed $(VENV_READY) ## the jsonl core's GB/s from memory, each kernel, on the round's default log (REPS=15)
+	@log="$$(PYTHONPATH=python $(VPY) -c 'from roundbench import genlog; from roundbench.rounds import build_dir; print(genlog.cached(build_dir() / "data"))')" && \
+	  $(BUILD)/rb-jsonl-speed "$$log" $(REPS)
 
 fidelity: build ## compare the suite's cgo and METH_O figures with go test -bench and python -m timeit
 	$(VPY) scripts/fidelity.py

@@ -520,23 +520,29 @@ rb_status rb_jsonl_count_file(const char *path, rb_jsonl_result *res, rb_error *
  * gives the same result on every input (the tests run each):
  *   "scan": a line scanner, one pass per line, no recursion (SSE2 masks
  *           where the build has SSE2, bytes one by one otherwise);
- *   "sse2", "avx2": a block index first (bit masks of 64 bytes at a time:
- *           quotes, strings, digits, structure), from which lines that are
- *           a flat compact object of plain strings and numbers (what a JSON
- *           Lines log mostly holds) are validated whole, a few bit
- *           operations per byte; every other line goes to "scan".
+ *   "sse2", "avx2", "avx512": a block index first (bit masks of 64 bytes
+ *           at a time: quotes, strings, digits, structure), from which
+ *           lines that are a flat compact object of plain strings and
+ *           numbers (what a JSON Lines log mostly holds) are validated
+ *           whole, a few bit operations per byte; every other line goes to
+ *           "scan". "sse2" and "avx2" make the masks with compares
+ *           gathered by movemask and run the rules on one block at a
+ *           time; "avx512" makes each mask with one AVX-512BW compare and
+ *           runs the rules on eight blocks at once, one 64-bit lane each
+ *           (it also needs BMI1 and BMI2).
  * "auto" (the default) takes $ROUNDBENCH_JSONL_KERNEL when it names one,
- * else the fastest this CPU runs ("avx2", checked at run time, so the
- * portable build has it too). */
+ * else the fastest this CPU runs ("avx512", else "avx2", checked at run
+ * time, so the portable build has them too). */
 
 /** Chooses the kernel for later counts in this process: "auto", "scan",
- *  "sse2" or "avx2"; NULL means "auto". Meant for a binding or a test,
+ *  "sse2", "avx2" or "avx512"; NULL means "auto". Meant for a binding or a test,
  *  before counting (the choice is one atomic value).
- *  @return RB_OK; RB_ERR_ARG for an unknown name or one this CPU or build
- *          cannot run (the message says which). */
+ *  @return RB_OK; RB_ERR_ARG for an unknown name (the message lists the
+ *          kernels) or one this CPU or build cannot run (the message says
+ *          what it needs). */
 rb_status rb_jsonl_set_kernel(const char *name, rb_error *err);
 
-/** The kernel counts use now, resolved ("scan", "sse2" or "avx2"; never
+/** The kernel counts use now, resolved ("scan", "sse2", "avx2" or "avx512"; never
  *  "auto"). NULL, with err (may be NULL) set to RB_ERR_ARG (no argument:
  *  the message names $ROUNDBENCH_JSONL_KERNEL), when under "auto" that
  *  variable names no kernel this CPU runs: then every count fails the same

@@ -640,7 +640,7 @@ func JsonlCountBytes(b []byte) (*JsonlResult, error) {
 }
 
 // JsonlKernel names the kernel the jsonl counts of this process use:
-// "scan", "sse2" or "avx2" (csrc/roundbench.h says what each is). An error
+// "scan", "sse2", "avx2" or "avx512" (csrc/roundbench.h says what each is). An error
 // of kind ErrArg when $ROUNDBENCH_JSONL_KERNEL names none this CPU runs.
 func JsonlKernel() (string, error) {
 	var e C.rb_error
@@ -652,8 +652,9 @@ func JsonlKernel() (string, error) {
 }
 
 // SetJsonlKernel chooses the kernel for later counts in this process:
-// "auto" (or ""), "scan", "sse2" or "avx2". An error of kind ErrArg for a
-// name that is none, or one this CPU cannot run.
+// "auto" (or ""), "scan", "sse2", "avx2" or "avx512". An error of kind
+// ErrArg for a name that is none, or one this CPU cannot run (the message
+// says what it needs).
 func SetJsonlKernel(name string) error {
 	var e C.rb_error
 	var cname *C.char

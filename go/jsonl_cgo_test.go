@@ -4,14 +4,29 @@ package roundbench
 
 import (
 	"errors"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
 
+// jsonlKernels are the core's kernels, slowest first. Those this CPU runs
+// join jsonlCounters (every test runs each); TestJsonlKernelRunsWhereTheCPUCan
+// skips the others with the core's reason.
+var jsonlKernels = []string{"scan", "sse2", "avx2", "avx512"}
+
+// jsonlKernelFlags is what each x86-64 kernel needs, as /proc/cpuinfo's
+// flags name it.
+var jsonlKernelFlags = map[string][]string{
+	"sse2":   {"sse2"},
+	"avx2":   {"avx2"},
+	"avx512": {"avx512f", "avx512bw", "bmi1", "bmi2"},
+}
+
 func init() {
 	jsonlCounters["go-c"] = JsonlCountBytes
 	jsonlFileCounters["JsonlCountFile"] = JsonlCountFile
-	for _, k := range []string{"scan", "sse2", "avx2"} {
+	for _, k := range jsonlKernels {
 		if SetJsonlKernel(k) != nil {
 			continue
 		}
@@ -26,13 +41,72 @@ func init() {
 	SetJsonlKernel("")
 }
 
+// cpuFlags is /proc/cpuinfo's flags; nil where there is none.
+func cpuFlags() map[string]bool {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return nil
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if name, flags, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "flags" {
+			set := map[string]bool{}
+			for _, f := range strings.Fields(flags) {
+				set[f] = true
+			}
+			return set
+		}
+	}
+	return nil
+}
+
+// Each kernel runs here, or the core says what it needs: on x86-64 Linux a
+// kernel the CPU's flags allow must run (a refusal fails), and one they do
+// not allow is skipped with the core's reason.
+func TestJsonlKernelRunsWhereTheCPUCan(t *testing.T) {
+	var flags map[string]bool
+	if runtime.GOARCH == "amd64" {
+		flags = cpuFlags()
+	}
+	for _, k := range jsonlKernels {
+		t.Run(k, func(t *testing.T) {
+			err := SetJsonlKernel(k)
+			SetJsonlKernel("")
+			if need, ok := jsonlKernelFlags[k]; ok && flags != nil {
+				has := true
+				for _, f := range need {
+					has = has && flags[f]
+				}
+				if has != (err == nil) {
+					t.Fatalf("SetJsonlKernel(%q) = %v; this CPU's flags have %v: %v", k, err, need, has)
+				}
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), "needs") {
+					t.Fatalf("SetJsonlKernel(%q) = %v; want the reason (what it needs)", k, err)
+				}
+				t.Skipf("kernel %s does not run here: %v", k, err)
+			}
+			if jsonlCounters["go-c/"+k] == nil {
+				t.Fatalf("kernel %s runs but is not among the tests' counters", k)
+			}
+		})
+	}
+}
+
 func TestJsonlKernel(t *testing.T) {
 	if _, ok := jsonlCounters["go-c/scan"]; !ok {
 		t.Fatal("the scan kernel runs everywhere, but SetJsonlKernel refused it")
 	}
+	// auto takes the fastest kernel this CPU runs: the last one.
+	fastest := ""
+	for _, k := range jsonlKernels {
+		if jsonlCounters["go-c/"+k] != nil {
+			fastest = k
+		}
+	}
 	k, err := JsonlKernel()
-	if err != nil || k == "auto" || jsonlCounters["go-c/"+k] == nil {
-		t.Fatalf("JsonlKernel() = %q, %v; want a kernel this CPU runs", k, err)
+	if err != nil || k != fastest {
+		t.Fatalf("JsonlKernel() = %q, %v; want %q, the fastest this CPU runs", k, err, fastest)
 	}
 	var e *Error
 	if err := SetJsonlKernel("bogus"); !errors.As(err, &e) || e.Kind != ErrArg {

@@ -55,18 +55,24 @@ def _write(tmp_path, data: bytes, name="log.jsonl"):
     return p
 
 
-def _runs(kernel: str) -> bool:
+def _refusal(kernel: str):
+    """None when the core runs `kernel` here, else its reason (ValueError's text)."""
     try:
         roundbench.jsonl_kernel(kernel)
-        return True
-    except ValueError:
-        return False
+        return None
+    except ValueError as e:
+        return str(e)
     finally:
         roundbench.jsonl_kernel("auto")
 
 
-# The core's kernels this CPU runs: every one must give the same results.
-KERNELS = [k for k in ("scan", "sse2", "avx2") if _runs(k)]
+# The core's kernels, slowest first; those this CPU runs must all give the
+# same results (every test below runs each), the others are skipped by
+# test_kernel_runs_where_the_cpu_can with the core's reason.
+ALL_KERNELS = ("scan", "sse2", "avx2", "avx512")
+KERNELS = [k for k in ALL_KERNELS if _refusal(k) is None]
+# What each x86-64 kernel needs, as /proc/cpuinfo's flags name it.
+KERNEL_CPU_FLAGS = {"sse2": {"sse2"}, "avx2": {"avx2"}, "avx512": {"avx512f", "avx512bw", "bmi1", "bmi2"}}
 
 
 def _with_kernel(kernel, f, *args):
@@ -338,9 +344,48 @@ def test_rules_constants():
     assert os.path.basename(VECTORS) == "jsonl_vectors.txt"
 
 
+def _cpu_flags():
+    """/proc/cpuinfo's flags, or None where there is no such file."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return None
+
+
+@pytest.mark.parametrize("kernel", ALL_KERNELS)
+def test_kernel_runs_where_the_cpu_can(kernel):
+    """Each kernel runs here, or the core says what it needs; on x86-64
+    Linux a kernel the CPU's flags allow must run (a refusal is a failure,
+    not a skip), and one they do not allow is skipped with the core's reason."""
+    why = _refusal(kernel)
+    flags = _cpu_flags() if os.uname().machine == "x86_64" else None
+    if flags is not None and kernel in KERNEL_CPU_FLAGS:
+        assert (why is None) == (KERNEL_CPU_FLAGS[kernel] <= flags), (kernel, why)
+    if why is not None:
+        assert "needs" in why, why
+        pytest.skip(f"kernel {kernel} does not run here: {why}")
+    assert kernel in KERNELS
+
+
+@pytest.mark.parametrize("kernel", ALL_KERNELS)
+def test_provenance_names_the_kernel(monkeypatch, kernel):
+    """The result file says which kernel ran, and warns when it is one a CPU
+    without AVX2 falls back to."""
+    monkeypatch.delenv("ROUNDBENCH_JSONL_KERNEL", raising=False)
+    monkeypatch.setattr(roundbench._core, "jsonl_kernel", lambda: kernel)
+    items, warnings = rnd.provenance()
+    assert items["jsonl-kernel"].startswith(f"{kernel} (") and "?" not in items["jsonl-kernel"]
+    assert any("lacks AVX2" in w for w in warnings) == (kernel in ("scan", "sse2")), warnings
+
+
 def test_kernel_choice(monkeypatch):
     assert "scan" in KERNELS
-    assert roundbench.jsonl_kernel() in KERNELS
+    # auto takes the fastest kernel this CPU runs: the last one.
+    assert roundbench.jsonl_kernel() == KERNELS[-1]
     assert roundbench.jsonl_kernel(None) in KERNELS
     assert _with_kernel("scan", roundbench.jsonl_kernel) == "scan"
     with pytest.raises(ValueError, match="argument 'name' must be a jsonl kernel .*, not 'bogus'"):
@@ -360,6 +405,24 @@ def test_kernel_choice(monkeypatch):
         roundbench.jsonl_count_buffer(b'{"status":200}\n')
     monkeypatch.delenv("ROUNDBENCH_JSONL_KERNEL")
     assert roundbench.jsonl_count_buffer(b'{"status":200}\n')["valid"] == 1
+
+
+def test_speed_tool(built, tmp_path):
+    """build/rb-jsonl-speed (make jsonl-speed): a line per kernel this CPU
+    runs, every count checked against the generator's (exit 3 when wrong)."""
+    path = tmp_path / "log.jsonl"
+    genlog.generate(path, lines=2000, seed=4)
+    tool = str(BUILD / "rb-jsonl-speed")
+    out = subprocess.run([tool, str(path), "2"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert f"auto runs {KERNELS[-1]}" in out.stdout
+    for k in KERNELS:
+        assert re.search(rf"^{k} +[\d.]+ GB/s +[\d.]+ GB/s +[\d.]+ GB/s$", out.stdout, re.M), out.stdout
+    bad = subprocess.run([tool, str(path), "1", "bogus"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "must be a jsonl kernel" in bad.stderr
+    (tmp_path / "log.jsonl.expect").write_text("lines=1 blank=0 valid=1 invalid=0 statuses=200:1 reported=0:0\n")
+    wrong = subprocess.run([tool, str(path), "1", "scan"], capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 3 and "kernel scan: wrong result" in wrong.stderr
 
 
 def _mutated_lines() -> list:

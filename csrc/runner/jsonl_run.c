@@ -12,10 +12,7 @@
 
 #include "jsonl_run.h"
 
-/* Formats the result as every variant prints it (roundbench/genlog.py,
- * result_text): counts, statuses, and an FNV-1a hash of the reported
- * invalid lines. Returns a malloc'd string. */
-static char *result_text(const rb_jsonl_result *r)
+char *rbc_jsonl_result_text(const rb_jsonl_result *r)
 {
     uint64_t h = UINT64_C(0xCBF29CE484222325);
     for (size_t i = 0; i < r->nreported; i++) {
@@ -80,7 +77,7 @@ int rbc_jsonl_run(const rbc_args *a, rbc_jsonl_counter count, const char *what)
         rb_jsonl_result_init(&wres);
         if (count(warm_path, &wres, &werr) != RB_OK)
             rbc_core_failed(what, &werr);
-        char *wgot = result_text(&wres);
+        char *wgot = rbc_jsonl_result_text(&wres);
         if (!wgot || strcmp(wgot, warm_want) != 0) {
             fprintf(stderr, "wrong result: warm-up %s; want %s\n", wgot ? wgot : "(no memory)",
                     warm_want);
@@ -109,7 +106,7 @@ int rbc_jsonl_run(const rbc_args *a, rbc_jsonl_counter count, const char *what)
     if (st != RB_OK)
         rbc_core_failed(what, &err);
 
-    char *got = result_text(&res);
+    char *got = rbc_jsonl_result_text(&res);
     if (!got) {
         fprintf(stderr, "jsonl: out of memory\n");
         return RBC_EXIT_FAILED;

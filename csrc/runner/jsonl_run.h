@@ -10,6 +10,12 @@
  * rb_jsonl_count_file does. */
 typedef rb_status (*rbc_jsonl_counter)(const char *path, rb_jsonl_result *res, rb_error *err);
 
+/* Formats the result as every variant prints it and FILE.expect holds
+ * (roundbench/genlog.py, result_text): counts, statuses, and an FNV-1a
+ * hash of the reported invalid lines. Returns a malloc'd string, or NULL
+ * when out of memory. */
+char *rbc_jsonl_result_text(const rb_jsonl_result *r);
+
 /* Runs one jsonl variant: reads the log named by $ROUNDBENCH_JSONL_FILE and
  * the result the generator expects (FILE.expect), warms up (counts the
  * small log of $ROUNDBENCH_JSONL_WARMUP_FILE, checked too, then reads the

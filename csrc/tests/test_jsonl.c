@@ -240,7 +240,7 @@ static void check_file(const bytes *b, const rb_jsonl_result *want)
     unlink(path);
 }
 
-static const char *const kernels[] = {"scan", "sse2", "avx2"};
+static const char *const kernels[] = {"scan", "sse2", "avx2", "avx512"};
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
 
 /* Whether two results are the same in every field a caller sees. */
@@ -467,14 +467,60 @@ static void mixed_shapes(void)
     free(doc.p);
 }
 
+#if defined(__x86_64__)
+/* Whether /proc/cpuinfo lists every one of the flags (NULL-terminated):
+ * 1 yes, 0 no, -1 when it cannot say (no such file: not Linux). */
+static int cpu_has(const char *const *flags)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return -1;
+    char line[8192];
+    int found = -1;
+    while (found < 0 && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        found = 1;
+        for (const char *const *fl = flags; *fl; fl++) {
+            size_t n = strlen(*fl);
+            const char *at = line + 5;
+            while ((at = strstr(at, *fl)) && !(at[-1] == ' ' && (at[n] == ' ' || at[n] == '\n')))
+                at += n;
+            if (!at)
+                found = 0;
+        }
+    }
+    fclose(f);
+    return found;
+}
+#endif
+
 static void kernel_choice(void)
 {
     rb_error err;
     CHECK(rb_jsonl_set_kernel("bogus", &err) == RB_ERR_ARG && strcmp(err.arg, "name") == 0,
           "an unknown kernel is RB_ERR_ARG naming name");
+    for (size_t k = 0; k < NKERNELS; k++)
+        CHECK(strstr(err.msg, kernels[k]), "the message lists every kernel, %s too: %s", kernels[k],
+              err.msg);
+    /* A kernel is refused only where the CPU lacks what it needs, and says so. */
+    if (rb_jsonl_set_kernel("avx512", &err) != RB_OK) {
+        CHECK(strstr(err.msg, "needs") && strstr(err.msg, "AVX-512BW"),
+              "a refused kernel says what it needs: %s", err.msg);
+#if defined(__x86_64__)
+        static const char *const avx512[] = {"avx512f", "avx512bw", "bmi1", "bmi2", NULL};
+        CHECK(cpu_has(avx512) != 1, "this CPU has AVX-512F, AVX-512BW, BMI1 and BMI2, yet: %s",
+              err.msg);
+#endif
+    }
+    /* auto takes the fastest this CPU runs: the last in the list. */
+    const char *fastest = "scan";
+    for (size_t k = 0; k < NKERNELS; k++)
+        if (rb_jsonl_set_kernel(kernels[k], NULL) == RB_OK)
+            fastest = kernels[k];
     CHECK(rb_jsonl_set_kernel(NULL, &err) == RB_OK, "NULL is auto");
     const char *k = rb_jsonl_kernel(&err);
-    CHECK(k && strcmp(k, "auto") != 0, "auto resolves to a kernel, got %s", k ? k : "NULL");
+    CHECK(k && strcmp(k, fastest) == 0, "auto resolves to %s, got %s", fastest, k ? k : "NULL");
     CHECK(rb_jsonl_set_kernel("scan", &err) == RB_OK && strcmp(rb_jsonl_kernel(NULL), "scan") == 0,
           "scan runs everywhere");
     /* Under auto the environment decides, and a bad name fails every count. */
@@ -510,8 +556,9 @@ int main(int argc, char **argv)
     mixed_shapes();
     /* Every kernel this CPU runs, through everything below. */
     for (size_t k = 0; k < NKERNELS; k++) {
-        if (rb_jsonl_set_kernel(kernels[k], NULL) != RB_OK) {
-            printf("test_jsonl: kernel %s: not run (this CPU or build lacks it)\n", kernels[k]);
+        rb_error err;
+        if (rb_jsonl_set_kernel(kernels[k], &err) != RB_OK) {
+            printf("test_jsonl: kernel %s: skipped: %s\n", kernels[k], err.msg);
             continue;
         }
         fuzz();

@@ -1321,11 +1321,12 @@ static PyObject *jsonl_count_buffer(PyObject *module, PyObject *arg)
 }
 PyDoc_STRVAR(jsonl_kernel_doc,
              "jsonl_kernel(name=None, /)\n--\n\n"
-             "The kernel the jsonl counts of this process use: \"scan\", \"sse2\" or\n"
-             "\"avx2\" (csrc/roundbench.h says what each is). With a name (\"auto\",\n"
-             "\"scan\", \"sse2\", \"avx2\") chooses it first; ValueError for a name that is\n"
-             "no kernel or one this CPU cannot run, or when $ROUNDBENCH_JSONL_KERNEL\n"
-             "does so under \"auto\".");
+             "The kernel the jsonl counts of this process use: \"scan\", \"sse2\",\n"
+             "\"avx2\" or \"avx512\" (csrc/roundbench.h says what each is). With a name\n"
+             "(\"auto\", \"scan\", \"sse2\", \"avx2\", \"avx512\") chooses it first;\n"
+             "ValueError for a name that is no kernel or one this CPU cannot run (the\n"
+             "message says what it needs), or when $ROUNDBENCH_JSONL_KERNEL does so\n"
+             "under \"auto\".");
 
 /*pyi
 def jsonl_kernel(name: Optional[str] = None, /) -> str: ...

@@ -102,7 +102,7 @@ ROUND = Round(
         _v(
             "c",
             "rb-c",
-            "the C core, reading the file with read(2): a block index (AVX2 or SSE2, chosen at run "
+            "the C core, reading the file with read(2): a block index (AVX-512, AVX2 or SSE2, chosen at run "
             "time) validates flat compact lines whole, a line scanner the rest",
         ),
         _v("go", "rb-go", "encoding/json into a struct, bufio.Reader (no line limit)"),
@@ -205,12 +205,13 @@ def provenance() -> tuple:
             "scan": "the line scanner alone",
             "sse2": "block index with SSE2, the line scanner for the lines it does not take",
             "avx2": "block index with AVX2, the line scanner for the lines it does not take",
+            "avx512": "block index with AVX-512, eight blocks at once, the line scanner for the lines it does not take",
         }
         chosen = os.environ.get("ROUNDBENCH_JSONL_KERNEL") or "auto"
         items["jsonl-kernel"] = (
             f"{kernel} ({how.get(kernel, '?')}; c, py-c and go-c alike; ROUNDBENCH_JSONL_KERNEL={chosen})"
         )
-        if kernel != "avx2" and chosen == "auto":
+        if kernel in ("scan", "sse2") and chosen == "auto":
             warnings.append(
                 f"jsonl: the C core runs its {kernel} kernel: this CPU lacks AVX2, "
                 "so c, py-c and go-c are slower than they are elsewhere"
