@@ -437,11 +437,13 @@ def test_report_names_a_load_bound_cell():
         return c
 
     cells = {"c": cell("c", 99.0, 6000.0), "go-fasthttp": cell("go-fasthttp", 97.0, 8000.0), "go": cell("go", 60.0, 1)}
-    text = rhttp._load_bound({"rate": 0}, cells)
+    # The size as the report has it: the values read back from the names.
+    text = rhttp._load_bound({"conns": "250", "rate": "0"}, cells)
     assert "limit for c (99%), go-fasthttp (97%)" in text and "go (" not in text, text
     assert "c 6,000 < go-fasthttp 8,000" in text, text
-    assert rhttp._load_bound({"rate": 2000}, cells) == ""
-    assert rhttp._load_bound({"rate": 0}, {"go": cells["go"]}) == ""
+    assert rhttp._load_bound({"conns": "250", "rate": "2000"}, cells) == ""
+    assert rhttp._load_bound({"load": "hey", "conns": "250"}, cells) == ""
+    assert rhttp._load_bound({"conns": "250", "rate": "0"}, {"go": cells["go"]}) == ""
 
 
 def test_round_fixed_rate_mode(tmp_path, built):
