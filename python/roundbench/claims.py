@@ -215,9 +215,13 @@ def _side_found(grouped: dict, alternatives: tuple, notes: list) -> tuple:
                 first = alternatives[0]
                 what = f"the published program {first.impl}" if first.impl.endswith("-published") else first.label()
                 notes.append(f"{what} has no runs here: measured with {q.label()} instead")
-            extra = {k: v for k, v in found.size if k not in dict(q.params)}
-            if "fit" in extra:
-                notes.append(f"{q.impl} ran at the largest N this machine holds (the fit=1 cell)")
+            if "fit" in dict(found.size):
+                n = dict(found.size).get("n", "?")
+                n = f"{int(n):,}" if str(n).isdigit() else n
+                notes.append(
+                    f"{q.impl} ran in the fit=1 cell, at N = {n} or the largest N this machine holds, "
+                    "not at the claim's N: the ratio is not like for like"
+                )
             return found, ""
         first_why = first_why or why
     return None, first_why
