@@ -575,11 +575,14 @@ def finding(spec: FindingSpec, grouped: dict, rs: benchfmt.ResultSet, iv: Interv
     p = point(a, b, spec.unit, better, iv)
     an, bn = spec.a_name.format(impl=a.impl), spec.b_name.format(impl=b.impl)
     where = f" {spec.context}" if spec.context else ""
-    values = f"{_fmt_value(a.median, spec.unit)} against {_fmt_value(b.median, spec.unit)}"
+    # The figures in the order the sentence names the two sides: the
+    # winner's first when it names the winner first.
+    first, second = (b, a) if not p.noise and p.ratio <= 1 else (a, b)
+    values = f"{_fmt_value(first.median, spec.unit)} against {_fmt_value(second.median, spec.unit)}"
     if spec.memory:
-        ma, mb = a.cell.median_of("B/task"), b.cell.median_of("B/task")
-        if ma is not None and mb is not None:
-            values += f"; memory per task {_fmt_value(ma, '-B')} against {_fmt_value(mb, '-B')}"
+        m1, m2 = first.cell.median_of("B/task"), second.cell.median_of("B/task")
+        if m1 is not None and m2 is not None:
+            values += f"; memory per task {_fmt_value(m1, '-B')} against {_fmt_value(m2, '-B')}"
     if p.noise:
         ci = f" [{ratio_text(p.ci[0])}, {ratio_text(p.ci[1])}]" if p.ci else ""
         text = (
