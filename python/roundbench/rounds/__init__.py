@@ -319,6 +319,20 @@ def needs_module(name: str, hint: str) -> Callable[[], Optional[str]]:
     return check
 
 
+def uvloop_loop_factory() -> Callable[[], object]:
+    """uvloop's new_event_loop, for the py-uvloop variants (asyncio's code
+    on uvloop's loop); CannotRun in a child where uvloop is missing."""
+    from .. import harness
+
+    try:
+        import uvloop
+    except ImportError:
+        raise harness.CannotRun(
+            "the Python module uvloop is not installed (pip install -r requirements-dev.txt)"
+        ) from None
+    return uvloop.new_event_loop
+
+
 def needs_command(name: str) -> Callable[[], Optional[str]]:
     """A `requires` check: the command `name` is on PATH."""
 

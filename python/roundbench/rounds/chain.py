@@ -37,7 +37,7 @@ import resource
 import sys
 
 from .. import harness
-from . import Option, Round, Variant, int_at_least, needs_module
+from . import Option, Round, Variant, int_at_least, needs_module, uvloop_loop_factory
 
 DEFAULT_N = 100_000
 THREADS_N = 1_000  # py-threads' default size: one OS thread per task
@@ -338,15 +338,10 @@ def run_py_asyncio(args: harness.Args) -> None:
 
 @harness.implements("chain", "py-uvloop", units=UNITS)
 def run_py_uvloop(args: harness.Args) -> None:
-    try:
-        import uvloop
-    except ImportError:
-        raise harness.CannotRun(
-            "the Python module uvloop is not installed (pip install -r requirements-dev.txt)"
-        ) from None
     from ..pure.chain import AsyncioChain
 
-    _run(args, lambda n, k, p: AsyncioChain(n, k, p, uvloop.new_event_loop))
+    factory = uvloop_loop_factory()
+    _run(args, lambda n, k, p: AsyncioChain(n, k, p, factory))
 
 
 def provenance() -> tuple:

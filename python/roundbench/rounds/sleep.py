@@ -34,7 +34,7 @@ from __future__ import annotations
 import sys
 
 from .. import harness
-from . import Round, Variant, needs_module
+from . import Round, Variant, needs_module, uvloop_loop_factory
 
 MAX_N = 100_000_000  # RB_SLEEP_MAX_N: the core's counters are 32-bit
 BASELINE_WAIT_NS = 1_000_000
@@ -205,15 +205,10 @@ def run_py_asyncio(args: harness.Args) -> None:
 
 @harness.implements("sleep", "py-uvloop", units=UNITS)
 def run_py_uvloop(args: harness.Args) -> None:
-    try:
-        import uvloop
-    except ImportError:
-        raise harness.CannotRun(
-            "the Python module uvloop is not installed (pip install -r requirements-dev.txt)"
-        ) from None
     from ..pure.sleep import sleep_asyncio
 
-    _run(args, lambda n, wait_ns: sleep_asyncio(n, wait_ns, uvloop.new_event_loop))
+    factory = uvloop_loop_factory()
+    _run(args, lambda n, wait_ns: sleep_asyncio(n, wait_ns, factory))
 
 
 @harness.implements("sleep", "py-threads", units=UNITS)

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -80,20 +76,5 @@ func serveFasthttp(a *harness.Args) {
 		// scan: allow print: a logger that writes to io.Discard, so nothing is printed
 		Logger: log.New(io.Discard, "", 0),
 	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	// scan: allow print: the driver's start line, before any load
-	fmt.Printf("listening port=%d\n", ln.Addr().(*net.TCPAddr).Port)
-	select {
-	case <-stop:
-	case err := <-done:
-		harness.Exit(harness.ExitFailed, "serve: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	harness.Must(srv.ShutdownWithContext(ctx))
-	// scan: allow print: the driver's stop line, after the load
-	fmt.Println("stopped")
+	serveUntilSignal(ln, srv.Serve, srv.ShutdownWithContext)
 }

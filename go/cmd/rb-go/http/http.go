@@ -45,10 +45,17 @@ func serveGo(a *harness.Args) {
 	ln, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
 	harness.Must(err)
 	srv := &http.Server{Handler: newHelloMux(), ReadHeaderTimeout: 10 * time.Second}
+	serveUntilSignal(ln, srv.Serve, srv.Shutdown)
+}
+
+// serveUntilSignal is every Go server's life under the driver: serve ln,
+// print the start line, and on SIGTERM or SIGINT shut down within 5 s and
+// print the stop line; a serve error is a failed run.
+func serveUntilSignal(ln net.Listener, serve func(net.Listener) error, shutdown func(context.Context) error) {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
+	go func() { done <- serve(ln) }()
 	// scan: allow print: the driver's start line, before any load
 	fmt.Printf("listening port=%d\n", ln.Addr().(*net.TCPAddr).Port)
 	select {
@@ -58,7 +65,7 @@ func serveGo(a *harness.Args) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	harness.Must(srv.Shutdown(ctx))
+	harness.Must(shutdown(ctx))
 	// scan: allow print: the driver's stop line, after the load
 	fmt.Println("stopped")
 }
