@@ -306,7 +306,7 @@ bench: build ## go test -bench over the Go package (quick look; the suite is `ma
 	$(GO) test -run '^$$' -bench . -benchtime 200ms ./go/...
 
 jsonl-speed: $(BUILD)/rb-jsonl-speed $(VENV_READY) ## the jsonl core's GB/s from memory, each kernel, on the round's default log (REPS=15)
-	@log="$$(PYTHONPATH=python $(VPY) -c 'from roundbench import genlog; from roundbench.rounds import build_dir; print(genlog.cached(build_dir() / "data"))')" && \
+	@log="$$(PYTHONPATH=python $(VPY) -c 'from roundbench.rounds import build_dir; from roundbench.rounds.jsonl import genlog; print(genlog.cached(build_dir() / "data"))')" && \
 	  $(BUILD)/rb-jsonl-speed "$$log" $(REPS)
 
 fidelity: build ## compare the suite's cgo and METH_O figures with go test -bench and python -m timeit

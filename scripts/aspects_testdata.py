@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-from roundbench import ephemeris  # noqa: E402
+from roundbench.rounds.aspects import ephemeris  # noqa: E402
 from roundbench.pure import aspects as pa  # noqa: E402
 
 DATA = ROOT / "testdata" / "aspects"

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from roundbench import ephemeris, programs, rounds
+from roundbench import programs, rounds
+from roundbench.rounds.aspects import ephemeris
 from roundbench.pure import aspects as pa
 from roundbench.rounds import aspects as rnd
 
@@ -51,7 +52,7 @@ def _module_runner(module_name):
     def run(eph_path, events_path, combo, print_all):
         import importlib
 
-        m = importlib.import_module(f"roundbench.pure.{module_name}")
+        m = importlib.import_module(f"roundbench.rounds.aspects.{module_name}")
         terms = pa.parse_combo(combo)
         data = m.load(eph_path, events_path)
         out = []
@@ -70,8 +71,8 @@ def _py_c(eph_path, events_path, combo, print_all):
 
 IMPLS = {
     "py": _py,
-    "py-numpy": _module_runner("aspects_numpy"),
-    "py-pandas": _module_runner("aspects_pandas"),
+    "py-numpy": _module_runner("with_numpy"),
+    "py-pandas": _module_runner("with_pandas"),
     "py-c": _py_c,
 }
 
@@ -139,7 +140,7 @@ def test_interpolation_vectors(v):
 
 
 def test_interpolation_numpy_agrees():
-    from roundbench.pure import aspects_numpy as an
+    from roundbench.rounds.aspects import with_numpy as an
 
     for v in INTERP:
         eph = pa.Ephemeris("-", 0, [(float(v["l0"]),) * 10, (float(v["l1"]),) * 10])
@@ -149,7 +150,7 @@ def test_interpolation_numpy_agrees():
 
 @pytest.mark.parametrize("v", PAIRS, ids=lambda v: f"{v['a']}-{v['b']}")
 def test_pair_vectors(v):
-    from roundbench.pure import aspects_numpy as an
+    from roundbench.rounds.aspects import with_numpy as an
 
     a, b = float(v["a"]), float(v["b"])
     p = [a, b] + [0.0] * 10
@@ -590,7 +591,7 @@ def test_report_section_ratios_and_steps():
 def test_numpy_blocks_join_seamlessly(monkeypatch, block):
     """py-numpy's blocks of events (512 by default) split the reference sets
     at many places and print the same bytes."""
-    from roundbench.pure import aspects_numpy as an
+    from roundbench.rounds.aspects import with_numpy as an
 
     monkeypatch.setattr(an, "BLOCK", block)
     for v in OUTPUTS:

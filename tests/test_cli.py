@@ -45,10 +45,11 @@ def test_usage_error_exits_2_and_says_what(tmp_path, argv, message):
 
 def test_round_options_apply_to_their_round_only():
     from roundbench import cli, rounds, runner
+    from roundbench.commands import run as runcmd
 
     args = cli.parser().parse_args(["run", "loop", "chain", "matmul", "--hop-work", "5", "--threads", "2"])
     selected = [rounds.get(n) for n in args.rounds]
-    options = cli._options(args, selected)
+    options = runcmd._options(args, selected)
     assert options == {"chain": {"hop-work": 5}, "matmul": {"threads": 2}}
     plans = runner.make_plans(selected, None, True, {}, options)
     params = {p.round.name: p.params for p in plans}

@@ -10,7 +10,8 @@ import os
 
 import pytest
 
-from roundbench import benchfmt, binfmt, report
+from roundbench import benchfmt, report
+from roundbench.rounds.delivery import binfmt
 from roundbench.rounds import delivery
 
 from conftest import BUILD, ROOT, child_env, run_roundbench

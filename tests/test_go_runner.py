@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from roundbench import binfmt, programs
+from roundbench import programs
+from roundbench.rounds.delivery import binfmt
 from roundbench.rounds import delivery
 
 from conftest import BUILD, ROOT

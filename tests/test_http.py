@@ -16,7 +16,7 @@ import pytest
 import roundbench
 from roundbench import benchfmt
 from roundbench.pure import http as pure_http
-from roundbench.httpdriver.client import exchange
+from roundbench.rounds.http.client import exchange
 from roundbench.rounds.http import KNOWN_FAILURES, STRESSED
 
 from conftest import BUILD, ROOT, child_env, load_vectors, run_roundbench
@@ -261,8 +261,8 @@ def test_server_answers_stresses_and_stops(built, impl):
     valid vectors, fails exactly the stress checks KNOWN_FAILURES declares
     for it (none for the core's servers and go-fasthttp), and stops cleanly
     on SIGTERM."""
-    from roundbench.httpdriver.servers import Server, check_clean_exit, free_port, server_command, wait_ready
-    from roundbench.httpdriver.stress import CHECKS, STRESS_HEADER_TIMEOUT_MS, stress
+    from roundbench.rounds.http.servers import Server, check_clean_exit, free_port, server_command, wait_ready
+    from roundbench.rounds.http.stress import CHECKS, STRESS_HEADER_TIMEOUT_MS, stress
 
     module = LIBRARY_SERVERS.get(impl)
     if module:
@@ -292,7 +292,7 @@ def test_stress_failures_fail_the_run_unless_known(built, monkeypatch, capsys):
     """A failed check that the variant does not declare fails the run,
     naming it; a declared one keeps the run's figures and is a
     known-failure fact; the report's table says FAILED for it."""
-    import roundbench.httpdriver as driver
+    from roundbench.rounds.http import driver
     from roundbench import harness, report
     from roundbench.rounds import http as rhttp
 
@@ -503,7 +503,7 @@ Error distribution:
 
 
 def test_hey_summary_is_read_into_the_record():
-    from roundbench.httpdriver.load import parse_hey
+    from roundbench.rounds.http.load import parse_hey
 
     r = parse_hey(HEY_SUMMARY)
     assert r == {
@@ -522,7 +522,7 @@ def test_hey_summary_is_read_into_the_record():
 
 def test_hey_without_a_response_says_so():
     from roundbench import harness
-    from roundbench.httpdriver.load import parse_hey
+    from roundbench.rounds.http.load import parse_hey
 
     only_errors = (
         "Summary:\n  Total:\t0.0100 secs\n\nStatus code distribution:\n\nError distribution:\n  [20]\tdial tcp\n"
@@ -534,7 +534,7 @@ def test_hey_without_a_response_says_so():
 
 
 def test_flask_workers_as_published():
-    from roundbench.httpdriver.servers import server_command
+    from roundbench.rounds.http.servers import server_command
 
     argv, _ = server_command("py-flask", 8080, 4, flask_workers=3)
     assert argv[argv.index("--workers") + 1] == "3"

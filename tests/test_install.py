@@ -228,7 +228,7 @@ def test_installed_library_runner_without_its_library(installed, monkeypatch):
 def test_installed_library_runner_is_built_with_its_tag_and_flags(installed, monkeypatch):
     """The runner's tag picks its files; the library's flags reach the link
     (libm here, kept needed: the C library's, which every C toolchain has)."""
-    from roundbench import binfmt
+    from roundbench.rounds.delivery import binfmt
 
     _go_module(programs.GO_SOURCES, HELLO_GO, runners=("matmul",))
     matmul = programs.GO_SOURCES / "go" / "cmd" / "rb-go" / "matmul"

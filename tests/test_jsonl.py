@@ -14,7 +14,8 @@ import sys
 import pytest
 
 import roundbench
-from roundbench import genlog, rounds
+from roundbench import rounds
+from roundbench.rounds.jsonl import genlog
 from roundbench.pure import jsonl as pure
 from roundbench.rounds import jsonl as rnd
 

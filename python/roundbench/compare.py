@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from . import benchfmt
+from .errors import EXIT_FAILED, EXIT_OK, UsageError
 from .stats import median
 
 ALPHA = 0.05
@@ -350,13 +351,11 @@ def run_command(args) -> int:
     import sys
 
     if not 0 < args.alpha < 1:
-        print(f"roundbench compare: --alpha {args.alpha}: want a level between 0 and 1", file=sys.stderr)
-        return 2
+        raise UsageError(f"--alpha {args.alpha}: want a level between 0 and 1")
     try:
         a, b = load(args.a), load(args.b)
     except FileNotFoundError as e:
-        print(f"roundbench compare: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     for label, rs in ((args.a, a), (args.b, b)):
         if rs.bad_lines:
             print(
@@ -367,17 +366,15 @@ def run_command(args) -> int:
     if args.repeatability:
         rep = repeatability(a, b)
         if not rep.rows:
-            print(f"roundbench compare: {args.a} and {args.b} have no cell in common", file=sys.stderr)
-            return 2
+            raise UsageError(f"{args.a} and {args.b} have no cell in common")
         text = format_repeatability(rep, args.a, args.b)
         print(text.split("\n\n| cell")[0])
         if args.md:
             Path(args.md).write_text(text, encoding="utf-8")
-        return 0
+        return EXIT_OK
     rows = compare(a, b, units=args.unit, alpha=args.alpha)
     if not rows:
-        print(f"roundbench compare: {args.a} and {args.b} have no benchmark and unit in common", file=sys.stderr)
-        return 2
+        raise UsageError(f"{args.a} and {args.b} have no benchmark and unit in common")
     print(format_text(rows, args.a, args.b))
     gone, new = only_in(a, b)
     if gone:
@@ -393,8 +390,8 @@ def run_command(args) -> int:
         if bad:
             for r in bad:
                 print(f"REGRESSION: {r.name} {r.unit}: {r.worse_pct:+.1f}% worse {_stat(r)}", file=sys.stderr)
-            return 1
-    return 0
+            return EXIT_FAILED
+    return EXIT_OK
 
 
 def primary_unit(name: str, units_present) -> str:

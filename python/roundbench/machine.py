@@ -346,6 +346,19 @@ def provenance() -> tuple:
     return items, warnings
 
 
+def add_parser(sub) -> None:
+    """The `machine` subcommand."""
+    m = sub.add_parser(
+        "machine",
+        help="check this machine for what harms repeatable measurements (and how to fix it)",
+        description="What a careful benchmarker checks before trusting a run: CPUs (online, isolated, SMT), "
+        "frequency governor and boost, load, transparent huge pages, swap, ASLR, perf counters, and whether "
+        "this is a VM or a container. `roundbench run` writes the same checks into every result file, and "
+        "each warning into the report's fairness section.",
+    )
+    m.set_defaults(func=main_args)
+
+
 def main_args(args) -> int:
     rows = checks()
     width = max(len(c.name) for c in rows)

@@ -119,14 +119,14 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         )
 
     # C
-    rbc = rounds.program_path("rb-c")
+    rbc = programs.path("rb-c")
     c_info = _run([str(rbc), "--info"]) if rbc.exists() else "not built"
     items["c-build"] = c_info
     # Go: every Go runner is built by the same rule (the Makefile's, or one
     # build per runner into an installed package's cache), so one speaks
     # for all: the loop round's, the one every suite has.
     go_runner = programs.go_runner("loop")
-    go = go_build_settings(rounds.program_path(go_runner))
+    go = go_build_settings(programs.path(go_runner))
     items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
     flags = [
         f"{k}={go[k]}"
@@ -243,7 +243,7 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         )
     else:
         checks.append(fairness.ok("tuning", f"the same tuning on every side: {sides}"))
-    no_spawn = rounds.program_missing("rb-spawn")
+    no_spawn = programs.missing("rb-spawn")
     if no_spawn is None:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"
         checks.append(fairness.ok("peak-rss", "every peak RSS is the child's own (wait4 in rb-spawn)"))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import benchfmt, rounds, stats, summary
+from .errors import UsageError
 
 # A published program, as published, flaws included (DESIGN.md, "Variants").
 PUBLISHED_SUFFIX = "-published"
@@ -675,3 +676,32 @@ def write_report(result_dir: Path, out: Optional[Path] = None) -> Path:
         doc.notes.append(f"no report.html: {e.name} is not installed (pip install 'roundbench[report]')")
     target.write_text(render_markdown(doc), encoding="utf-8")
     return target
+
+
+# ---- the command ------------------------------------------------------------------
+
+
+def add_parser(sub) -> None:
+    """The `report` subcommand."""
+    rep = sub.add_parser(
+        "report", help="write report.md and report.html (with their pictures, report-*.png) from result files"
+    )
+    rep.add_argument("dir", metavar="DIR", help="a results directory (every *.txt in it) or one result file")
+    rep.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="where to write the Markdown (default DIR/report.md); the HTML and the pictures go beside it",
+    )
+    rep.set_defaults(func=cmd_report)
+
+
+def cmd_report(args) -> int:
+    try:
+        path = write_report(Path(args.dir), Path(args.output) if args.output else None)
+    except (FileNotFoundError, ValueError) as e:  # no result file; a malformed line (file:line: why)
+        raise UsageError(str(e)) from None
+    print(path)
+    if path.with_suffix(".html").exists():
+        print(path.with_suffix(".html"))
+    return 0

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import benchfmt, harness, provenance, rounds, stats
+from . import benchfmt, harness, programs, provenance, rounds, stats
 from .machine import format_cpulist
 from .placement import Placement
 
@@ -84,7 +84,7 @@ class Usage:
 def spawner() -> Optional[Path]:
     """rb-spawn, the launcher that makes peak RSS the child's own (see
     csrc/tools/spawn.c), or None when it is not built."""
-    return None if rounds.program_missing("rb-spawn") else rounds.program_path("rb-spawn")
+    return None if programs.missing("rb-spawn") else programs.path("rb-spawn")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -247,21 +247,6 @@ def build_dir() -> Path:
     return programs.cache_root()
 
 
-# Every lookup of a built program goes through these two, so that where the
-# programs live is decided in one place.
-
-
-def program_path(name: str) -> Path:
-    """Where the built program `name` (rb-c, rb-spawn, rb-go-loop...) is: in a
-    checkout its build folder, installed the package's own (roundbench.programs)."""
-    return programs.path(name)
-
-
-def program_missing(name: str) -> Optional[str]:
-    """Why the program `name` cannot run here (with what to do), or None."""
-    return programs.missing(name)
-
-
 # The run of its cell a child is ($ROUNDBENCH_RUN, from 1), for the rounds
 # that ask (Round.run_index_env); absent when a child is run by hand.
 RUN_INDEX_ENV = "ROUNDBENCH_RUN"
@@ -288,7 +273,7 @@ def command(rnd: Round, v: Variant, params: dict) -> list:
     kv = [f"{k}={params[k]}" for k in params]
     if v.program == "python":
         return [interp.executable(), "-m", "roundbench.child", rnd.name, v.name, *kv]
-    return [str(program_path(program_of(rnd, v))), rnd.name, v.name, *kv]
+    return [str(programs.path(program_of(rnd, v))), rnd.name, v.name, *kv]
 
 
 def unavailable(rnd: Round, v: Variant) -> Optional[str]:
@@ -298,7 +283,7 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
         if why:
             return why
     else:
-        why = program_missing(program_of(rnd, v))
+        why = programs.missing(program_of(rnd, v))
         if why:
             return why
     if v.requires is not None:
@@ -346,7 +331,7 @@ def needs_program(name: str) -> Callable[[], Optional[str]]:
     """A `requires` check: the project's program `name` is built."""
 
     def check() -> Optional[str]:
-        return program_missing(name)
+        return programs.missing(name)
 
     return check
 
@@ -367,7 +352,7 @@ def needs_all(*checks: Callable[[], Optional[str]]) -> Callable[[], Optional[str
 def module_names() -> list:
     """The suite's round modules, by name, found in this package without
     importing them (a child imports only its own)."""
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.ispkg and not m.name.startswith("_"))
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
 def plugin_names() -> list:
@@ -409,6 +394,13 @@ def get(name: str) -> Round:
         return modules()[name].ROUND
     except KeyError:
         raise KeyError(f"unknown round {name!r} (rounds: {', '.join(modules())})") from None
+
+
+def subcommands() -> list:
+    """The subcommand modules the rounds bring, in suite order: a round
+    module's COMMANDS (modules exposing add_parser(sub), as every
+    subcommand module does; jsonl's gen-log, for one)."""
+    return [cmd for mod in modules().values() for cmd in getattr(mod, "COMMANDS", ())]
 
 
 def module_for(round_name: str) -> ModuleType:

@@ -39,8 +39,8 @@ import sys
 from array import array
 from pathlib import Path
 
-from .. import harness
-from . import Option, Round, Variant, needs_module, program_missing, program_of, program_path
+from .. import harness, programs
+from . import Option, Round, Variant, needs_module, program_of
 
 MAX_N = 20_000  # three matrices of 20000^2 float64 are 9.6 GB
 SEED = 1
@@ -329,16 +329,16 @@ def probe(threads: int) -> dict:
     # The Python probe must import this very package, wherever it runs from.
     pkg_parent = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
-    go = program_path(program_of(ROUND, ROUND.variant("go-c")))  # the round's Go runner
+    go = programs.path(program_of(ROUND, ROUND.variant("go-c")))  # the round's Go runner
     cmds = {
-        "c": [str(program_path("rb-c")), "matmul", "blas-info", f"threads={threads}"],
+        "c": [str(programs.path("rb-c")), "matmul", "blas-info", f"threads={threads}"],
         "go": [str(go), "matmul", "blas-info", f"threads={threads}"],
-        "netlib": [str(program_path(NETLIB_PROGRAM)), "matmul", "blas-info", f"threads={threads}"],
+        "netlib": [str(programs.path(NETLIB_PROGRAM)), "matmul", "blas-info", f"threads={threads}"],
         "py": [sys.executable, "-m", "roundbench.child", "matmul", "blas-info", f"threads={threads}"],
     }
     names = {"c": "c-blas", "go": "go-c", "netlib": "go-gonum-netlib"}
     out: dict = {}
-    why = program_missing(NETLIB_PROGRAM)
+    why = programs.missing(NETLIB_PROGRAM)
     if why:
         out["go-gonum-netlib"] = {"error": why}
         del cmds["netlib"]
@@ -414,7 +414,7 @@ def provenance() -> tuple:
     for v in BLAS_VARIANTS + OWN_BLAS_VARIANTS:
         desc = [f"threads={t}: {_describe(per[t].get(v, {'error': 'no answer'}))}" for t in per]
         items[f"blas-{v}"] = " | ".join(desc)
-    netlib = program_path(NETLIB_PROGRAM)
+    netlib = programs.path(NETLIB_PROGRAM)
     mods, settings = prov.go_module_versions(netlib), prov.go_build_settings(netlib)
     if mods:
         items["matmul-go-gonum-netlib"] = (

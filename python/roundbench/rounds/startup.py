@@ -29,8 +29,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from .. import interp
-from . import Round, Variant, needs_module, needs_program, program_path, repo_root
+from .. import interp, programs
+from . import Round, Variant, needs_module, needs_program, repo_root
 
 LAUNCHER = "rb-c-static"
 
@@ -57,7 +57,7 @@ def _v(name: str, explain: str, *, program: Optional[str] = None, requires=None)
         return Variant(name, LAUNCHER, explain, requires=requires, env=_env)
 
     def env(params: dict) -> dict:
-        return {**_env(params), path_variable(program): str(program_path(program))}
+        return {**_env(params), path_variable(program): str(programs.path(program))}
 
     return Variant(name, LAUNCHER, explain, requires=needs_program(program), env=env)
 
@@ -122,7 +122,7 @@ def provenance() -> tuple:
         if os.path.isdir(d):
             pth += sorted(f for f in os.listdir(d) if f.endswith(".pth"))
     items = {
-        "startup-launcher": f"{program_path(LAUNCHER)} (static; fork, exec, wait4)",
+        "startup-launcher": f"{programs.path(LAUNCHER)} (static; fork, exec, wait4)",
         "startup-python": interp.executable(),
         "startup-site-pth": ", ".join(pth) if pth else "none",
     }

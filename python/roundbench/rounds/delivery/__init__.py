@@ -38,8 +38,9 @@ import zipfile
 from pathlib import Path
 from typing import Callable, Optional
 
-from .. import binfmt, harness
-from . import Round, Variant, program_missing, program_path, repo_root
+from ... import harness, programs
+from . import binfmt
+from .. import Round, Variant, repo_root
 
 CROSS_TARGETS = [("linux", "arm64"), ("windows", "amd64"), ("darwin", "arm64")]
 CROSS_FORMAT = {"linux": "ELF", "windows": "PE", "darwin": "Mach-O"}
@@ -178,8 +179,8 @@ def stripped_size(path: Path, tmp: Path) -> Optional[int]:
 def program_fact(name: str, want_linkage: str, tmp: Path) -> dict:
     """Size, stripped size and linkage of build/<name>, checked against how
     the Makefile links it."""
-    path = program_path(name)
-    why = program_missing(name)
+    path = programs.path(name)
+    why = programs.missing(name)
     if why:
         raise harness.CannotRun(why)
     info = binfmt.read(path)

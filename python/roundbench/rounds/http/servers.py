@@ -12,8 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .. import harness, interp, programs
-from ..rounds import program_path
+from ... import harness, interp, programs
 from .client import HELLO, get_once
 
 # The Go servers are the http round's own Go runner (go/cmd/rb-go/http/).
@@ -53,11 +52,11 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
     py = [interp.executable()]
     hto = f"header_timeout_ms={header_timeout_ms}"
     if impl == "c":
-        return [str(program_path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
+        return [str(programs.path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
     if impl == "go":
-        return [str(program_path(GO_SERVERS)), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
+        return [str(programs.path(GO_SERVERS)), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
     if impl == "go-fasthttp":
-        return [str(program_path(GO_SERVERS)), "http-serve", "go-fasthttp", f"port={port}", hto], {
+        return [str(programs.path(GO_SERVERS)), "http-serve", "go-fasthttp", f"port={port}", hto], {
             "GOMAXPROCS": str(cores)
         }
     if impl == "py-granian":
@@ -104,7 +103,7 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
             {},
         )
     if impl == "go-c":
-        return [str(program_path(GO_SERVERS)), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
+        return [str(programs.path(GO_SERVERS)), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
             "GOMAXPROCS": str(cores)
         }
     if impl == "py-c":
@@ -188,7 +187,7 @@ class Server:
         os.sched_setaffinity(0, cpus)  # inherited by rb-spawn and the server
         try:
             self.spawn = subprocess.Popen(
-                [str(program_path("rb-spawn")), str(wfd), *argv],
+                [str(programs.path("rb-spawn")), str(wfd), *argv],
                 env=full_env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,

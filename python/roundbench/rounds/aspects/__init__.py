@@ -3,7 +3,7 @@
 Search a list of dated events for a combination of planetary aspects (an
 astrology research tool; the published comparison behind "Go is 3.8x to
 404x, about 300x, faster than Python + pandas"). The input, generated once
-and cached by roundbench.ephemeris: a daily ephemeris of ten bodies for
+and cached by roundbench.rounds.aspects.ephemeris: a daily ephemeris of ten bodies for
 1900-2100 (73,414 rows, tab-separated text) and N events (time, latitude,
 longitude, name; 277 as published, and 100,000). Per event: the bodies'
 longitudes interpolated between two daily rows, the sidereal time, the
@@ -35,9 +35,10 @@ import shutil
 import zlib
 from pathlib import Path
 
-from .. import ephemeris, harness, interp, programs
-from ..pure import aspects as pa
-from . import Round, Variant, build_dir, needs_all, needs_command, needs_module, needs_program, program_path
+from ... import harness, interp, programs
+from ...pure import aspects as pa
+from . import ephemeris
+from .. import Round, Variant, build_dir, needs_all, needs_command, needs_module, needs_program
 
 EPHEMERIS_ENV = "ROUNDBENCH_ASPECTS_EPHEMERIS"
 EVENTS_ENV = "ROUNDBENCH_ASPECTS_EVENTS"
@@ -70,6 +71,9 @@ def _small(params: dict) -> bool:
 def _v(name: str, program: str, explain: str, **kw) -> Variant:
     return Variant(name, program, explain, env=_data_env, **kw)
 
+
+# The round's own subcommand (cli.py adds it): its input's generator.
+COMMANDS = (ephemeris,)
 
 ROUND = Round(
     name="aspects",
@@ -287,13 +291,13 @@ LAUNCH_VARIANTS = [
     _launch(
         "c-binary",
         "the C program (build/aspects-c, csrc/tools/aspects.c) started from outside, start to exit",
-        lambda: {"RB_ASPECTS_C": str(program_path("aspects-c"))},
+        lambda: {"RB_ASPECTS_C": str(programs.path("aspects-c"))},
         requires=needs_program("aspects-c"),
     ),
     _launch(
         "go-binary",
         "the compiled Go program (build/aspects-go, go/cmd/aspects: the go variant's code, pure Go), start to exit",
-        lambda: {"RB_ASPECTS_GO": str(program_path("aspects-go"))},
+        lambda: {"RB_ASPECTS_GO": str(programs.path("aspects-go"))},
         requires=needs_program("aspects-go"),
     ),
     _launch(
@@ -531,7 +535,7 @@ def run_py(args: harness.Args) -> None:
 @harness.implements("aspects", "py-numpy", units=UNITS)
 def run_py_numpy(args: harness.Args) -> None:
     try:
-        from ..pure import aspects_numpy as m
+        from . import with_numpy as m
     except ImportError:
         raise harness.CannotRun("numpy is not installed (pip install numpy)") from None
     _run(args, m.load, m.head, _into_memory(m.search))
@@ -540,7 +544,7 @@ def run_py_numpy(args: harness.Args) -> None:
 @harness.implements("aspects", "py-pandas", units=UNITS)
 def run_py_pandas(args: harness.Args) -> None:
     try:
-        from ..pure import aspects_pandas as m
+        from . import with_pandas as m
     except ImportError:
         raise harness.CannotRun("pandas is not installed (pip install pandas)") from None
     _run(args, m.load, m.head, _into_memory(m.search))
@@ -548,7 +552,7 @@ def run_py_pandas(args: harness.Args) -> None:
 
 @harness.implements("aspects", "py-c", units=UNITS)
 def run_py_c(args: harness.Args) -> None:
-    from .. import _core
+    from ... import _core
 
     if not hasattr(_core, "aspects_load"):
         raise harness.CannotRun("the extension has no aspects_load (it was built without the aspects core)")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import aspects as plain
+from ...pure import aspects as plain
 
 POINTS = plain.POINTS
 EPOCH = pd.Timestamp("1900-01-01", tz="UTC")

@@ -57,7 +57,8 @@ import zlib
 from pathlib import Path
 from typing import Optional
 
-from .pure import aspects as pa
+from ...errors import UsageError
+from ...pure import aspects as pa
 
 FIRST_DAY = "1900-01-01"
 LAST_DAY = "2100-12-31"
@@ -374,8 +375,6 @@ def ensure_expected(events_path, ephemeris_path, combo: str) -> None:
 
 
 def _cmd(args) -> int:
-    from .cli import UsageError
-
     try:
         if args.events is None:
             rows = generate_ephemeris(args.out)

@@ -1,7 +1,7 @@
 """Round jsonl: count HTTP statuses in a JSON Lines access log.
 
 The log (1,000,000 lines, about 76 MB, 0.02% bad or awkward lines of every
-kind) is generated once per (lines, seed, generator) by roundbench.genlog
+kind) is generated once per (lines, seed, generator) by genlog.py
 into the build directory, untimed, by the Variant.env hook the runner calls
 before each child; the child finds it in $ROUNDBENCH_JSONL_FILE and the
 expected result, which the generator knows line by line, beside it.
@@ -39,9 +39,10 @@ import json
 import os
 from collections import Counter
 
-from .. import genlog, harness, programs
-from ..pure import jsonl as pure
-from . import Round, Variant, build_dir, needs_module, program_missing, program_path
+from ... import harness, programs
+from ...pure import jsonl as pure
+from . import genlog
+from .. import Round, Variant, build_dir, needs_module
 
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
 # The warm-up log: the same generator at 1/50 of the default lines, counted
@@ -89,6 +90,9 @@ def _clean_log(params: dict) -> bool:
 def _v(name: str, program: str, explain: str, requires=None, default_if=None) -> Variant:
     return Variant(name, program, explain, requires=requires, env=_log_env, default_if=default_if)
 
+
+# The round's own subcommand (cli.py adds it): its input's generator.
+COMMANDS = (genlog,)
 
 ROUND = Round(
     name="jsonl",
@@ -198,7 +202,7 @@ def provenance() -> tuple:
     items.update(_go_library_provenance())
     items["jsonl-c-simdjson"] = _simdjson_info()
     try:
-        from .. import _core
+        from ... import _core
 
         kernel = _core.jsonl_kernel()
         how = {
@@ -222,7 +226,7 @@ def provenance() -> tuple:
         warnings.append(f"jsonl: {e}")
         items["jsonl-kernel"] = "none: every count of c, py-c and go-c fails"
     items["jsonl-log"] = (
-        f"roundbench.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g} "
+        f"roundbench.rounds.jsonl.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g} "
         f"(bad-rate=0: a clean log, where the published programs run), in {build_dir() / 'data'}"
     )
     return items, warnings
@@ -231,14 +235,14 @@ def provenance() -> tuple:
 def _go_library_provenance() -> dict:
     """The Go libraries' versions, from the runners' build information, and
     the experiment go-jsonv2's program was built with."""
-    from .. import provenance
+    from ... import provenance
 
     items = {}
     runner = programs.go_runner("jsonl")
-    mods = provenance.go_module_versions(program_path(runner))
+    mods = provenance.go_module_versions(programs.path(runner))
     for variant, module in (("go-sonic", "github.com/bytedance/sonic"), ("go-fastjson", "github.com/valyala/fastjson")):
         items[f"jsonl-{variant}"] = f"{module} {mods[module]}" if module in mods else f"{runner} not built"
-    v2 = program_path("rb-go-jsonl-v2")
+    v2 = programs.path("rb-go-jsonl-v2")
     settings = provenance.go_build_settings(v2)
     if settings:
         items["jsonl-go-jsonv2"] = (
@@ -252,14 +256,14 @@ def _go_library_provenance() -> dict:
 
 def _simdjson_info() -> str:
     """c-simdjson's library: its version and the kernel it chose at run time."""
-    why = program_missing("rb-c-simdjson")
+    why = programs.missing("rb-c-simdjson")
     if why:
         return f"not built: {why}"
     import subprocess
 
     try:
         out = subprocess.run(
-            [str(program_path("rb-c-simdjson")), "jsonl", "simdjson-info"],
+            [str(programs.path("rb-c-simdjson")), "jsonl", "simdjson-info"],
             capture_output=True,
             text=True,
             timeout=30,
@@ -427,7 +431,7 @@ def run_py(args):
 
 @harness.implements("jsonl", "py-c", units=UNITS)
 def run_py_c(args):
-    from .._core import jsonl_count_file
+    from ..._core import jsonl_count_file
 
     _run(args, jsonl_count_file)
 

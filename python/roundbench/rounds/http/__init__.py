@@ -20,7 +20,7 @@ access log, on 127.0.0.1 only:
 
 One run is one Python child (`python -m roundbench.child http IMPL ...`)
 for every variant, whatever language its server is in: the driver
-(roundbench.httpdriver) starts the server pinned to its cores through
+(rounds/http/driver.py) starts the server pinned to its cores through
 build/rb-spawn (so the server's peak RSS and CPU time are its own, from
 wait4), loads it from a separate process on the other cores, stops it, and
 for the core's servers and the ones added beside them (STRESSED) runs a
@@ -48,11 +48,11 @@ import re
 import shutil
 import subprocess
 
-from .. import benchfmt, harness
-from ..httpdriver.load import WRK_TIMEOUT_S
-from ..httpdriver.servers import GO_SERVERS, split_cpus
-from ..httpdriver.stress import CHECKS
-from . import RUN_INDEX_ENV, Round, Variant, needs_all, needs_command, needs_module, needs_program, program_path
+from ... import benchfmt, harness, programs
+from .load import WRK_TIMEOUT_S
+from .servers import GO_SERVERS, split_cpus
+from .stress import CHECKS
+from .. import RUN_INDEX_ENV, Round, Variant, needs_all, needs_command, needs_module, needs_program
 
 # The core's servers.
 CORE_VARIANTS = ("c", "py-c", "go-c")
@@ -61,7 +61,7 @@ CORE_VARIANTS = ("c", "py-c", "go-c")
 # not stressed (yet): net/http, for one, answers no 408 to a slow client.
 STRESSED = (*CORE_VARIANTS, "go-fasthttp", "py-asgi", "py-granian")
 # What a library server fails of the stress on every machine (found with
-# the versions in requirements-dev.txt), by check (httpdriver.stress.CHECKS)
+# the versions in requirements-dev.txt), by check (stress.CHECKS)
 # and why. Such a run keeps its measured figures and says FAILED for each
 # check in the report and the progress line (a `known-failure/CHECK` fact),
 # and the run's summary counts it apart from failed runs: it is a finding
@@ -132,9 +132,9 @@ def _wrk_version() -> str:
 
 
 def _go_module(module: str) -> str:
-    from .. import provenance as prov
+    from ... import provenance as prov
 
-    mods = prov.go_module_versions(program_path(GO_SERVERS))
+    mods = prov.go_module_versions(programs.path(GO_SERVERS))
     return f"{module} {mods[module]}" if module in mods else f"{GO_SERVERS} not built"
 
 
@@ -371,7 +371,7 @@ ROUND = Round(
     "http", "c", "go", "go-c", "go-fasthttp", "py-c", "py-fastapi", "py-asgi", "py-granian", "py-flask", units=UNITS
 )
 def run(args: harness.Args) -> None:
-    from ..httpdriver import measure
+    from .driver import measure
 
     conns = args.int("conns", 250, 1, 20000)
     secs = args.int("secs", 5, 1, 3600)

@@ -21,8 +21,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from .. import harness
-from ..rounds import program_path
+from ... import harness, programs
 
 WRK_TIMEOUT_S = 2  # wrk counts a response slower than this as a timeout error
 
@@ -141,7 +140,7 @@ def run_wrk(port: int, conns: int, secs: int, cpus: list, script: Path) -> dict:
 
 def run_rate(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: list, bounds_ns: tuple) -> dict:
     argv = [
-        str(program_path("rb-load")),
+        str(programs.path("rb-load")),
         f"port={port}",
         f"conns={conns}",
         f"rate={rate}",

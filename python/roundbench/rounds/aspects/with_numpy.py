@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import aspects as plain
+from ...pure import aspects as plain
 
 BLOCK = 512
 _I = np.array([i for i, _ in plain.PAIRS])
