@@ -324,10 +324,11 @@ format: $(VENV_READY) ## format the C (clang-format), Go (gofmt) and Python (bla
 	clang-format -i $(C_FORMATTED)
 	$(VPY) -m black -q $(PY_FORMATTED)
 
-lint: $(VENV_READY) ## check formatting and lint (clang-format, black, ruff, gofmt, go vet); make test runs it
+lint: $(VENV_READY) ## check formatting and lint (clang-format, black, ruff, the import layers, gofmt, go vet); make test runs it
 	clang-format --dry-run --Werror $(C_FORMATTED)
 	$(VPY) -m black --check -q $(PY_FORMATTED)
 	$(VPY) -m ruff check -q $(PY_FORMATTED)
+	cd python && ../$(VENV)/bin/lint-imports --no-cache ../.importlinter
 	@out="$$(gofmt -l go)"; if [ -n "$$out" ]; then echo "gofmt: these need formatting (make format):"; echo "$$out"; exit 1; fi
 	$(GO) vet ./go/...
 	GOEXPERIMENT=jsonv2 $(GO) vet ./go/cmd/rb-go/jsonl

@@ -15,6 +15,7 @@ import pytest
 
 import roundbench
 from roundbench import benchfmt
+from roundbench.cells import Cell
 from roundbench.pure import http as pure_http
 from roundbench.rounds.http.client import exchange
 from roundbench.rounds.http import KNOWN_FAILURES, STRESSED
@@ -293,7 +294,7 @@ def test_stress_failures_fail_the_run_unless_known(built, monkeypatch, capsys):
     naming it; a declared one keeps the run's figures and is a
     known-failure fact; the report's table says FAILED for it."""
     from roundbench.rounds.http import driver
-    from roundbench import harness, report
+    from roundbench import harness
     from roundbench.rounds import http as rhttp
 
     record = {
@@ -325,7 +326,7 @@ def test_stress_failures_fail_the_run_unless_known(built, monkeypatch, capsys):
     )
     cells = {}
     for r in rs.runs:
-        cells.setdefault(r.params["impl"], report.Cell(r.params["impl"])).runs.append(r)
+        cells.setdefault(r.params["impl"], Cell(r.params["impl"])).runs.append(r)
     for f in rs.facts:
         cells["py-asgi"].facts[f.key] = f.value
     table = rhttp._robustness_table(cells)
@@ -428,11 +429,10 @@ def test_report_names_a_load_bound_cell():
     """When wrk's CPUs were busy (load-cpu-% at or above LOAD_BOUND_PCT),
     the report says the generator was the limit for those servers and ranks
     them by server CPU per request; a fixed-rate cell never says it."""
-    from roundbench import report
     from roundbench.rounds import http as rhttp
 
     def cell(impl, pct, cpu):
-        c = report.Cell(impl)
+        c = Cell(impl)
         c.runs.append(benchfmt.Run(f"BenchmarkHttp/impl={impl}", 1, {"load-cpu-%": pct, "server-cpu-ns/req": cpu}, {}))
         return c
 
@@ -631,10 +631,9 @@ def test_published_load_refuses_a_fixed_rate(tmp_path, built):
 def test_report_states_the_pinning_the_run_recorded():
     """The section quotes the result file's http-pinning line: the report's
     own process (the runner keeps to one CPU) would see other CPUs."""
-    from roundbench import report
     from roundbench.rounds import http as rhttp
 
-    c = report.Cell("c")
+    c = Cell("c")
     c.runs.append(benchfmt.Run("BenchmarkHttp/impl=c", 1, {"p50-ns": 1.0}, {}))
     recorded = "server pinned to CPU 0, load generator to CPU 1 (2 usable CPUs)"
     text = rhttp.report_section({"rate": 0}, {"c": c}, {"http-pinning": recorded})

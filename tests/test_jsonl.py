@@ -726,10 +726,10 @@ def test_the_clean_size_runs_the_published_programs_only_there():
 
 def test_clean_log_is_cached_by_its_rate(tmp_path, monkeypatch):
     monkeypatch.setenv("ROUNDBENCH_BUILD", str(tmp_path))
-    clean = rnd._log_env({"lines": 50, "bad-rate": 0})
-    dirty = rnd._log_env({"lines": 50})
+    clean = rnd._make_logs({"lines": 50, "bad-rate": 0})
+    dirty = rnd._make_logs({"lines": 50})
     assert clean[rnd.FILE_ENV] != dirty[rnd.FILE_ENV]
     for path in (clean[rnd.FILE_ENV], clean[rnd.WARMUP_ENV]):
         assert " invalid=0 " in genlog.expected(path) and " blank=0 " in genlog.expected(path)
     with pytest.raises(ValueError, match="bad-rate=2 is not a share"):
-        rnd._log_env({"lines": 50, "bad-rate": 2})
+        rnd._make_logs({"lines": 50, "bad-rate": 2})

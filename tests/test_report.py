@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from roundbench import benchfmt, charts, claims, report, rounds, summary
+from roundbench import benchfmt, cells, charts, claims, levels, report, rounds, summary
 
 # ---- a small result file ---------------------------------------------------------------
 
@@ -83,24 +83,45 @@ def _doc(results: Path) -> report.Document:
 
 
 def test_levels_follow_the_names():
-    assert summary.level("py") == summary.level("go") == "alone"
-    assert summary.level("py-asyncio") == summary.level("py-threads") == "alone"
-    assert summary.level("py-c") == summary.level("go-c-noescape") == summary.level("py-ctypes") == "core"
-    assert summary.level("py-cffi-api") == summary.level("go-cgo") == "core"
-    assert summary.level("py-numpy") == summary.level("go-gonum") == summary.level("py-greenlet") == "ecosystem"
-    assert summary.level("c") == summary.level("c-blas") == summary.level("c-py-callback") == "c"
-    assert summary.level("py-module-published") == summary.level("go-published") == "published"
+    assert levels.level("py") == levels.level("go") == "alone"
+    assert levels.level("py-asyncio") == levels.level("py-threads") == "alone"
+    assert levels.level("py-c") == levels.level("go-c-noescape") == levels.level("py-ctypes") == "core"
+    assert levels.level("py-cffi-api") == levels.level("go-cgo") == "core"
+    assert levels.level("py-numpy") == levels.level("go-gonum") == levels.level("py-greenlet") == "ecosystem"
+    assert levels.level("c") == levels.level("c-blas") == levels.level("c-py-callback") == "c"
+    assert levels.level("py-module-published") == levels.level("go-published") == "published"
 
 
 def test_every_name_the_report_keeps_is_a_declared_variant():
-    """CROSSINGS and FINDINGS name variants: a renamed variant fails here,
-    not silently in the report."""
-    declared = {r.name: {v.name for v in r.variants} for r in rounds.all_rounds()}
-    for rnd, groups in summary.CROSSINGS.items():
-        for _, py, go in groups:
-            assert set(py) | set(go) <= declared[rnd], rnd
-    for spec in summary.FINDINGS:
-        assert set(spec.a) | set(spec.b) <= declared[spec.round], spec
+    """A round's crossings and headlines name its variants: a renamed
+    variant fails at import (Round checks them), not silently in the
+    report; and the declarations the report reads are there."""
+    crossings = {r.name: r.crossings for r in rounds.all_rounds() if r.crossings}
+    assert [c.label for c in crossings["ffi"]][:1] == ["a call into C"]
+    heads = summary.headlines()
+    assert len(heads) >= 10 and [h.rank for _, h in heads] == sorted(h.rank for _, h in heads)
+    with pytest.raises(ValueError, match="headline 1 names"):
+        rounds.Round(
+            "x",
+            "x",
+            "x",
+            [rounds.Variant("c", "rb-c")],
+            [],
+            [],
+            "ns/op",
+            headlines=[rounds.Headline(1, {}, ("go",), "Go", ("c",), "C", "ns/op", rounds.FASTER, "")],
+        )
+    with pytest.raises(ValueError, match="crossing 'k' names"):
+        rounds.Round(
+            "x",
+            "x",
+            "x",
+            [rounds.Variant("c", "rb-c")],
+            [],
+            [],
+            "ns/op",
+            crossings=[rounds.Crossing("k", ("py-c",), ())],
+        )
 
 
 def test_claims_name_declared_cells():
@@ -154,13 +175,13 @@ def test_claims_use_the_published_program_or_say_they_did_not(tmp_path):
     )
     text = HEADER + lines("loop", "py", "/n=5", "ns/iter", 40.0)
     (tmp_path / "results.txt").write_text(text)
-    grouped = report.group(benchfmt.read_dir(tmp_path))
+    grouped = cells.group(benchfmt.read_dir(tmp_path))
     (c,) = claims.check_all(grouped, iv, cl)
     assert c.num.quantity.impl == "py" and "py-module-published has no runs here" in c.why()
     assert c.verdict == "not reproduced"  # the same cell twice: ratio 1, interval [1, 1]
     text += lines("loop", "py-module-published", "/n=5", "ns/iter", 66.0)
     (tmp_path / "results.txt").write_text(text)
-    (c,) = claims.check_all(report.group(benchfmt.read_dir(tmp_path)), iv, cl)
+    (c,) = claims.check_all(cells.group(benchfmt.read_dir(tmp_path)), iv, cl)
     assert c.num.quantity.impl == "py-module-published" and "has no runs" not in c.why()
     assert c.verdict == "reproduced" and c.ratio == pytest.approx(1.65)
 
@@ -287,9 +308,11 @@ def test_a_picture_that_fails_is_a_note(results, monkeypatch):
     def broken(*args):
         raise RuntimeError("a bug in the picture")
 
-    monkeypatch.setattr(charts, "ffi_ladder", broken)
+    from roundbench.rounds import ffi
+
+    monkeypatch.setattr(ffi, "charts", broken)  # the round's own pictures
     text = report.write_report(results).read_text()
-    assert "the picture ffi-ladder failed: RuntimeError: a bug in the picture" in text
+    assert "the picture ffi failed: RuntimeError: a bug in the picture" in text
     assert "report-claims.png" in text
 
 
@@ -302,7 +325,7 @@ def _drawn(monkeypatch) -> list:
         figs.append(fig)
         return Path(out_dir) / f"report-{fid}.png"
 
-    monkeypatch.setattr(charts, "_save", keep)
+    monkeypatch.setattr(charts, "save", keep)
     return figs
 
 
@@ -332,8 +355,8 @@ def test_log_axis_only_past_a_tenfold_spread():
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots()
-    assert not charts._log_if_spread(ax, [1.0, 9.0]) and ax.get_xscale() == "linear"
-    assert charts._log_if_spread(ax, [1.0, 11.0]) and ax.get_xscale() == "log"
+    assert not charts.log_if_spread(ax, [1.0, 9.0]) and ax.get_xscale() == "linear"
+    assert charts.log_if_spread(ax, [1.0, 11.0]) and ax.get_xscale() == "log"
     plt.close(fig)
 
 

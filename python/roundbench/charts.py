@@ -7,9 +7,11 @@ axis, goes logarithmic where the values spread over more than SPREAD_LOG
 sit on the category axis of bar charts, and points of a scatter that would
 crowd each other share one label.
 
-Each function takes the report's data (report.group's round -> size ->
-variant -> Cell) and returns Figure records, or none when its round is not
-in the results.
+Each function takes the report's data (cells.group's size -> variant ->
+Cell for one round) and returns a Figure, or None when there is nothing to
+draw. The pictures of one round alone are that round's (its module's
+`charts` hook, which draws with the helpers here); this module names no
+round.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from . import rounds, summary
+from .levels import KINDS, level
+from .textfmt import size_label
 
 SPREAD_LOG = 10.0
 DPI = 100
@@ -46,7 +49,7 @@ class Figure:
     round: Optional[str] = None  # the round whose section shows it; None: the summary's pictures
 
 
-def _plt():
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -76,7 +79,7 @@ def _tidy_log_ticks(fig) -> None:
             (ax.xaxis if axis == "x" else ax.yaxis).set_major_locator(LogLocator(base=10, subs=subs))
 
 
-def _save(plt, fig, out_dir: Path, fid: str) -> Path:
+def save(plt, fig, out_dir: Path, fid: str) -> Path:
     _tidy_log_ticks(fig)
     path = out_dir / f"report-{fid}.png"
     fig.savefig(path, dpi=DPI)
@@ -84,7 +87,7 @@ def _save(plt, fig, out_dir: Path, fid: str) -> Path:
     return path
 
 
-def _log_axis(ax, axis: str = "x", spread: float = 100.0) -> None:
+def log_axis(ax, axis: str = "x", spread: float = 100.0) -> None:
     """A log axis labelled 1, 2, 5, 10, 20, ... in plain numbers: no minor
     ticks and no typeset powers of ten, both slow to draw and the latter
     harder to read."""
@@ -99,23 +102,21 @@ def _log_axis(ax, axis: str = "x", spread: float = 100.0) -> None:
     a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1000 else f"{v:g}"))
 
 
-def _log_if_spread(ax, values, axis: str = "x") -> bool:
+def log_if_spread(ax, values, axis: str = "x") -> bool:
     v = [x for x in values if x is not None and x > 0]
     if len(v) >= 2 and max(v) / min(v) > SPREAD_LOG:
-        _log_axis(ax, axis, max(v) / min(v))
+        log_axis(ax, axis, max(v) / min(v))
         return True
     return False
 
 
-def _ordered(rnd_name: str, cells: dict) -> list:
-    try:
-        order = [v.name for v in rounds.get(rnd_name).variants]
-    except KeyError:
-        order = []
+def ordered(order: list, cells: dict) -> list:
+    """The cells (impl -> Cell) as a list in `order` of their variants' names,
+    any other after them."""
     return sorted(cells.values(), key=lambda c: order.index(c.impl) if c.impl in order else len(order))
 
 
-def _bars(ax, cells: list, unit: str) -> set:
+def bars(ax, cells: list, unit: str) -> set:
     """Horizontal bars of each cell's median in `unit` with its 95% CI;
     returns the levels drawn."""
     rows = []
@@ -128,7 +129,7 @@ def _bars(ax, cells: list, unit: str) -> set:
         return levels
     ys = list(range(len(rows)))[::-1]
     for y, (impl, s) in zip(ys, rows):
-        lv = summary.level(impl)
+        lv = level(impl)
         levels.add(lv)
         err = None
         if s.ci_low is not None:
@@ -144,13 +145,13 @@ def _bars(ax, cells: list, unit: str) -> set:
     ax.set_yticks(ys)
     ax.set_yticklabels([impl for impl, _ in rows])
     meds = [s.median for _, s in rows]
-    logged = _log_if_spread(ax, meds)
+    logged = log_if_spread(ax, meds)
     if not logged:
         ax.set_xlim(0, max(s.ci_high if s.ci_high is not None else s.median for _, s in rows) * 1.18)
     for y, (_, s) in zip(ys, rows):
         top = s.ci_high if s.ci_high is not None else s.median
         ax.annotate(
-            _short(s.median),
+            short(s.median),
             (top, y),
             xytext=(3, 0),
             textcoords="offset points",
@@ -165,7 +166,7 @@ def _bars(ax, cells: list, unit: str) -> set:
     return levels
 
 
-def _short(x: float) -> str:
+def short(x: float) -> str:
     if abs(x) >= 1000:
         return f"{float(f'{x:.3g}'):,.0f}"
     return f"{x:.3g}"
@@ -181,7 +182,7 @@ TOP_IN = 0.75  # a two-line title and the first panel's title
 BOTTOM_IN = 0.95  # the last x label and a one-row legend under it
 
 
-def _layout(fig, width: float, height: float, left: float, heights: list) -> None:
+def layout(fig, width: float, height: float, left: float, heights: list) -> None:
     fig.subplots_adjust(
         left=left / width,
         right=1 - 0.55 / width,
@@ -191,21 +192,24 @@ def _layout(fig, width: float, height: float, left: float, heights: list) -> Non
     )
 
 
-def _figure_legend(fig, handles) -> None:
+def figure_legend(fig, handles) -> None:
     if handles:
         fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 5), fontsize=7, frameon=False)
 
 
-def _level_handles(levels) -> list:
+def level_handles(levels) -> list:
     from matplotlib.patches import Patch
 
-    return [Patch(color=COLOURS[lv], label=summary.KINDS[lv]) for lv in COLOURS if lv in levels]
+    return [Patch(color=COLOURS[lv], label=KINDS[lv]) for lv in COLOURS if lv in levels]
 
 
-def round_bars(rnd_name: str, sizes: dict, unit: str, better: str, title: str, out_dir: Path) -> Optional[Figure]:
-    """One round's metric by variant, one panel per size."""
-    plt = _plt()
-    panels = [(size, _ordered(rnd_name, cells)) for size, cells in sizes.items()]
+def round_bars(
+    rnd_name: str, order: list, sizes: dict, unit: str, better: str, title: str, out_dir: Path
+) -> Optional[Figure]:
+    """One round's metric by variant, one panel per size, the variants in
+    `order` (the round's declaration's)."""
+    plt = pyplot()
+    panels = [(size, ordered(order, cells)) for size, cells in sizes.items()]
     panels = [(size, [c for c in cells if c.values(unit)]) for size, cells in panels]
     panels = [(size, cells) for size, cells in panels if cells]
     if not panels:
@@ -215,103 +219,26 @@ def round_bars(rnd_name: str, sizes: dict, unit: str, better: str, title: str, o
     height = TOP_IN + BOTTOM_IN + sum(heights) + PANEL_GAP_IN * (len(panels) - 1)
     fig, axes = plt.subplots(len(panels), 1, figsize=(width, height), height_ratios=heights, squeeze=False)
     longest = max(len(c.impl) for _, cells in panels for c in cells)
-    _layout(fig, width, height, 0.3 + CHAR_IN * longest, heights)
+    layout(fig, width, height, 0.3 + CHAR_IN * longest, heights)
     levels: set = set()
-    from .report import _size_label
-
     for ax, (size, cells) in zip(axes[:, 0], panels):
-        levels |= _bars(ax, cells, unit)
-        ax.set_title(_size_label(size), fontsize=9, loc="left")
+        levels |= bars(ax, cells, unit)
+        ax.set_title(size_label(size), fontsize=9, loc="left")
         ax.set_xlabel(f"{unit} ({better} is better)")
     fig.suptitle(f"{title}\n{unit}, median and its 95% CI: {better} is better", fontsize=10)
-    _figure_legend(fig, _level_handles(levels))
+    figure_legend(fig, level_handles(levels))
     fid = f"round-{rnd_name}"
     return Figure(
         fid,
         f"{rnd_name}: {unit} by variant",
         f"{rnd_name}: each variant's median {unit} with its 95% confidence interval, coloured by level; "
         f"{better} is better.",
-        _save(plt, fig, out_dir, fid),
+        save(plt, fig, out_dir, fid),
         round=rnd_name,
     )
 
 
-# ---- the cross-round pictures -----------------------------------------------------------
-
-
-def _ffi_direction(impl: str) -> str:
-    lang, _, how = impl.partition("-")
-    names = {"py": "Python", "go": "Go", "c": "C"}
-    if lang == "c" and how.endswith("-callback"):
-        return f"C → {names[how.split('-')[0]]}"
-    if lang == "c":
-        return "C → C"
-    if not how:
-        return f"{names[lang]} → {names[lang]}"
-    if any(w in how for w in ("buffer", "bytes", "slice", "copy")):
-        return f"{names[lang]} → C, 1 MiB"
-    return f"{names[lang]} → C"
-
-
-DIRECTION_COLOURS = {
-    "C → C": "#4d4d4d",
-    "Go → Go": "#2ca02c",
-    "Python → Python": "#98df8a",
-    "Go → C": "#1f77b4",
-    "Python → C": "#aec7e8",
-    "C → Go": "#9467bd",
-    "C → Python": "#c5b0d5",
-    "Go → C, 1 MiB": "#8c564b",
-    "Python → C, 1 MiB": "#c49c94",
-}
-
-
-def ffi_ladder(grouped: dict, out_dir: Path) -> Optional[Figure]:
-    sizes = grouped.get("ffi")
-    if not sizes:
-        return None
-    cells = next(iter(sizes.values()))
-    rows = [(c.impl, c.summary("ns/call")) for c in cells.values()]
-    rows = sorted([(i, s) for i, s in rows if s is not None], key=lambda r: r[1].median)
-    if not rows:
-        return None
-    plt = _plt()
-    from matplotlib.patches import Patch
-
-    heights = [0.27 * len(rows) + 0.2]
-    width, height = 8.0, TOP_IN + BOTTOM_IN + 0.25 + heights[0]
-    fig, ax = plt.subplots(figsize=(width, height))
-    _layout(fig, width, height, 0.3 + CHAR_IN * max(len(i) for i, _ in rows), heights)
-    ys = list(range(len(rows)))[::-1]
-    seen = []
-    for y, (impl, s) in zip(ys, rows):
-        d = _ffi_direction(impl)
-        if d not in seen:
-            seen.append(d)
-        err = [[max(s.median - s.ci_low, 0)], [max(s.ci_high - s.median, 0)]] if s.ci_low is not None else None
-        ax.barh(y, s.median, color=DIRECTION_COLOURS.get(d, "#888888"), xerr=err, error_kw={"capsize": 2})
-        top = s.ci_high if s.ci_high is not None else s.median
-        ax.annotate(
-            f"{_short(s.median)} ns", (top, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=7
-        )
-    ax.set_yticks(ys)
-    ax.set_yticklabels([impl for impl, _ in rows])
-    if not _log_if_spread(ax, [s.median for _, s in rows]):
-        ax.set_xlim(0, max(s.median for _, s in rows) * 1.25)
-    else:
-        lo, hi = ax.get_xlim()
-        ax.set_xlim(lo, hi * 1.8)
-    ax.set_xlabel("ns per call, loop overhead subtracted (lower is better)")
-    ax.set_title("ffi: the cost of one call across each boundary, both directions\nns per call: lower is better")
-    ax.grid(axis="x", alpha=0.3)
-    _figure_legend(fig, [Patch(color=DIRECTION_COLOURS.get(d, "#888888"), label=d) for d in seen])
-    return Figure(
-        "ffi-ladder",
-        "ffi: ns per call by mechanism",
-        "Each mechanism's median ns per call with its 95% CI, coloured by direction (caller → callee); "
-        "the 1 MiB rows hand a buffer over. Lower is better.",
-        _save(plt, fig, out_dir, "ffi-ladder"),
-    )
+# ---- pictures of more than one round ------------------------------------------------------
 
 
 def _cluster_labels(points: list, xlog: bool, ylog: bool) -> list:
@@ -342,18 +269,13 @@ def _cluster_labels(points: list, xlog: bool, ylog: bool) -> list:
 
 
 def time_memory(
-    grouped: dict, rnd_name: str, unit: str, unit_label: str, scale: float, out_dir: Path
+    sizes: dict, rnd_name: str, unit: str, unit_label: str, scale: float, out_dir: Path
 ) -> Optional[Figure]:
-    """sleep and chain: each variant's time against its memory per task,
+    """A concurrency round (sleep, chain): each variant's time against its memory per task,
     one point per variant (a time quoted without its memory is a trick);
     one panel per size, except that a `fit=1` cell (the thread variants at
     the largest N this machine holds) joins its size's panel, its points
     labelled with their N."""
-    sizes = grouped.get(rnd_name)
-    if not sizes:
-        return None
-    from .report import _size_label
-
     panels: dict = {}
     for size, cells in sizes.items():
         params = dict(size)
@@ -367,18 +289,18 @@ def time_memory(
             live = c.median_of("live-tasks")
             if fitted and live:
                 label = f"{c.impl} (N={live:,.0f})"
-            panels.setdefault(key, []).append((m, t / scale, label, summary.level(c.impl)))
+            panels.setdefault(key, []).append((m, t / scale, label, level(c.impl)))
     if not panels:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 0.6, 4.8), squeeze=False)
     levels = set()
     for ax, (key, points) in zip(axes[0], panels.items()):
         for m, t, _, lv in points:
             levels.add(lv)
             ax.scatter(m, t, color=COLOURS[lv], s=40, zorder=3, edgecolor="#222222", linewidth=0.5)
-        xlog = _log_if_spread(ax, [p[0] for p in points], "x")
-        ylog = _log_if_spread(ax, [p[1] for p in points], "y")
+        xlog = log_if_spread(ax, [p[0] for p in points], "x")
+        ylog = log_if_spread(ax, [p[1] for p in points], "y")
         # room for the labels right of the rightmost points and above the top ones
         lo, hi = ax.get_xlim()
         ax.set_xlim(lo, hi * (4 if xlog else 1.3))
@@ -388,185 +310,18 @@ def time_memory(
             ax.annotate(label, (x, y), xytext=(5, 4), textcoords="offset points", fontsize=7)
         ax.set_xlabel("memory per task, bytes (B/task; lower is better)")
         ax.set_ylabel(f"{unit_label} (lower is better)")
-        ax.set_title(_size_label(key), fontsize=8)
+        ax.set_title(size_label(key), fontsize=8)
         ax.grid(alpha=0.3)
     fig.suptitle(f"{rnd_name}: time against memory per task, one point per variant: lower left is better", fontsize=10)
     fig.subplots_adjust(left=0.9 / fig.get_figwidth(), right=0.97, top=0.86, bottom=0.22, wspace=0.3)
-    _figure_legend(fig, _level_handles(levels))
+    figure_legend(fig, level_handles(levels))
     fid = f"{rnd_name}-time-memory"
     return Figure(
         fid,
         f"{rnd_name}: time against memory per task",
         f"{rnd_name}: each variant's median {unit} against its median bytes per task (peak RSS growth divided by "
         "the tasks); points that would crowd each other share a label. Lower left is better.",
-        _save(plt, fig, out_dir, fid),
-    )
-
-
-def cores_speedup(grouped: dict, out_dir: Path) -> Optional[Figure]:
-    sizes = grouped.get("cores")
-    if not sizes:
-        return None
-    series: dict = {}
-    for size, cells in sizes.items():
-        try:
-            w = int(dict(size).get("workers", ""))
-        except ValueError:
-            continue
-        for c in cells.values():
-            s = c.summary("speedup")
-            if s is not None:
-                series.setdefault(c.impl, []).append((w, s))
-    if not series:
-        return None
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    workers = sorted({w for pts in series.values() for w, _ in pts})
-    ax.plot(workers, workers, "--", color="#888888", label="ideal (speed-up = workers)")
-    markers = "osD^v<>ph*"
-    for i, (impl, pts) in enumerate(series.items()):
-        pts.sort(key=lambda p: p[0])
-        xs = [w for w, _ in pts]
-        ys = [s.median for _, s in pts]
-        err = [
-            [max(s.median - (s.ci_low if s.ci_low is not None else s.median), 0) for _, s in pts],
-            [max((s.ci_high if s.ci_high is not None else s.median) - s.median, 0) for _, s in pts],
-        ]
-        ax.errorbar(
-            xs,
-            ys,
-            yerr=err,
-            marker=markers[i % len(markers)],
-            capsize=2,
-            label=impl,
-        )
-    ax.set_xticks(workers)
-    ax.set_xlabel("workers (OS threads, goroutines or processes)")
-    ax.set_ylabel("speed-up over one worker (higher is better)")
-    ax.set_title("cores: speed-up against workers, with the ideal line\nhigher is better")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
-    fig.tight_layout()
-    return Figure(
-        "cores-speedup",
-        "cores: speed-up against workers",
-        "Each variant's median speed-up (its 1-worker time over its T-worker time, both in one run) with its 95% "
-        "CI; the dashed line is perfect scaling. Higher is better.",
-        _save(plt, fig, out_dir, "cores-speedup"),
-    )
-
-
-PERCENTILES = [("p50-ns", "p50"), ("p90-ns", "p90"), ("p99-ns", "p99"), ("p999-ns", "p99.9"), ("max-ns", "max")]
-
-
-def http_latency(grouped: dict, out_dir: Path) -> Optional[Figure]:
-    sizes = grouped.get("http")
-    if not sizes:
-        return None
-    from .report import _size_label
-
-    panels = []
-    for size, cells in sizes.items():
-        lines = []
-        for c in cells.values():
-            vals = [c.median_of(u) for u, _ in PERCENTILES]
-            if all(v is not None and v > 0 for v in vals):
-                lines.append((c.impl, [v / 1e6 for v in vals]))
-        if lines:
-            panels.append((size, lines))
-    if not panels:
-        return None
-    plt = _plt()
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.8, 4.2), squeeze=False)
-    markers = "osD^v<>ph*"
-    for ax, (size, lines) in zip(axes[0], panels):
-        for i, (impl, vals) in enumerate(lines):
-            ax.plot(range(len(PERCENTILES)), vals, marker=markers[i % len(markers)], label=impl)
-        ax.set_xticks(range(len(PERCENTILES)))
-        ax.set_xticklabels([name for _, name in PERCENTILES])
-        every = [v for _, vals in lines for v in vals]
-        _log_axis(ax, "y", max(every) / min(every))
-        ax.set_xlabel("latency percentile")
-        ax.set_ylabel("latency, ms (lower is better)")
-        params = dict(size)
-        how = "fixed rate" if params.get("rate", "0") not in ("0", "") else "full speed"
-        if params.get("load"):
-            how = f"load {params['load']}"
-        ax.set_title(f"{_size_label(size)}\n({how})", fontsize=8)
-        ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7, loc="upper left")
-    fig.suptitle("http: latency percentiles per server (median over runs): lower is better", fontsize=10)
-    fig.tight_layout()
-    return Figure(
-        "http-latency",
-        "http: latency percentiles per server",
-        "Each server's latency percentiles, p50 to the slowest request, median over runs, one panel per load; "
-        "lower is better.",
-        _save(plt, fig, out_dir, "http-latency"),
-    )
-
-
-def matmul_gflops(grouped: dict, out_dir: Path) -> Optional[Figure]:
-    sizes = grouped.get("matmul")
-    if not sizes:
-        return None
-    series: dict = {}
-    for size, cells in sizes.items():
-        params = dict(size)
-        if params.get("threads", "1") != "1":
-            continue
-        try:
-            n = int(params["n"])
-        except (KeyError, ValueError):
-            continue
-        for c in cells.values():
-            s = c.summary("GFLOP/s")
-            if s is not None:
-                series.setdefault(c.impl, []).append((n, s))
-    if not series:
-        return None
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    markers = "osD^v<>ph*"
-    for i, (impl, pts) in enumerate(series.items()):
-        pts.sort(key=lambda p: p[0])
-        ax.errorbar(
-            [n for n, _ in pts],
-            [s.median for _, s in pts],
-            yerr=[
-                [max(s.median - (s.ci_low if s.ci_low is not None else s.median), 0) for _, s in pts],
-                [max((s.ci_high if s.ci_high is not None else s.median) - s.median, 0) for _, s in pts],
-            ],
-            marker=markers[i % len(markers)],
-            capsize=2,
-            label=f"{impl} ({summary.KINDS[summary.level(impl)]})",
-        )
-    peak = max((s.median for _, s in series.get("c-blas", [])), default=None)
-    if peak:
-        ax.axhline(
-            peak,
-            color="#d62728",
-            linewidth=1,
-            linestyle=":",
-            label=f"this machine's single-core peak\n(best c-blas median): {peak:.3g} GFLOP/s",
-        )
-    _log_if_spread(ax, [s.median for pts in series.values() for _, s in pts], "y")
-    ns = sorted({n for pts in series.values() for n, _ in pts})
-    _log_axis(ax, "x")
-    ax.set_xticks(ns)
-    ax.set_xticklabels([str(n) for n in ns])
-    ax.set_xlabel("n (n×n matrices)")
-    ax.set_ylabel("GFLOP/s (higher is better)")
-    ax.set_title("matmul: GFLOP/s against n, one thread\nhigher is better")
-    ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
-    fig.tight_layout()
-    return Figure(
-        "matmul-gflops",
-        "matmul: GFLOP/s against n",
-        "Each variant's median GFLOP/s with its 95% CI at each n (BLAS on one thread); the dotted line is the best "
-        "c-blas figure, this machine's measured single-core peak. Higher is better.",
-        _save(plt, fig, out_dir, "matmul-gflops"),
+        save(plt, fig, out_dir, fid),
     )
 
 
@@ -576,13 +331,13 @@ def claims_chart(checked: list, out_dir: Path) -> Optional[Figure]:
         return None
     from . import claims as claims_mod
 
-    plt = _plt()
+    plt = pyplot()
     from matplotlib.patches import Patch
 
     heights = [0.27 * len(rows) + 0.2]
     width, height = 8.0, TOP_IN + BOTTOM_IN + 0.2 + heights[0]
     fig, ax = plt.subplots(figsize=(width, height))
-    _layout(fig, width, height, 0.3 + CHAR_IN * max(len(c.claim.id) for c in rows), heights)
+    layout(fig, width, height, 0.3 + CHAR_IN * max(len(c.claim.id) for c in rows), heights)
     ys = list(range(len(rows)))[::-1]
     ax.axvspan(1 / claims_mod.REPRODUCED, claims_mod.REPRODUCED, color="#2ca02c", alpha=0.12)
     ax.axvline(1, color="#444444", linewidth=1)
@@ -604,7 +359,7 @@ def claims_chart(checked: list, out_dir: Path) -> Optional[Figure]:
         )
     ax.set_yticks(ys)
     ax.set_yticklabels([c.claim.id for c in rows])
-    _log_axis(ax, "x")
+    log_axis(ax, "x")
     lo = min(min(c.against_published for c in rows), 1 / claims_mod.REPRODUCED) / 1.5
     hi = max(max(c.against_published for c in rows), claims_mod.REPRODUCED) * 1.5
     ax.set_xlim(lo, hi)
@@ -614,7 +369,7 @@ def claims_chart(checked: list, out_dir: Path) -> Optional[Figure]:
         f"the band (×{claims_mod.REPRODUCED:g} either way) counts as reproduced"
     )
     ax.grid(axis="x", alpha=0.3, which="both")
-    _figure_legend(
+    figure_legend(
         fig, [Patch(color=col, label=v) for v, col in VERDICT_COLOURS.items() if any(c.verdict == v for c in rows)]
     )
     return Figure(
@@ -622,5 +377,5 @@ def claims_chart(checked: list, out_dir: Path) -> Optional[Figure]:
         "Published claims: measured ÷ published",
         "Each claim's ratio as measured here divided by its published ratio, with the 95% interval of this run's "
         "ratio; the shaded band is the factor within which a claim counts as reproduced.",
-        _save(plt, fig, out_dir, "claims"),
+        save(plt, fig, out_dir, "claims"),
     )

@@ -119,3 +119,25 @@ def resource_checks(plans: list, placement) -> list:
     return [
         ok("resources", f"every variant of each of {len(plans)} cells gets the same CPUs, GOMAXPROCS and BLAS threads")
     ]
+
+
+def warned(configs: list) -> list:
+    """Every check that warned (machine-* and fairness-* lines), as
+    (name, finding, fix); from the older `fairness` line where the file
+    predates the per-check lines."""
+    out = []
+    seen = set()
+    for cfg in configs:
+        for k, v in cfg.items():
+            if (k.startswith("fairness-") or k.startswith("machine-")) and k not in seen:
+                seen.add(k)
+                status, found, fix = parse_line(v)
+                if status == "warn":
+                    out.append((k.split("-", 1)[1], found, fix))
+    if out or seen:
+        return out
+    for cfg in configs:
+        fair = cfg.get("fairness")
+        if fair and fair != "no unfair condition found":
+            out.append(("fairness", fair, ""))
+    return out

@@ -45,6 +45,7 @@ from __future__ import annotations
 # start-up and peak RSS are measured. Building a Go program imports the rest.
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import NamedTuple, Optional
@@ -403,3 +404,47 @@ def _build_go(name: str, target: Path) -> Optional[str]:
         return f"`go build ./{pkg}` in {src} failed (exit {done.returncode}):\n{tail}"
     os.replace(tmp_out, target)
     return None
+
+
+# ---- what a built Go program says of itself ----------------------------------------
+
+
+def _go_version_m(binary: Path) -> Optional[str]:
+    """`go version -m BINARY`: the toolchain, build settings and modules a Go
+    program was built with; None where the program or go is missing or the
+    command fails."""
+    if not binary.exists() or not shutil.which("go"):
+        return None
+    try:
+        done = subprocess.run(["go", "version", "-m", str(binary)], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def go_build_settings(binary: Path) -> dict:
+    """The build of a Go program: toolchain ("go"), GOAMD64, -race, flags."""
+    info = {}
+    for line in (_go_version_m(binary) or "").splitlines():
+        parts = line.strip().split("\t")
+        if line.startswith(str(binary)) or (parts and parts[0].endswith(": go1")):
+            info["go"] = line.split(":", 1)[-1].strip()
+        elif parts and parts[0] == "build" and len(parts) > 1:
+            k, _, v = parts[1].partition("=")
+            info[k] = v
+    return info
+
+
+def go_module_versions(binary: Path) -> dict:
+    """The modules a Go program was built with, path -> version, from the
+    `dep` lines of `go version -m` (a `=>` replacement's version wins)."""
+    mods = {}
+    for line in (_go_version_m(binary) or "").splitlines():
+        parts = line.strip().split("\t")
+        if len(parts) >= 3 and parts[0] in ("dep", "=>"):
+            if parts[0] == "dep":
+                last = parts[1]
+                mods[last] = parts[2]
+            elif mods:
+                mods[last] = f"{parts[2]} (replaced by {parts[1]})"
+    return mods

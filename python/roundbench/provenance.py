@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from pathlib import Path
 
 from . import fairness, interp, programs, releases, rounds, scan
 from .machine import Check
@@ -61,39 +60,6 @@ def perf_instructions() -> str:
     return "yes"
 
 
-def go_build_settings(binary: Path) -> dict:
-    """`go version -m` of a Go program: toolchain, GOAMD64, -race, flags."""
-    info = {}
-    if not binary.exists() or not shutil.which("go"):
-        return info
-    text = _run(["go", "version", "-m", str(binary)])
-    for line in text.splitlines():
-        parts = line.strip().split("\t")
-        if line.startswith(str(binary)) or (parts and parts[0].endswith(": go1")):
-            info["go"] = line.split(":", 1)[-1].strip()
-        elif parts and parts[0] == "build" and len(parts) > 1:
-            k, _, v = parts[1].partition("=")
-            info[k] = v
-    return info
-
-
-def go_module_versions(binary: Path) -> dict:
-    """The modules a Go program was built with, path -> version, from the
-    `dep` lines of `go version -m` (a `=>` replacement's version wins)."""
-    mods = {}
-    if not binary.exists() or not shutil.which("go"):
-        return mods
-    for line in _run(["go", "version", "-m", str(binary)]).splitlines():
-        parts = line.strip().split("\t")
-        if len(parts) >= 3 and parts[0] in ("dep", "=>"):
-            if parts[0] == "dep":
-                last = parts[1]
-                mods[last] = parts[2]
-            elif mods:
-                mods[last] = f"{parts[2]} (replaced by {parts[1]})"
-    return mods
-
-
 def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> tuple:
     """Returns (items, warnings): the provenance lines in order, and the
     fairness warnings found. Every fairness check, passed or not, is a
@@ -126,7 +92,7 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
     # build per runner into an installed package's cache), so one speaks
     # for all: the loop round's, the one every suite has.
     go_runner = programs.go_runner("loop")
-    go = go_build_settings(programs.path(go_runner))
+    go = programs.go_build_settings(programs.path(go_runner))
     items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
     flags = [
         f"{k}={go[k]}"

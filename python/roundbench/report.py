@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import benchfmt, rounds, stats, summary
+from . import benchfmt, fairness, levels, rounds, summary
+from .cells import group, metric_for
+from .textfmt import fmt, fmt_bytes, fmt_unit, size_label
 from .errors import UsageError
-
-# A published program, as published, flaws included (DESIGN.md, "Variants").
-PUBLISHED_SUFFIX = "-published"
 
 COLUMNS = [
     (
@@ -58,69 +57,6 @@ COLUMNS = [
 ]
 
 
-def fmt(x: Optional[float], digits: int = 3) -> str:
-    if x is None:
-        return "—"
-    if x == 0:
-        return "0"
-    ax = abs(x)
-    if ax >= 1000:
-        return f"{x:,.0f}"
-    return f"{x:.{digits}g}" if ax >= 1 else f"{x:.{digits}g}"
-
-
-def fmt_bytes(b: Optional[float]) -> str:
-    if b is None:
-        return "—"
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(b) < 1024 or unit == "GiB":
-            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
-        b /= 1024
-    return f"{b:.1f} GiB"
-
-
-def fmt_unit(x: Optional[float], unit: str) -> str:
-    """Bytes in binary units, anything else as a number."""
-    if unit.endswith("-B") or unit == "B":
-        return fmt_bytes(x)
-    return fmt(x)
-
-
-def _size_key(params: dict) -> tuple:
-    return tuple((k, v) for k, v in params.items() if k != "impl")
-
-
-def _size_label(size: tuple) -> str:
-    return ", ".join(f"{k}={v}" for k, v in size) or "default"
-
-
-class Cell:
-    """One variant at one size: its runs, failures and skip reason."""
-
-    def __init__(self, impl: str):
-        self.impl = impl
-        self.runs: list = []
-        self.failures: list = []
-        self.skip: Optional[str] = None
-        self.stop: Optional[str] = None  # why no more runs were made (--- RUNS:)
-        self.facts: "OrderedDict" = OrderedDict()  # key -> value, from --- FACT: lines
-
-    def values(self, unit: str) -> list:
-        return [r.metrics[unit] for r in self.runs if unit in r.metrics]
-
-    def summary(self, unit: str) -> Optional[stats.Summary]:
-        v = self.values(unit)
-        return stats.summarize(v) if v else None
-
-    def median_of(self, unit: str) -> Optional[float]:
-        v = self.values(unit)
-        return stats.median(v) if v else None
-
-    def cpu_seconds(self, unit: str) -> Optional[float]:
-        v = [r.metrics[unit] * max(r.iters, 1) / 1e9 for r in self.runs if unit in r.metrics]
-        return stats.median(v) if v else None
-
-
 def _section(rnd_name: str, section, size: tuple, cells: dict, config: dict) -> str:
     """A round's own report section; a section that fails says so in the
     report instead of taking the whole report down with it."""
@@ -144,44 +80,6 @@ def _stop_label(why: Optional[str]) -> str:
     if not why or why == "fixed":
         return ""
     return f" ({why.split(':')[0]})"
-
-
-def group(rs: benchfmt.ResultSet) -> "OrderedDict":
-    """round -> size -> impl -> Cell, in the order first seen."""
-    out: OrderedDict = OrderedDict()
-
-    def cell(name: str) -> Cell:
-        rnd, params = benchfmt.split_name(name)
-        impl = params.get("impl", "?")
-        sizes = out.setdefault(rnd, OrderedDict())
-        impls = sizes.setdefault(_size_key(params), OrderedDict())
-        return impls.setdefault(impl, Cell(impl))
-
-    for r in rs.runs:
-        cell(r.name).runs.append(r)
-    for f in rs.failures:
-        cell(f.name).failures.append(f)
-    for s in rs.skips:
-        cell(s.name).skip = s.reason
-    for f in rs.facts:
-        cell(f.name).facts[f.key] = f.value
-    for st in rs.stops:
-        cell(st.name).stop = st.why
-    return out
-
-
-def _round_info(name: str):
-    try:
-        return rounds.get(name)
-    except KeyError:
-        return None
-
-
-def _metric_for(rnd_name: str, rs: benchfmt.ResultSet):
-    info = _round_info(rnd_name)
-    if info:
-        return info.metric, info.units.get(info.metric, rs.units.get(info.metric, "lower")), info
-    return "ns/op", "lower", None
 
 
 def _ratio(value: Optional[float], ref: Optional[float], better: str) -> Optional[float]:
@@ -221,9 +119,9 @@ def _score_lines(row: Optional["summary.ScoreRow"], info, unit: str) -> list:
     concurrency round's times and the models a point goes across."""
     out = []
     if row is not None:
-        parts = [f"{summary.LEVEL_TITLES[lvl]}: {row.levels[lvl].text()}" for lvl in summary.LEVELS]
+        parts = [f"{levels.LEVEL_TITLES[lvl]}: {row.levels[lvl].text()}" for lvl in levels.LEVELS]
         out.append(f"Score at this size (Go against Python, by {unit}): " + "; ".join(parts) + ".\n")
-    for lvl in summary.LEVELS:
+    for lvl in levels.LEVELS:
         cell = row.levels[lvl] if row is not None else None
         if cell is None or cell.point is None or info is None or not info.models:
             continue
@@ -239,7 +137,7 @@ def _score_lines(row: Optional["summary.ScoreRow"], info, unit: str) -> list:
                 f" The point goes across concurrency models: {rounds.MODELS[pm]} ({py.impl}) "
                 f"against {rounds.MODELS[gm]} ({go.impl})."
             )
-        out.append(f"Memory beside the times ({summary.LEVEL_TITLES[lvl]}): {mem}.{across}\n")
+        out.append(f"Memory beside the times ({levels.LEVEL_TITLES[lvl]}): {mem}.{across}\n")
     return out
 
 
@@ -248,13 +146,13 @@ def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: d
     own section, the crossing's cost, its score and its failures."""
     out = []
     w = out.append
-    unit, better, info = _metric_for(rnd_name, rs)
+    unit, better, info = metric_for(rnd_name, rs)
     title = info.title if info else rnd_name
     if info:
         w(f"{info.explain} Metric: {info.metric_explain} ({better} is better).\n")
     ref_name = info.reference if info else "c"
     for size, cells in sizes.items():
-        w(f"### {rnd_name}: {_size_label(size)}\n")
+        w(f"### {rnd_name}: {size_label(size)}\n")
         order = [v.name for v in info.variants] if info else []
         ordered = sorted(cells.values(), key=lambda c: order.index(c.impl) if c.impl in order else len(order))
         if info and info.facts:
@@ -328,7 +226,7 @@ def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: d
             if lines:
                 w("Binding overhead (median minus the C core's median): " + "; ".join(lines) + ".\n")
         if info is None or info.scored:
-            for line in _score_lines(score_rows.get((rnd_name, _size_label(size))), info, unit):
+            for line in _score_lines(score_rows.get((rnd_name, size_label(size))), info, unit):
                 w(line)
         fails = [(c.impl, f) for c in ordered for f in c.failures]
         if fails:
@@ -396,13 +294,15 @@ def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> 
     for rnd_name, sizes in grouped.items():
         sections.append(_round_section(rnd_name, sizes, rs, config, by_size))
     sections.append(Section("provenance", "Provenance", _provenance(rs)))
-    sections.append(Section("fairness", "Fairness", _fairness(rs)))
+    # Computed once: the summary's paragraph and the fairness section say the same.
+    warned = fairness.warned(rs.configs)
+    sections.append(Section("fairness", "Fairness", _fairness(rs, warned)))
     checked = claims_mod.check_all(grouped, iv)
     notes = [iv.missing] if iv.missing else []
     t = summary.tallies(rows)
     return Document(
         source=source,
-        info=summary.run_info(rs, files or []),
+        info=summary.run_info(rs, files or [], warned),
         verdict=summary.verdict(t),
         score=rows,
         tallies=t,
@@ -430,9 +330,8 @@ def _provenance(rs: benchfmt.ResultSet) -> str:
     return "\n".join(out)
 
 
-def _fairness(rs: benchfmt.ResultSet) -> str:
+def _fairness(rs: benchfmt.ResultSet, warned: list) -> str:
     out = []
-    warned = summary.fairness_warnings(rs.configs)
     for name, finding, fix in warned:
         out.append(f"- **{name}: {finding}**" + (f" (fix: {fix})" if fix else ""))
     if not warned:
@@ -493,15 +392,15 @@ def render_markdown(doc: Document) -> str:
     w("### Score: Go against Python, at three levels\n")
     w(SCORE_EXPLAIN + "\n")
     if doc.score:
-        w("| round, size | " + " | ".join(summary.LEVEL_TITLES[lvl] for lvl in summary.LEVELS) + " |")
+        w("| round, size | " + " | ".join(levels.LEVEL_TITLES[lvl] for lvl in levels.LEVELS) + " |")
         w("|---|---|---|---|")
         for r in doc.score:
             w(
                 f"| {_md_escape(r.label)} | "
-                + " | ".join(_md_escape(r.levels[lvl].text()) for lvl in summary.LEVELS)
+                + " | ".join(_md_escape(r.levels[lvl].text()) for lvl in levels.LEVELS)
                 + " |"
             )
-        w("| **total** | " + " | ".join(f"**{doc.tallies[lvl].text()}**" for lvl in summary.LEVELS) + " |")
+        w("| **total** | " + " | ".join(f"**{doc.tallies[lvl].text()}**" for lvl in levels.LEVELS) + " |")
         w("")
     else:
         w("No round and size measured both languages.\n")
@@ -552,8 +451,6 @@ def render(rs: benchfmt.ResultSet, source: str) -> str:
 def fairness_table(configs: list) -> str:
     """Every check the run made, passed ones included (fairness-* and
     machine-* provenance lines), so a reader sees what was looked for."""
-    from . import fairness
-
     rows: "OrderedDict" = OrderedDict()
     for cfg in configs:
         for k, v in cfg.items():
@@ -576,7 +473,7 @@ def fairness_table(configs: list) -> str:
 
 def draw(doc: Document, out_dir: Path) -> None:
     """The pictures, as PNG files in out_dir, attached to the document: the
-    summary's cross-round ones and each round's bars. Raises ImportError
+    claims picture, each round's own (its `charts` hook) and each round's bars. Raises ImportError
     without matplotlib; a picture that fails is a note, not a lost report."""
     import matplotlib  # noqa: F401 - raise ImportError before anything is drawn
 
@@ -592,33 +489,23 @@ def draw(doc: Document, out_dir: Path) -> None:
             return None
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    figs = [
-        attempt("claims", charts.claims_chart, doc.claims, out_dir),
-        attempt("ffi-ladder", charts.ffi_ladder, grouped, out_dir),
-        attempt("matmul-gflops", charts.matmul_gflops, grouped, out_dir),
-        attempt(
-            "sleep",
-            charts.time_memory,
-            grouped,
-            "sleep",
-            "overhead-ns",
-            "overhead beyond the 1 s wait, s",
-            1e9,
-            out_dir,
-        ),
-        attempt("chain", charts.time_memory, grouped, "chain", "ns/hop", "ns per hop (the pass / N)", 1.0, out_dir),
-        attempt("cores", charts.cores_speedup, grouped, out_dir),
-        attempt("http", charts.http_latency, grouped, out_dir),
-    ]
-    doc.figures = [f for f in figs if f is not None]
+    claims_fig = attempt("claims", charts.claims_chart, doc.claims, out_dir)
+    doc.figures = [claims_fig] if claims_fig is not None else []
+    # Each round's own pictures (its module's `charts` hook) go to the
+    # summary's gallery, in suite order.
+    for rnd_name, sizes in grouped.items():
+        hook = rounds.hook(rnd_name, "charts")
+        if hook is not None:
+            doc.figures += attempt(rnd_name, hook, sizes, out_dir) or []
     by_round = {sec.round: sec for sec in doc.sections if sec.round}
     for rnd_name, sizes in grouped.items():
-        unit, better, info = _metric_for(rnd_name, rs)
+        unit, better, info = metric_for(rnd_name, rs)
         # Facts and unscored rounds (delivery, loc) have their tables only.
         if rnd_name not in by_round or (info is not None and (info.facts or not info.scored)):
             continue
         title = info.title if info else rnd_name
-        fig = attempt(rnd_name, charts.round_bars, rnd_name, sizes, unit, better, title, out_dir)
+        order = [v.name for v in info.variants] if info else []
+        fig = attempt(rnd_name, charts.round_bars, rnd_name, order, sizes, unit, better, title, out_dir)
         if fig is not None:
             by_round[rnd_name].figures.append(fig)
 
@@ -647,8 +534,8 @@ def render_html(doc: Document) -> str:
     env.filters["capfirst"] = _cap
     return env.get_template("report.html.j2").render(
         doc=doc,
-        levels=summary.LEVELS,
-        level_titles=summary.LEVEL_TITLES,
+        levels=levels.LEVELS,
+        level_titles=levels.LEVEL_TITLES,
         score_explain=SCORE_EXPLAIN,
         claims_explain=claims_explain(),
     )

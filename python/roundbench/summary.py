@@ -1,24 +1,13 @@
 """The report's first page: the run in one paragraph, the three-level score
 and the headline findings, computed from a result set.
 
-Levels. Every variant belongs to one level (DESIGN.md, "Variants"), read
-from its name:
-
-  c          `c`, `c-...`: the C core and C libraries, the ceiling (no side);
-  core       the language calling C: `py-c`, `go-c`, `py-c-...`, `go-c-...`,
-             and the other crossings (`py-ctypes`, `py-cffi-...`, `go-cgo`,
-             `py-roundbench`);
-  alone      the language alone: `py`, `go`, and the standard library's own
-             mechanisms (STDLIB: `py-asyncio`, `py-threads`, ...);
-  ecosystem  a named library (`py-numpy`, `py-orjson`, `go-gonum`, ...);
-  published  a published program as published (`...-published`): shown
-             beside the fair variant, never scored.
+Levels are levels.py's (every variant's level, from its name).
 
 The score has one column per level and one row per scored round and size:
 *the language alone* (best alone variant of each language), *with its
 ecosystem* (best of alone and ecosystem), *calling C* (best core variant).
 A round that compares crossings (ffi) scores each kind of crossing against
-its counterpart (CROSSINGS). Each point is the ratio of the two sides'
+its counterpart (the round's `crossings`). Each point is the ratio of the two sides'
 medians with a 95% bootstrap interval (compare.py's); it goes to a language
 only when that interval excludes 1 and the ratio is at least 2% from 1, else
 it is a tie: within this run's noise.
@@ -33,64 +22,11 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from . import benchfmt, rounds
-
-LEVELS = ("alone", "ecosystem", "core")
-LEVEL_TITLES = {
-    "alone": "the language alone",
-    "ecosystem": "with its ecosystem",
-    "core": "calling C",
-}
-# How each level is drawn in the pictures and named in the tables.
-KINDS = {
-    "c": "C core (the ceiling)",
-    "core": "binding (calling C)",
-    "alone": "pure language",
-    "ecosystem": "library",
-    "published": "published program",
-}
-
-# The standard library's own mechanisms: what the language alone offers.
-STDLIB = {
-    "py": {"asyncio", "threads", "processes", "module", "S", "I", "freethreaded"},
-    "go": set(),
-}
-# The first word after the language that makes a variant a crossing into C.
-CROSSING_WORDS = {"c", "cgo", "ctypes", "cffi", "roundbench"}
-PUBLISHED_SUFFIX = "-published"
-
-# Rounds whose variants are crossings: the calling-C level pairs each kind
-# of crossing with its counterpart (a Python C call against a cgo call, not
-# against a Go-to-Go call). (label, Python's variants, Go's variants); the
-# first group is the round's row, the others rows of their own.
-CROSSINGS = {
-    "ffi": [
-        (
-            "a call into C",
-            ("py-c-noargs", "py-c-o", "py-c-fastcall", "py-c-varargs"),
-            ("go-c", "go-c-noescape", "go-c-nocallback"),
-        ),
-        ("C calling back", ("c-py-callback",), ("c-go-callback",)),
-        ("1 MiB to C, zero-copy", ("py-c-buffer",), ("go-c-slice",)),
-    ],
-}
+from .cells import metric_for
+from .levels import LEVEL_TITLES, LEVELS, level
+from .textfmt import fmt, fmt_bytes, size_label
 
 TIE_WITHIN = 0.02  # a ratio within 2% of 1 is a tie whatever its interval
-
-
-def level(variant: str) -> str:
-    """The level of a variant, from its name (see the module's doc)."""
-    if variant.endswith(PUBLISHED_SUFFIX):
-        return "published"
-    lang, _, how = variant.partition("-")
-    if lang == "c":
-        return "c"
-    if not how:
-        return "alone"
-    if how.split("-")[0] in CROSSING_WORDS:
-        return "core"
-    if how in STDLIB.get(lang, ()):
-        return "alone"
-    return "ecosystem"
 
 
 # ---- ratios with their intervals -----------------------------------------------
@@ -274,8 +210,6 @@ def _concurrency_note(info, go: Side, py: Side) -> str:
     """A time is never quoted without its memory, nor across models unsaid."""
     if info is None or not info.models:
         return ""
-    from .report import fmt_bytes
-
     go_rss, py_rss = fmt_bytes(go.cell.median_of("peak-B")), fmt_bytes(py.cell.median_of("peak-B"))
     mem = f"peak RSS {go.impl} {go_rss}, {py.impl} {py_rss}"
     gm, pm = info.models.get(go.impl), info.models.get(py.impl)
@@ -298,39 +232,36 @@ def _score_cell(cells: dict, go_impls, py_impls, unit, better, iv, info) -> Scor
 
 def score(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> list:
     """One ScoreRow per scored round and size (and per crossing kind)."""
-    from .report import _metric_for, _size_label
-
     rows = []
     for rnd_name, sizes in grouped.items():
-        unit, better, info = _metric_for(rnd_name, rs)
+        unit, better, info = metric_for(rnd_name, rs)
         if info is not None and (info.facts or not info.scored):
             continue
         for size, cells in sizes.items():
-            size_label = _size_label(size)
-            label = rnd_name if size_label == "default" else f"{rnd_name}: {size_label}"
+            size_text = size_label(size)
+            label = rnd_name if size_text == "default" else f"{rnd_name}: {size_text}"
             levels = {}
             for lvl in ("alone", "ecosystem"):
                 levels[lvl] = _score_cell(
                     cells, _level_impls(cells, "go", lvl), _level_impls(cells, "py", lvl), unit, better, iv, info
                 )
-            groups = CROSSINGS.get(rnd_name)
+            groups = info.crossings if info is not None else []
             if groups:
-                _, py_i, go_i = groups[0]
-                levels["core"] = _score_cell(cells, go_i, py_i, unit, better, iv, info)
+                levels["core"] = _score_cell(cells, groups[0].go, groups[0].py, unit, better, iv, info)
             else:
                 levels["core"] = _score_cell(
                     cells, _level_impls(cells, "go", "core"), _level_impls(cells, "py", "core"), unit, better, iv, info
                 )
             if any(c.point is not None for c in levels.values()):
-                rows.append(ScoreRow(rnd_name, size_label, label, levels, unit, better))
-            for what, py_i, go_i in (groups or [])[1:]:
-                cell = _score_cell(cells, go_i, py_i, unit, better, iv, info)
+                rows.append(ScoreRow(rnd_name, size_text, label, levels, unit, better))
+            for crossing in groups[1:]:
+                cell = _score_cell(cells, crossing.go, crossing.py, unit, better, iv, info)
                 if cell.point is not None:
                     rows.append(
                         ScoreRow(
                             rnd_name,
-                            size_label,
-                            f"{rnd_name}: {what}",
+                            size_text,
+                            f"{rnd_name}: {crossing.label}",
                             {"alone": ScoreCell(None), "ecosystem": ScoreCell(None), "core": cell},
                             unit,
                             better,
@@ -370,144 +301,6 @@ def verdict(t: dict) -> str:
 # ---- headline findings ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FindingSpec:
-    """One headline finding: side a against side b (each the best of its
-    variants) in one round's cell. `where` picks the cell: params it must
-    have (a value "max" picks the cell with the largest value of that
-    parameter). `verb` says how the winner stands to the other side, "is
-    {x} faster than", x being the ratio and its interval; a_name and b_name
-    may name the variant picked ({impl}). `memory`: quote each side's bytes
-    per task beside the times."""
-
-    round: str
-    where: dict
-    a: tuple
-    a_name: str
-    b: tuple
-    b_name: str
-    unit: str
-    verb: str  # "is {x} faster than": how the winner stands to the other side
-    context: str
-    memory: bool = False
-
-
-FASTER = "is {x} faster than"
-FINDINGS = [
-    FindingSpec("loop", {}, ("go",), "pure Go", ("py",), "pure Python", "ns/iter", FASTER, "on the arithmetic loop"),
-    FindingSpec(
-        "ffi",
-        {},
-        ("py-c-noargs", "py-c-o", "py-c-fastcall"),
-        "a call into C from Python ({impl})",
-        ("go-c", "go-c-noescape", "go-c-nocallback"),
-        "one from Go ({impl}, cgo)",
-        "ns/call",
-        "is {x} cheaper than",
-        "",
-    ),
-    FindingSpec(
-        "loop",
-        {},
-        ("go-c",),
-        "Go calling the C core",
-        ("py-c",),
-        "Python calling it",
-        "ns/iter",
-        FASTER,
-        "on the same loop",
-    ),
-    FindingSpec(
-        "matmul",
-        {"n": "max", "threads": "1"},
-        ("py-numpy",),
-        "Python with numpy",
-        ("go", "go-gonum", "go-gonum-netlib"),
-        "Go's best ({impl})",
-        "GFLOP/s",
-        FASTER,
-        "on the largest matrix product, one thread",
-    ),
-    FindingSpec(
-        "jsonl",
-        {"lines": "max"},
-        ("py", "py-orjson", "py-msgspec"),
-        "Python's best ({impl})",
-        ("go",),
-        "Go's encoding/json",
-        "MB/s",
-        FASTER,
-        "counting a JSON Lines log",
-    ),
-    FindingSpec(
-        "sleep",
-        {"n": "max"},
-        ("go",),
-        "Go (goroutines)",
-        ("py-asyncio",),
-        "Python (asyncio)",
-        "overhead-ns",
-        "has {x} less overhead than",
-        "for 100,000 sleeping tasks",
-        memory=True,
-    ),
-    FindingSpec(
-        "chain",
-        {"n": "max", "parallel": "1"},
-        ("go",),
-        "Go (goroutines)",
-        ("py-asyncio", "py-greenlet"),
-        "Python's best ({impl})",
-        "ns/hop",
-        FASTER,
-        "passing a value down a chain of tasks",
-        memory=True,
-    ),
-    FindingSpec(
-        "http",
-        {"rate": "0"},
-        ("go",),
-        "Go's net/http",
-        ("py-fastapi", "py-flask"),
-        "Python's best framework ({impl})",
-        "req/s",
-        FASTER,
-        "serving hello-world under full load",
-    ),
-    FindingSpec(
-        "startup",
-        {},
-        ("go",),
-        "a Go hello-world",
-        ("py",),
-        "`python -c pass`",
-        "ms",
-        FASTER,
-        "to start and exit",
-    ),
-    FindingSpec(
-        "cores",
-        {"workers": "max"},
-        ("go",),
-        "Go (goroutines)",
-        ("py-threads",),
-        "Python (threads)",
-        "speedup",
-        "gets {x} more speed-up than",
-        "on all cores",
-    ),
-    FindingSpec(
-        "temps",
-        {},
-        ("go",),
-        "one fused Go pass",
-        ("py-numpy",),
-        "numpy's `(a*a % 7).sum()`",
-        "ns/elem",
-        FASTER,
-        "over a 20M-element array",
-    ),
-]
 MAX_FINDINGS = 10
 
 
@@ -545,7 +338,6 @@ def _pick_size(sizes: dict, where: dict) -> Optional[tuple]:
 
 def _fmt_value(x: float, unit: str) -> str:
     from .claims import TIME_UNITS, quantity_text
-    from .report import fmt, fmt_bytes
 
     if unit.endswith("-B"):
         return fmt_bytes(x)
@@ -554,8 +346,16 @@ def _fmt_value(x: float, unit: str) -> str:
     return f"{fmt(x)} {unit}"
 
 
-def finding(spec: FindingSpec, grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> Optional[Finding]:
-    sizes = grouped.get(spec.round)
+def headlines() -> list:
+    """Every round's headlines as (round name, rounds.Headline), by rank."""
+    found = [(rnd.name, h) for rnd in rounds.all_rounds() for h in rnd.headlines]
+    return sorted(found, key=lambda rh: rh[1].rank)
+
+
+def finding(
+    rnd_name: str, spec: rounds.Headline, grouped: dict, rs: benchfmt.ResultSet, iv: Intervals
+) -> Optional[Finding]:
+    sizes = grouped.get(rnd_name)
     if not sizes:
         return None
     size = _pick_size(sizes, spec.where)
@@ -565,7 +365,7 @@ def finding(spec: FindingSpec, grouped: dict, rs: benchfmt.ResultSet, iv: Interv
     better = rs.units.get(spec.unit)
     if better is None:
         try:
-            better = rounds.get(spec.round).units.get(spec.unit, "lower")
+            better = rounds.get(rnd_name).units.get(spec.unit, "lower")
         except KeyError:
             better = "lower"
     a = best_side(cells, spec.a, spec.unit, better)
@@ -595,7 +395,7 @@ def finding(spec: FindingSpec, grouped: dict, rs: benchfmt.ResultSet, iv: Interv
     flagged = [s.impl for s in (a, b) if _unstable(s.cell, spec.unit)]
     if flagged:
         text += f" ({', '.join(flagged)}: flagged unstable.)"
-    return Finding(text, p, spec.round, "")
+    return Finding(text, p, rnd_name, "")
 
 
 def _cap(s: str) -> str:
@@ -608,11 +408,11 @@ def _unstable(cell, unit: str) -> bool:
 
 
 def findings(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals, rows: list) -> list:
-    """Up to MAX_FINDINGS, from FINDINGS where their cells ran; a short run
-    (one round, --quick) fills up from its score rows."""
+    """Up to MAX_FINDINGS, from the rounds' headlines where their cells
+    ran; a short run (one round, --quick) fills up from its score rows."""
     out = []
-    for spec in FINDINGS:
-        f = finding(spec, grouped, rs, iv)
+    for rnd_name, spec in headlines():
+        f = finding(rnd_name, spec, grouped, rs, iv)
         if f is not None:
             out.append(f)
         if len(out) == MAX_FINDINGS:
@@ -686,31 +486,9 @@ def _duration(rs: benchfmt.ResultSet, files: list) -> str:
     return "not recorded (this result file has no end record)"
 
 
-def fairness_warnings(configs: list) -> list:
-    """Every check that warned (machine-* and fairness-* lines), as
-    (name, finding, fix); from the older `fairness` line where the file
-    predates the per-check lines."""
-    from . import fairness
-
-    out = []
-    seen = set()
-    for cfg in configs:
-        for k, v in cfg.items():
-            if (k.startswith("fairness-") or k.startswith("machine-")) and k not in seen:
-                seen.add(k)
-                status, found, fix = fairness.parse_line(v)
-                if status == "warn":
-                    out.append((k.split("-", 1)[1], found, fix))
-    if out or seen:
-        return out
-    for cfg in configs:
-        fair = cfg.get("fairness")
-        if fair and fair != "no unfair condition found":
-            out.append(("fairness", fair, ""))
-    return out
-
-
-def run_info(rs: benchfmt.ResultSet, files: list) -> RunInfo:
+def run_info(rs: benchfmt.ResultSet, files: list, warnings: list) -> RunInfo:
+    """The run in one paragraph; `warnings` are fairness.warned(rs.configs),
+    computed once for the summary and the report's fairness section."""
     cfg = rs.configs[0] if rs.configs else {}
     machine = cfg.get("cpu", "")
     if cfg.get("cores"):
@@ -734,5 +512,5 @@ def run_info(rs: benchfmt.ResultSet, files: list) -> RunInfo:
         commit=cfg.get("roundbench-commit", "not recorded"),
         duration=_duration(rs, files),
         counts=counts,
-        warnings=fairness_warnings(rs.configs),
+        warnings=warnings,
     )

@@ -1,21 +1,13 @@
 """The rounds: what each one measures, its variants, sizes and metrics.
 
-Every module in this package is one round: it exports ROUND (a Round, whose
-name is the module's name) and registers its Python variants with
-harness.implements, each with the units its result line may carry. Rounds
-are found here, not listed: adding a round adds its module and touches no
-other Python file. The C variants live in csrc/runner/run_<round>.c and the
-Go ones in go/cmd/rb-go/<round>/, the round's own Go runner; a Variant's
-`program` says which child program runs it, and every child program lists
-what it implements (`PROGRAM --list`; tests/test_registry.py holds them to
-the declarations).
-
-A round module may also define:
-  provenance() -> (items, warnings): extra provenance lines for the result
-      file (e.g. the BLAS library and kernel) and fairness warnings;
-  report_section(size, cells, config) -> str: Markdown the report prints
-      after the round's table for that size (cells: impl -> report.Cell;
-      config: the result file's provenance lines).
+Every module or package in this package is one round, named after it: it
+exports ROUND (a Round, whose contract is its docstring) and registers its
+Python variants with harness.implements. Rounds are found here, not listed:
+adding a round adds rounds/<round> (a module, or a package when it has an
+input generator, a driver or library variants of its own), its pure Python
+version pure/<round>.py, its C glue csrc/runner/run_<round>.c and its Go
+runner go/cmd/rb-go/<round>/ (tests/test_registry.py holds every child
+program's `--list` to the declarations), and touches no other Python file.
 
 Extra rounds can be loaded from modules named in the environment variable
 ROUNDBENCH_PLUGINS (comma-separated), built the same way; the tests use
@@ -78,10 +70,17 @@ class Variant:
     # Sizes this variant runs at by default (None: all); a size given on the
     # command line (--n, --param, a round's options) runs every variant.
     default_if: Optional[Callable[[dict], bool]] = None
-    # Extra environment for the child, from the cell's parameters (e.g.
-    # OPENBLAS_NUM_THREADS, GOMAXPROCS). Recorded in the result line's name
-    # only if the round puts it in its parameters.
+    # The settings the child runs under, from the cell's parameters (e.g.
+    # OPENBLAS_NUM_THREADS, GOMAXPROCS): extra environment, computed without
+    # side effects (the fairness check reads it too). Recorded in the result
+    # line's name only if the round puts it in its parameters.
     env: Optional[Callable[[dict], dict]] = None
+    # Generates the cell's input: runs in the runner before each child,
+    # makes the input files the cell's parameters name on first use (cached
+    # by their arguments: round jsonl's log, round aspects' ephemeris and
+    # events) and returns the environment variables that tell the child
+    # where they are.
+    make_inputs: Optional[Callable[[dict], dict]] = None
     # "one" when the variant's work runs on one thread (its child is pinned
     # to one CPU), "many" when it uses several OS threads or processes (its
     # cell gets every usable CPU), or a function of the cell's parameters
@@ -131,7 +130,73 @@ def int_at_least(lo: int) -> Callable[[str], int]:
 
 
 @dataclass(frozen=True)
+class Headline:
+    """One headline finding a round offers the report's first page: side a
+    against side b (each the best of its variants) in one of the round's
+    cells. `rank` orders every round's headlines (the first ten that ran
+    are shown). `where` picks the cell: params it must have (a value "max"
+    picks the cell with the largest value of that parameter). `verb` says
+    how the winner stands to the other side, "is {x} faster than", x being
+    the ratio and its interval; a_name and b_name may name the variant
+    picked ({impl}). `memory`: quote each side's bytes per task beside the
+    times."""
+
+    rank: int
+    where: dict
+    a: tuple
+    a_name: str
+    b: tuple
+    b_name: str
+    unit: str
+    verb: str
+    context: str
+    memory: bool = False
+
+
+FASTER = "is {x} faster than"
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """A kind of crossing into C that the score's calling-C level pairs
+    across the languages (a Python C call against a cgo call, not against a
+    Go-to-Go call), for a round whose variants are crossings (ffi). The
+    first of a round's crossings is its own row; the others get rows of
+    their own, labelled."""
+
+    label: str
+    py: tuple
+    go: tuple
+
+
+@dataclass(frozen=True)
 class Round:
+    """A round, as its module declares it: the contract between a round and
+    the rest of the suite.
+
+    Declared here (the fields below): its variants (each run by a child
+    program that implements it and says so in `--list`), sizes, metric and
+    units, options, run budget, concurrency models, and what the report's
+    first page takes from it: `headlines` (its headline findings) and
+    `crossings` (for a round of crossings, which ones the score pairs).
+
+    Hooks: functions the round's module may define, called by name
+    (rounds.hook), each optional:
+      provenance() -> (items, warnings): extra provenance lines for the
+          result file (matmul: the BLAS library and kernel) and fairness
+          warnings;
+      report_section(size, cells, config) -> str: Markdown the report prints
+          after the round's table for that size (cells: impl ->
+          cells.Cell; config: the result file's provenance lines);
+      charts(sizes, out_dir) -> [charts.Figure]: the round's own pictures
+          (sizes: size -> impl -> cells.Cell), drawn with charts.py's
+          helpers; the report puts them in its gallery;
+      COMMANDS: subcommand modules the round brings (each with
+          add_parser(sub), as every subcommand module: jsonl's gen-log).
+
+    A variant's `make_inputs` generates the cell's input (cached) before
+    each child; its `env` says how the child runs (threads)."""
+
     name: str
     title: str
     explain: str
@@ -196,9 +261,23 @@ class Round:
     # the report labels each row with it and says so when a point goes
     # across models (goroutines against OS threads, say).
     models: dict = field(default_factory=dict)
+    # The report's first page: the headline findings this round offers
+    # (Headline), and, for a round of crossings, which crossings the score
+    # pairs (Crossing; empty: the calling-C level pairs every core variant).
+    headlines: list = field(default_factory=list)
+    crossings: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         names = {v.name for v in self.variants}
+        # A renamed variant fails here, at import, not silently in the report.
+        for h in self.headlines:
+            unknown = (set(h.a) | set(h.b)) - names
+            if unknown:
+                raise ValueError(f"round {self.name}: headline {h.rank} names {sorted(unknown)}, no variants of it")
+        for c in self.crossings:
+            unknown = (set(c.py) | set(c.go)) - names
+            if unknown:
+                raise ValueError(f"round {self.name}: crossing {c.label!r} names {sorted(unknown)}, no variants of it")
         for name, model in self.models.items():
             if name not in names:
                 raise ValueError(f"round {self.name}: models names {name!r}, which is no variant of it")
@@ -253,11 +332,14 @@ RUN_INDEX_ENV = "ROUNDBENCH_RUN"
 
 
 def child_env(v: Variant, params: dict) -> Optional[dict]:
-    """The child's environment: ours, plus what the variant asks for."""
-    if v.env is None:
+    """The child's environment: ours, plus the variant's settings, plus
+    where its inputs are (made now if they are not yet)."""
+    if v.env is None and v.make_inputs is None:
         return None
     env = dict(os.environ)
-    env.update({k: str(val) for k, val in v.env(params).items()})
+    for hook in (v.env, v.make_inputs):
+        if hook is not None:
+            env.update({k: str(val) for k, val in hook(params).items()})
     return env
 
 

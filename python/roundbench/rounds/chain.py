@@ -37,7 +37,7 @@ import resource
 import sys
 
 from .. import harness
-from . import Option, Round, Variant, int_at_least, needs_module, uvloop_loop_factory
+from . import FASTER, Headline, int_at_least, needs_module, Option, Round, uvloop_loop_factory, Variant
 
 DEFAULT_N = 100_000
 THREADS_N = 1_000  # py-threads' default size: one OS thread per task
@@ -54,6 +54,23 @@ def _below_published(params: dict) -> bool:
     variant runs (at N = 1,000,000 only go runs beside go-published)."""
     return int(params["n"]) < PUBLISHED_N
 
+
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(
+        7,
+        {"n": "max", "parallel": "1"},
+        ("go",),
+        "Go (goroutines)",
+        ("py-asyncio", "py-greenlet"),
+        "Python's best ({impl})",
+        "ns/hop",
+        FASTER,
+        "passing a value down a chain of tasks",
+        memory=True,
+    ),
+]
 
 ROUND = Round(
     name="chain",
@@ -129,6 +146,7 @@ ROUND = Round(
     ],
     quick=[{"n": THREADS_N, "hop-work": 0, "parallel": 1}],
     metric="ns/hop",
+    headlines=HEADLINES,
     order=8,
     units={
         "ns/hop": "lower",
@@ -373,3 +391,13 @@ def run_py_threads(args: harness.Args) -> None:
     from ..pure.chain import ThreadChain
 
     _run(args, ThreadChain)
+
+
+def charts(sizes: dict, out_dir) -> list:
+    """The round's own picture (report.draw calls it with the round's size
+    -> variant -> Cell): time against memory per task, one point per
+    variant."""
+    from .. import charts as drawing
+
+    fig = drawing.time_memory(sizes, "chain", "ns/hop", "ns per hop (the pass / N)", 1.0, out_dir)
+    return [fig] if fig is not None else []

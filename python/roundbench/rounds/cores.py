@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import harness
-from . import Round, Variant
+from . import Headline, Round, Variant
 from .loop import MAX_N, expected
 
 MAX_WORKERS = 4096  # RB_CORES_MAX_WORKERS
@@ -73,6 +73,22 @@ def _gomaxprocs(params: dict) -> dict:
     return {"GOMAXPROCS": str(params.get("workers", 1))}
 
 
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(
+        10,
+        {"workers": "max"},
+        ("go",),
+        "Go (goroutines)",
+        ("py-threads",),
+        "Python (threads)",
+        "speedup",
+        "gets {x} more speed-up than",
+        "on all cores",
+    ),
+]
+
 ROUND = Round(
     name="cores",
     threads="many",  # one child times 1 worker and then T (placement: every usable CPU)
@@ -100,6 +116,7 @@ ROUND = Round(
     sizes=[{"n": 100_000_000, "workers": 1}, {"n": 100_000_000, "workers": cores()}],
     quick=[{"n": 2_000_000, "workers": 1}, {"n": 2_000_000, "workers": cores()}],
     metric="speedup",
+    headlines=HEADLINES,
     order=9,
     units={"speedup": "higher", "efficiency": "higher", "t1-ns": "lower"},
     metric_explain="speedup: the 1-worker time divided by the T-worker time, both measured in the same run",
@@ -175,3 +192,64 @@ def run_py_freethreaded(args: harness.Args) -> None:
         return out
 
     _run(args, pair)
+
+
+# ---- the round's pictures -----------------------------------------------------------
+
+
+def _speedup(sizes: dict, out_dir: Path) -> Optional[object]:
+    from .. import charts as drawing
+
+    series: dict = {}
+    for size, cells in sizes.items():
+        try:
+            w = int(dict(size).get("workers", ""))
+        except ValueError:
+            continue
+        for c in cells.values():
+            s = c.summary("speedup")
+            if s is not None:
+                series.setdefault(c.impl, []).append((w, s))
+    if not series:
+        return None
+    plt = drawing.pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    workers = sorted({w for pts in series.values() for w, _ in pts})
+    ax.plot(workers, workers, "--", color="#888888", label="ideal (speed-up = workers)")
+    markers = "osD^v<>ph*"
+    for i, (impl, pts) in enumerate(series.items()):
+        pts.sort(key=lambda p: p[0])
+        xs = [w for w, _ in pts]
+        ys = [s.median for _, s in pts]
+        err = [
+            [max(s.median - (s.ci_low if s.ci_low is not None else s.median), 0) for _, s in pts],
+            [max((s.ci_high if s.ci_high is not None else s.median) - s.median, 0) for _, s in pts],
+        ]
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=err,
+            marker=markers[i % len(markers)],
+            capsize=2,
+            label=impl,
+        )
+    ax.set_xticks(workers)
+    ax.set_xlabel("workers (OS threads, goroutines or processes)")
+    ax.set_ylabel("speed-up over one worker (higher is better)")
+    ax.set_title("cores: speed-up against workers, with the ideal line\nhigher is better")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return drawing.Figure(
+        "cores-speedup",
+        "cores: speed-up against workers",
+        "Each variant's median speed-up (its 1-worker time over its T-worker time, both in one run) with its 95% "
+        "CI; the dashed line is perfect scaling. Higher is better.",
+        drawing.save(plt, fig, out_dir, "cores-speedup"),
+    )
+
+
+def charts(sizes: dict, out_dir) -> list:
+    """The round's own pictures (report.draw calls it with the round's size
+    -> variant -> Cell)."""
+    return [fig for fig in (_speedup(sizes, Path(out_dir)),) if fig is not None]

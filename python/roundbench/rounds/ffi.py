@@ -14,9 +14,11 @@ copy on every call, as code that converts to bytes or C memory first does.
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Optional
 
 from .. import harness
-from . import Round, Variant, needs_module
+from . import Crossing, Headline, needs_module, Round, Variant
 
 BUFFER_SIZE = 1 << 20
 # Python counts no instructions per call: instr/call is the C and Go runners'.
@@ -28,6 +30,35 @@ def _cffi_api() -> str | None:
 
 
 V = Variant
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(
+        2,
+        {},
+        ("py-c-noargs", "py-c-o", "py-c-fastcall"),
+        "a call into C from Python ({impl})",
+        ("go-c", "go-c-noescape", "go-c-nocallback"),
+        "one from Go ({impl}, cgo)",
+        "ns/call",
+        "is {x} cheaper than",
+        "",
+    ),
+]
+
+# The score pairs each kind of crossing with its counterpart: a call into C
+# from Python against one from Go (the round's row), then a callback from C
+# into each language, then a buffer handed over without a copy.
+CROSSINGS = [
+    Crossing(
+        "a call into C",
+        ("py-c-noargs", "py-c-o", "py-c-fastcall", "py-c-varargs"),
+        ("go-c", "go-c-noescape", "go-c-nocallback"),
+    ),
+    Crossing("C calling back", ("c-py-callback",), ("c-go-callback",)),
+    Crossing("1 MiB to C, zero-copy", ("py-c-buffer",), ("go-c-slice",)),
+]
+
 ROUND = Round(
     name="ffi",
     title="ffi: the cost of one trivial call across each boundary",
@@ -60,6 +91,8 @@ ROUND = Round(
     sizes=[{}],
     quick=[{}],
     metric="ns/call",
+    headlines=HEADLINES,
+    crossings=CROSSINGS,
     order=4,
     units={"ns/call": "lower", "instr/call": "lower"},
     metric_explain="ns/call: time of one call, loop overhead subtracted",
@@ -200,3 +233,91 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
     if perf.startswith("yes"):
         return ""
     return f"Instructions per call (instr/call) are not reported: {perf}.\n"
+
+
+# ---- the round's pictures -----------------------------------------------------------
+
+
+def _ffi_direction(impl: str) -> str:
+    lang, _, how = impl.partition("-")
+    names = {"py": "Python", "go": "Go", "c": "C"}
+    if lang == "c" and how.endswith("-callback"):
+        return f"C → {names[how.split('-')[0]]}"
+    if lang == "c":
+        return "C → C"
+    if not how:
+        return f"{names[lang]} → {names[lang]}"
+    if any(w in how for w in ("buffer", "bytes", "slice", "copy")):
+        return f"{names[lang]} → C, 1 MiB"
+    return f"{names[lang]} → C"
+
+
+DIRECTION_COLOURS = {
+    "C → C": "#4d4d4d",
+    "Go → Go": "#2ca02c",
+    "Python → Python": "#98df8a",
+    "Go → C": "#1f77b4",
+    "Python → C": "#aec7e8",
+    "C → Go": "#9467bd",
+    "C → Python": "#c5b0d5",
+    "Go → C, 1 MiB": "#8c564b",
+    "Python → C, 1 MiB": "#c49c94",
+}
+
+
+def _ladder(sizes: dict, out_dir: Path) -> Optional[object]:
+    from .. import charts as drawing
+
+    cells = next(iter(sizes.values()))
+    rows = [(c.impl, c.summary("ns/call")) for c in cells.values()]
+    rows = sorted([(i, s) for i, s in rows if s is not None], key=lambda r: r[1].median)
+    if not rows:
+        return None
+    plt = drawing.pyplot()
+    from matplotlib.patches import Patch
+
+    heights = [0.27 * len(rows) + 0.2]
+    width, height = 8.0, drawing.TOP_IN + drawing.BOTTOM_IN + 0.25 + heights[0]
+    fig, ax = plt.subplots(figsize=(width, height))
+    drawing.layout(fig, width, height, 0.3 + drawing.CHAR_IN * max(len(i) for i, _ in rows), heights)
+    ys = list(range(len(rows)))[::-1]
+    seen = []
+    for y, (impl, s) in zip(ys, rows):
+        d = _ffi_direction(impl)
+        if d not in seen:
+            seen.append(d)
+        err = [[max(s.median - s.ci_low, 0)], [max(s.ci_high - s.median, 0)]] if s.ci_low is not None else None
+        ax.barh(y, s.median, color=DIRECTION_COLOURS.get(d, "#888888"), xerr=err, error_kw={"capsize": 2})
+        top = s.ci_high if s.ci_high is not None else s.median
+        ax.annotate(
+            f"{drawing.short(s.median)} ns",
+            (top, y),
+            xytext=(3, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=7,
+        )
+    ax.set_yticks(ys)
+    ax.set_yticklabels([impl for impl, _ in rows])
+    if not drawing.log_if_spread(ax, [s.median for _, s in rows]):
+        ax.set_xlim(0, max(s.median for _, s in rows) * 1.25)
+    else:
+        lo, hi = ax.get_xlim()
+        ax.set_xlim(lo, hi * 1.8)
+    ax.set_xlabel("ns per call, loop overhead subtracted (lower is better)")
+    ax.set_title("ffi: the cost of one call across each boundary, both directions\nns per call: lower is better")
+    ax.grid(axis="x", alpha=0.3)
+    drawing.figure_legend(fig, [Patch(color=DIRECTION_COLOURS.get(d, "#888888"), label=d) for d in seen])
+    return drawing.Figure(
+        "ffi-ladder",
+        "ffi: ns per call by mechanism",
+        "Each mechanism's median ns per call with its 95% CI, coloured by direction (caller → callee); "
+        "the 1 MiB rows hand a buffer over. Lower is better.",
+        drawing.save(plt, fig, out_dir, "ffi-ladder"),
+    )
+
+
+def charts(sizes: dict, out_dir) -> list:
+    """The round's own pictures (report.draw calls it with the round's size
+    -> variant -> Cell)."""
+    return [fig for fig in (_ladder(sizes, Path(out_dir)),) if fig is not None]

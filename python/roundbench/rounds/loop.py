@@ -13,7 +13,7 @@ the module, beside py, which keeps the loop inside a function.
 from __future__ import annotations
 
 from .. import harness
-from . import Round, Variant
+from . import FASTER, Headline, Round, Variant
 
 MAX_N = 3037000500  # (n-1)^2 must fit in int64: the same bound as the core's
 
@@ -23,6 +23,15 @@ def expected(n: int) -> int:
     prefix = (0, 0, 1, 5, 7, 9, 13)
     return n // 7 * 14 + prefix[n % 7]
 
+
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(1, {}, ("go",), "pure Go", ("py",), "pure Python", "ns/iter", FASTER, "on the arithmetic loop"),
+    Headline(
+        3, {}, ("go-c",), "Go calling the C core", ("py-c",), "Python calling it", "ns/iter", FASTER, "on the same loop"
+    ),
+]
 
 ROUND = Round(
     name="loop",
@@ -44,6 +53,7 @@ ROUND = Round(
     sizes=[{"n": 20_000_000}],
     quick=[{"n": 200_000}],
     metric="ns/iter",
+    headlines=HEADLINES,
     order=1,
     units={"ns/iter": "lower"},
     metric_explain="ns/iter: wall time of the loop divided by N",

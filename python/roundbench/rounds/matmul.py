@@ -38,9 +38,10 @@ import subprocess
 import sys
 from array import array
 from pathlib import Path
+from typing import Optional
 
 from .. import harness, programs
-from . import Option, Round, Variant, needs_module, program_of
+from . import FASTER, Headline, needs_module, Option, program_of, Round, Variant
 
 MAX_N = 20_000  # three matrices of 20000^2 float64 are 9.6 GB
 SEED = 1
@@ -87,6 +88,22 @@ def parse_threads(text: str) -> int:
 
 
 V = Variant
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(
+        4,
+        {"n": "max", "threads": "1"},
+        ("py-numpy",),
+        "Python with numpy",
+        ("go", "go-gonum", "go-gonum-netlib"),
+        "Go's best ({impl})",
+        "GFLOP/s",
+        FASTER,
+        "on the largest matrix product, one thread",
+    ),
+]
+
 ROUND = Round(
     name="matmul",
     threads=lambda p: "many" if int(p.get("threads", 1)) > 1 else "one",
@@ -132,6 +149,7 @@ ROUND = Round(
     sizes=[{"n": 300, "threads": 1}, {"n": 1000, "threads": 1}, {"n": 2000, "threads": 1}],
     quick=[{"n": 64, "threads": 1}],
     metric="GFLOP/s",
+    headlines=HEADLINES,
     order=2,
     units={"GFLOP/s": "higher"},
     metric_explain="GFLOP/s: 2n³ floating-point operations divided by the product's wall time",
@@ -406,7 +424,6 @@ def provenance() -> tuple:
     """One blas-<variant> line per BLAS-using variant (at 1 thread and at
     all cores), go-gonum's line, go-gonum-netlib's modules, and a warning
     per mismatch."""
-    from .. import provenance as prov
 
     items, per = {"blas": "see the blas-* lines"}, {}
     for threads in sorted({1, all_threads()}):
@@ -415,7 +432,7 @@ def provenance() -> tuple:
         desc = [f"threads={t}: {_describe(per[t].get(v, {'error': 'no answer'}))}" for t in per]
         items[f"blas-{v}"] = " | ".join(desc)
     netlib = programs.path(NETLIB_PROGRAM)
-    mods, settings = prov.go_module_versions(netlib), prov.go_build_settings(netlib)
+    mods, settings = programs.go_module_versions(netlib), programs.go_build_settings(netlib)
     if mods:
         items["matmul-go-gonum-netlib"] = (
             ", ".join(f"{m} {mods[m]}" for m in NETLIB_MODULES if m in mods)
@@ -476,3 +493,75 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
             "its version and kernel, and every BLAS variant the thread count asked for."
         )
     return "\n\n".join(paras) + "\n"
+
+
+# ---- the round's pictures -----------------------------------------------------------
+
+
+def _gflops(sizes: dict, out_dir: Path) -> Optional[object]:
+    from .. import charts as drawing
+
+    series: dict = {}
+    for size, cells in sizes.items():
+        params = dict(size)
+        if params.get("threads", "1") != "1":
+            continue
+        try:
+            n = int(params["n"])
+        except (KeyError, ValueError):
+            continue
+        for c in cells.values():
+            s = c.summary("GFLOP/s")
+            if s is not None:
+                series.setdefault(c.impl, []).append((n, s))
+    if not series:
+        return None
+    plt = drawing.pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    markers = "osD^v<>ph*"
+    for i, (impl, pts) in enumerate(series.items()):
+        pts.sort(key=lambda p: p[0])
+        ax.errorbar(
+            [n for n, _ in pts],
+            [s.median for _, s in pts],
+            yerr=[
+                [max(s.median - (s.ci_low if s.ci_low is not None else s.median), 0) for _, s in pts],
+                [max((s.ci_high if s.ci_high is not None else s.median) - s.median, 0) for _, s in pts],
+            ],
+            marker=markers[i % len(markers)],
+            capsize=2,
+            label=f"{impl} ({drawing.KINDS[drawing.level(impl)]})",
+        )
+    peak = max((s.median for _, s in series.get("c-blas", [])), default=None)
+    if peak:
+        ax.axhline(
+            peak,
+            color="#d62728",
+            linewidth=1,
+            linestyle=":",
+            label=f"this machine's single-core peak\n(best c-blas median): {peak:.3g} GFLOP/s",
+        )
+    drawing.log_if_spread(ax, [s.median for pts in series.values() for _, s in pts], "y")
+    ns = sorted({n for pts in series.values() for n, _ in pts})
+    drawing.log_axis(ax, "x")
+    ax.set_xticks(ns)
+    ax.set_xticklabels([str(n) for n in ns])
+    ax.set_xlabel("n (n×n matrices)")
+    ax.set_ylabel("GFLOP/s (higher is better)")
+    ax.set_title("matmul: GFLOP/s against n, one thread\nhigher is better")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    return drawing.Figure(
+        "matmul-gflops",
+        "matmul: GFLOP/s against n",
+        "Each variant's median GFLOP/s with its 95% CI at each n (BLAS on one thread); the dotted line is the best "
+        "c-blas figure, this machine's measured single-core peak. Higher is better.",
+        drawing.save(plt, fig, out_dir, "matmul-gflops"),
+    )
+
+
+def charts(sizes: dict, out_dir) -> list:
+    """The round's own pictures (report.draw calls it with the round's size
+    -> variant -> Cell)."""
+    return [fig for fig in (_gflops(sizes, Path(out_dir)),) if fig is not None]

@@ -34,7 +34,7 @@ from __future__ import annotations
 import sys
 
 from .. import harness
-from . import Round, Variant, needs_module, uvloop_loop_factory
+from . import Headline, needs_module, Round, uvloop_loop_factory, Variant
 
 MAX_N = 100_000_000  # RB_SLEEP_MAX_N: the core's counters are 32-bit
 BASELINE_WAIT_NS = 1_000_000
@@ -54,6 +54,23 @@ def _unfitted(params: dict) -> bool:
     """The cell without fit=1: where every variant but the thread ones runs."""
     return not int(params.get("fit", 0))
 
+
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(
+        6,
+        {"n": "max"},
+        ("go",),
+        "Go (goroutines)",
+        ("py-asyncio",),
+        "Python (asyncio)",
+        "overhead-ns",
+        "has {x} less overhead than",
+        "for 100,000 sleeping tasks",
+        memory=True,
+    ),
+]
 
 ROUND = Round(
     name="sleep",
@@ -110,6 +127,7 @@ ROUND = Round(
     # the wait, and the quick suite runs every variant six times.
     quick=[{"n": 1000, "wait_ms": 100}],
     metric="overhead-ns",
+    headlines=HEADLINES,
     order=7,
     units={"overhead-ns": "lower", "setup-ns": "lower", "B/task": "lower", "live-tasks": "higher", "base-B": "lower"},
     metric_explain="overhead-ns: wall time from the common start to the last wake, minus the wait (1 s; wait_ms=W)",
@@ -286,3 +304,13 @@ def run_published(args: harness.Args, sleep) -> None:
 @harness.implements("sleep", "py-asyncio-published", units=PUBLISHED_UNITS)
 def run_py_asyncio_published(args: harness.Args) -> None:
     run_published(args, sleep_asyncio_published)
+
+
+def charts(sizes: dict, out_dir) -> list:
+    """The round's own picture (report.draw calls it with the round's size
+    -> variant -> Cell): time against memory per task, one point per
+    variant."""
+    from .. import charts as drawing
+
+    fig = drawing.time_memory(sizes, "sleep", "overhead-ns", "overhead beyond the 1 s wait, s", 1e9, out_dir)
+    return [fig] if fig is not None else []

@@ -30,7 +30,7 @@ import os
 from typing import Optional
 
 from .. import interp, programs
-from . import Round, Variant, needs_module, needs_program, repo_root
+from . import FASTER, Headline, needs_module, needs_program, repo_root, Round, Variant
 
 LAUNCHER = "rb-c-static"
 
@@ -62,6 +62,12 @@ def _v(name: str, explain: str, *, program: Optional[str] = None, requires=None)
     return Variant(name, LAUNCHER, explain, requires=needs_program(program), env=env)
 
 
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(9, {}, ("go",), "a Go hello-world", ("py",), "`python -c pass`", "ms", FASTER, "to start and exit"),
+]
+
 ROUND = Round(
     name="startup",
     title="startup: process start to exit",
@@ -86,6 +92,7 @@ ROUND = Round(
     sizes=[{"starts": 20}],
     quick=[{"starts": 3}],
     metric="ms",
+    headlines=HEADLINES,
     order=5,
     units={
         "ms": "lower",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import resource
 
 from .. import harness
-from . import Round, Variant, needs_module
+from . import FASTER, Headline, needs_module, Round, Variant
 from .loop import expected
 
 MAX_N = 3037000500  # a[i]*a[i] must fit in int64, as in the loop round
@@ -31,6 +31,22 @@ TRAFFIC_PER_ELEM = {"fused": 8, "py-numpy": 40, "py-numpy-out": 40}
 
 _numpy = needs_module("numpy", "pip install numpy")
 UNITS = ["ns/elem", "sys-ns/elem", "traffic-B"]
+
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(
+        11,
+        {},
+        ("go",),
+        "one fused Go pass",
+        ("py-numpy",),
+        "numpy's `(a*a % 7).sum()`",
+        "ns/elem",
+        FASTER,
+        "over a 20M-element array",
+    ),
+]
 
 ROUND = Round(
     name="temps",
@@ -50,6 +66,7 @@ ROUND = Round(
     sizes=[{"n": 20_000_000}],
     quick=[{"n": 200_000}],
     metric="ns/elem",
+    headlines=HEADLINES,
     order=3,
     units={"ns/elem": "lower", "sys-ns/elem": "lower", "traffic-B": "lower"},
     metric_explain="ns/elem: wall time of the evaluation divided by N",

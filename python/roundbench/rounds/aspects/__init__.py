@@ -48,7 +48,7 @@ WARMUP_EVENTS = 16
 UNITS = ["ns/event"]
 
 
-def _data_env(params: dict) -> dict:
+def _make_inputs(params: dict) -> dict:
     """Runs in the runner before each child: the paths of the table and of
     the events, generated on first use and cached by their arguments; the
     .expect gets the lines of a combination other than the default the
@@ -69,7 +69,7 @@ def _small(params: dict) -> bool:
 
 
 def _v(name: str, program: str, explain: str, **kw) -> Variant:
-    return Variant(name, program, explain, env=_data_env, **kw)
+    return Variant(name, program, explain, make_inputs=_make_inputs, **kw)
 
 
 # The round's own subcommand (cli.py adds it): its input's generator.
@@ -279,7 +279,8 @@ def _launch(name: str, explain: str, program_env, requires=None, where=_is_launc
         explain + CHECKED,
         requires=requires,
         default_if=where,
-        env=lambda params: {**_data_env(params), **program_env()},
+        env=lambda params: program_env(),
+        make_inputs=_make_inputs,
     )
 
 

@@ -52,7 +52,7 @@ from ... import benchfmt, harness, programs
 from .load import WRK_TIMEOUT_S
 from .servers import GO_SERVERS, split_cpus
 from .stress import CHECKS
-from .. import RUN_INDEX_ENV, Round, Variant, needs_all, needs_command, needs_module, needs_program
+from .. import FASTER, Headline, needs_all, needs_command, needs_module, needs_program, Round, RUN_INDEX_ENV, Variant
 
 # The core's servers.
 CORE_VARIANTS = ("c", "py-c", "go-c")
@@ -132,9 +132,8 @@ def _wrk_version() -> str:
 
 
 def _go_module(module: str) -> str:
-    from ... import provenance as prov
 
-    mods = prov.go_module_versions(programs.path(GO_SERVERS))
+    mods = programs.go_module_versions(programs.path(GO_SERVERS))
     return f"{module} {mods[module]}" if module in mods else f"{GO_SERVERS} not built"
 
 
@@ -205,6 +204,22 @@ def _not_published_load(params: dict) -> bool:
     every cell but the published load's."""
     return params.get("load") != PUBLISHED_LOAD
 
+
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(
+        8,
+        {"rate": "0"},
+        ("go",),
+        "Go's net/http",
+        ("py-fastapi", "py-flask"),
+        "Python's best framework ({impl})",
+        "req/s",
+        FASTER,
+        "serving hello-world under full load",
+    ),
+]
 
 ROUND = Round(
     name="http",
@@ -310,6 +325,7 @@ ROUND = Round(
         {"load": PUBLISHED_LOAD, "conns": 50, "requests": 1000, "flask-workers": 3},
     ],
     metric="req/s",
+    headlines=HEADLINES,
     order=12,
     units={
         "req/s": "higher",
@@ -542,3 +558,12 @@ def _robustness_table(cells: dict) -> str:
         "figures above and is counted apart from failed runs; any other failure fails the run.\n\n"
         "| server | robustness |\n|---|---|\n" + "\n".join(rows) + "\n"
     )
+
+
+def charts(sizes: dict, out_dir) -> list:
+    """The round's own picture (report.draw calls it with the round's size
+    -> variant -> Cell): latency percentiles per server."""
+    from .chart import latency
+
+    fig = latency(sizes, out_dir)
+    return [fig] if fig is not None else []

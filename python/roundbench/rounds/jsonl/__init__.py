@@ -2,7 +2,7 @@
 
 The log (1,000,000 lines, about 76 MB, 0.02% bad or awkward lines of every
 kind) is generated once per (lines, seed, generator) by genlog.py
-into the build directory, untimed, by the Variant.env hook the runner calls
+into the build directory, untimed, by the Variant.make_inputs hook the runner calls
 before each child; the child finds it in $ROUNDBENCH_JSONL_FILE and the
 expected result, which the generator knows line by line, beside it.
 
@@ -42,7 +42,7 @@ from collections import Counter
 from ... import harness, programs
 from ...pure import jsonl as pure
 from . import genlog
-from .. import Round, Variant, build_dir, needs_module
+from .. import build_dir, FASTER, Headline, needs_module, Round, Variant
 
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
 # The warm-up log: the same generator at 1/50 of the default lines, counted
@@ -70,7 +70,7 @@ def bad_rate(params: dict) -> float:
     return rate
 
 
-def _log_env(params: dict) -> dict:
+def _make_logs(params: dict) -> dict:
     """Runs in the runner before each child: the log's path, generated on
     first use (and after the generator changes), cached by its arguments.
     The warm-up log has the cell's bad-line rate too."""
@@ -88,11 +88,27 @@ def _clean_log(params: dict) -> bool:
 
 
 def _v(name: str, program: str, explain: str, requires=None, default_if=None) -> Variant:
-    return Variant(name, program, explain, requires=requires, env=_log_env, default_if=default_if)
+    return Variant(name, program, explain, requires=requires, make_inputs=_make_logs, default_if=default_if)
 
 
 # The round's own subcommand (cli.py adds it): its input's generator.
 COMMANDS = (genlog,)
+
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(
+        5,
+        {"lines": "max"},
+        ("py", "py-orjson", "py-msgspec"),
+        "Python's best ({impl})",
+        ("go",),
+        "Go's encoding/json",
+        "MB/s",
+        FASTER,
+        "counting a JSON Lines log",
+    ),
+]
 
 ROUND = Round(
     name="jsonl",
@@ -182,6 +198,7 @@ ROUND = Round(
     sizes=[{"lines": genlog.DEFAULT_LINES}, {"lines": genlog.DEFAULT_LINES, "bad-rate": 0}],
     quick=[{"lines": 20_000}, {"lines": 20_000, "bad-rate": 0}],
     metric="MB/s",
+    headlines=HEADLINES,
     order=10,
     units={"MB/s": "higher", "invalid-lines": "lower"},
     metric_explain="MB/s: log bytes divided by the wall time of one count over the whole file (in page cache)",
@@ -235,15 +252,14 @@ def provenance() -> tuple:
 def _go_library_provenance() -> dict:
     """The Go libraries' versions, from the runners' build information, and
     the experiment go-jsonv2's program was built with."""
-    from ... import provenance
 
     items = {}
     runner = programs.go_runner("jsonl")
-    mods = provenance.go_module_versions(programs.path(runner))
+    mods = programs.go_module_versions(programs.path(runner))
     for variant, module in (("go-sonic", "github.com/bytedance/sonic"), ("go-fastjson", "github.com/valyala/fastjson")):
         items[f"jsonl-{variant}"] = f"{module} {mods[module]}" if module in mods else f"{runner} not built"
     v2 = programs.path("rb-go-jsonl-v2")
-    settings = provenance.go_build_settings(v2)
+    settings = programs.go_build_settings(v2)
     if settings:
         items["jsonl-go-jsonv2"] = (
             f"encoding/json/v2 of {settings.get('go', '?')}, built with "

@@ -1,0 +1,42 @@
+"""How the report and the summary write numbers, bytes and sizes: a leaf
+module, so every layer that prints a figure prints it one way."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+def fmt(x: Optional[float], digits: int = 3) -> str:
+    if x is None:
+        return "—"
+    if x == 0:
+        return "0"
+    ax = abs(x)
+    if ax >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}" if ax >= 1 else f"{x:.{digits}g}"
+
+
+def fmt_bytes(b: Optional[float]) -> str:
+    if b is None:
+        return "—"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(b) < 1024 or unit == "GiB":
+            return f"{b:.0f} {unit}" if unit == "B" else f"{b:.1f} {unit}"
+        b /= 1024
+    return f"{b:.1f} GiB"
+
+
+def fmt_unit(x: Optional[float], unit: str) -> str:
+    """Bytes in binary units, anything else as a number."""
+    if unit.endswith("-B") or unit == "B":
+        return fmt_bytes(x)
+    return fmt(x)
+
+
+def size_key(params: dict) -> tuple:
+    return tuple((k, v) for k, v in params.items() if k != "impl")
+
+
+def size_label(size: tuple) -> str:
+    return ", ".join(f"{k}={v}" for k, v in size) or "default"
