@@ -563,7 +563,7 @@ def test_declaration():
 def test_report_section_ratios_and_steps():
     from types import SimpleNamespace
 
-    from roundbench.report import Cell
+    from roundbench.cells import Cell
 
     def cell(impl, ns):
         c = Cell(impl)

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from roundbench import rounds
-from roundbench.report import Cell
+from roundbench.cells import Cell
 from roundbench.rounds import aspects
 
 from conftest import BUILD, ROOT, child_env
@@ -191,7 +191,8 @@ def test_cells_and_variants():
     for size in quick:  # the cold `go run` is left out of --quick: each start compiles the runtime
         ran = {v.name for v in rnd.variants if v.default_if is None or v.default_if(size)}
         assert "go-run-cold" not in ran and {"c-binary", "go-binary", "go-run", "py-script"} <= ran, size
-    env = rnd.variant("go-run").env({"events": 277})
+    v = rnd.variant("go-run")
+    env = {**v.env({"events": 277}), **v.make_inputs({"events": 277})}
     assert env["RB_ASPECTS_GO_MODULE"] == str(ROOT) and os.path.isabs(env[aspects.EVENTS_ENV])
 
 

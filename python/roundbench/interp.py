@@ -76,7 +76,9 @@ def is_alternate() -> bool:
     return bool(exe) and os.path.realpath(exe) != os.path.realpath(sys.executable)
 
 
-def _package_parent() -> str:
+def package_parent() -> str:
+    """The folder that holds this package: what a child interpreter needs on
+    its PYTHONPATH to import roundbench."""
     return str(Path(__file__).resolve().parent.parent)
 
 
@@ -110,7 +112,7 @@ def use(path: str) -> Info:
         raise BadInterpreter(f"{path}: {got.implementation} is not supported (CPython or PyPy)")
     ours = str(Path(__file__).resolve().parent / "__init__.py")
     if got.roundbench is None or os.path.realpath(got.roundbench) != os.path.realpath(ours):
-        paths = [_package_parent()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        paths = [package_parent()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         os.environ["PYTHONPATH"] = os.pathsep.join(paths)
         info.cache_clear()
         got = info(exe)

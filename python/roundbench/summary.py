@@ -62,7 +62,7 @@ class Intervals:
 @dataclass
 class Side:
     impl: str
-    cell: object  # report.Cell
+    cell: object  # cells.Cell
     median: float
 
 

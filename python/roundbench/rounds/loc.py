@@ -5,8 +5,8 @@ python/roundbench/pure/<round>.py (variant py), go/<round>.go (go) and
 csrc/<round>.c (c): non-blank lines once comments are removed (Python
 docstrings count as comments), and the gzip size of that stripped source
 (level 9), which tells verbose from long. A round whose numpy or pandas
-version is a whole program of its own, in pure/<round>_numpy.py or
-pure/<round>_pandas.py (aspects: the published comparison was between
+version is a whole program of its own, in rounds/<round>/with_numpy.py or
+rounds/<round>/with_pandas.py (aspects: the published comparison was between
 whole programs), has those counted too (py-numpy, py-pandas). Computed
 from the checkout's own files when the round runs, by the Python child for
 every language (the variant names the file counted, not who counts).
@@ -25,8 +25,8 @@ from . import Round, Variant, module_names, repo_root
 
 FILES = {
     "py": "python/roundbench/pure/{}.py",
-    "py-numpy": "python/roundbench/pure/{}_numpy.py",
-    "py-pandas": "python/roundbench/pure/{}_pandas.py",
+    "py-numpy": "python/roundbench/rounds/{}/with_numpy.py",
+    "py-pandas": "python/roundbench/rounds/{}/with_pandas.py",
     "go": "go/{}.go",
     "c": "csrc/{}.c",
 }
@@ -53,8 +53,8 @@ ROUND = Round(
     title="loc: size of each round's pure implementation",
     explain=(
         "Non-blank, non-comment lines of python/roundbench/pure/<round>.py (py), go/<round>.go (go) and "
-        "csrc/<round>.c (c), and pure/<round>_numpy.py and _pandas.py where a round has them, and the gzip bytes "
-        "of that stripped source; read from the checkout when the round runs."
+        "csrc/<round>.c (c), and rounds/<round>/with_numpy.py and with_pandas.py where a round has them, and "
+        "the gzip bytes of that stripped source; read from the checkout when the round runs."
     ),
     variants=[
         Variant("c", "python", "csrc/<round>.c, comments removed", default_if=_has_file("c")),
@@ -68,13 +68,13 @@ ROUND = Round(
         Variant(
             "py-numpy",
             "python",
-            "python/roundbench/pure/<round>_numpy.py, where a round has one, comments and docstrings removed",
+            "python/roundbench/rounds/<round>/with_numpy.py, where a round has one, comments and docstrings removed",
             default_if=_has_file("py-numpy"),
         ),
         Variant(
             "py-pandas",
             "python",
-            "python/roundbench/pure/<round>_pandas.py, where a round has one, comments and docstrings removed",
+            "python/roundbench/rounds/<round>/with_pandas.py, where a round has one, comments and docstrings removed",
             default_if=_has_file("py-pandas"),
         ),
     ],

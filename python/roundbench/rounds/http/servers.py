@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 from ... import harness, interp, programs
 from .client import HELLO, get_once
@@ -181,7 +180,7 @@ class Server:
         full_env = dict(os.environ)
         full_env.update(env)
         # The package must be importable by the Python servers' workers.
-        pkg_root = str(Path(__file__).resolve().parents[2])
+        pkg_root = interp.package_parent()
         full_env["PYTHONPATH"] = pkg_root + os.pathsep + full_env.get("PYTHONPATH", "")
         old = os.sched_getaffinity(0)
         os.sched_setaffinity(0, cpus)  # inherited by rb-spawn and the server
