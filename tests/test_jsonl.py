@@ -7,6 +7,8 @@ their programs (each checks its own result), a line at a time where they
 disagree."""
 
 import os
+import threading
+import time
 import re
 import subprocess
 import sys
@@ -333,9 +335,42 @@ def test_long_lines_both_sides_of_64k(tmp_path):
             assert r["statuses"] == {1: 2}, (impl, n)
 
 
-def test_gil_released_on_large_buffer():
-    data = b'{"status":200}\n' * 200_000
-    assert roundbench.jsonl_count_buffer(data)["statuses"] == {200: 200_000}
+def test_buffer_count_lets_another_thread_run_while_it_works():
+    """Above 64 KiB the count releases the GIL: a second Python thread keeps
+    ticking during one call long enough (grown until it takes 0.1 s) that a
+    thread shut out by a held GIL would not tick at all."""
+    line = b'{"status":200}\n'
+    lines = 1 << 20
+    while True:
+        data = line * lines
+        t0 = time.perf_counter()
+        roundbench.jsonl_count_buffer(data)
+        if time.perf_counter() - t0 >= 0.1 or lines >= 1 << 26:
+            break
+        lines *= 4
+    ticks = []
+    started, stop = threading.Event(), threading.Event()
+
+    def ticker():
+        started.set()
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    th = threading.Thread(target=ticker)
+    th.start()
+    try:
+        started.wait()
+        time.sleep(0.01)
+        t0 = time.perf_counter()
+        got = roundbench.jsonl_count_buffer(data)
+        t1 = time.perf_counter()
+    finally:
+        stop.set()
+        th.join()
+    assert got["statuses"] == {200: lines}
+    during = sum(1 for x in ticks if t0 < x < t1)
+    assert during >= 10, f"the other thread ticked {during} times during a {t1 - t0:.2f} s count"
     assert roundbench.jsonl_count_buffer(memoryview(data)[:15])["valid"] == 1
 
 

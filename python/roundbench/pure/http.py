@@ -91,7 +91,7 @@ def __getattr__(name: str):
 def serve_py_c(port: int, threads: int, header_timeout_ms: int = 0) -> None:
     """`python -m roundbench.pure.http PORT THREADS [HEADER_TIMEOUT_MS]`.
     The py-c server: the core's server answering through `hello`; stops
-    cleanly on SIGTERM or SIGINT (see python/roundbench/rounds/http.py)."""
+    cleanly on SIGTERM or SIGINT (see python/roundbench/rounds/http/)."""
     import signal
 
     from .._core import HttpServer

@@ -204,8 +204,8 @@ class Round:
     sizes: list  # default sizes: a list of {param: value}
     quick: list  # the --quick sizes
     metric: str  # the round's declared metric, e.g. "ns/iter"
-    # Where the round runs and is reported in the suite: DESIGN.md's
-    # number for the round; ties go by name.
+    # Where the round runs and is reported in the suite (the table of rounds
+    # in docs/ARCHITECTURE.md); ties go by name.
     order: int = 1000
     units: dict = field(default_factory=dict)  # unit -> "lower" | "higher"
     # The column a reader should look at first, with its one-line meaning.

@@ -1,6 +1,6 @@
 """The http round's driver: one measured run of one server.
 
-The Python child runs it for every http variant (rounds/http.py declares
+The Python child runs it for every http variant (rounds/http/__init__.py declares
 the round and turns the record below into its result line). measure() picks
 a free port, starts the server pinned to its cores through build/rb-spawn
 (servers.py), waits until it answers GET / correctly, runs the load

@@ -1,5 +1,5 @@
 """A short robustness check of a server (the core's c, py-c and go-c, and
-the library servers added beside them: rounds/http.py's STRESSED), run on a
+the library servers added beside them: rounds/http/__init__.py's STRESSED), run on a
 fresh instance after the measured one: what a server under real traffic
 meets (malformed, oversized, pipelined and slow requests, and clients that
 drop mid-request) must neither stall it nor leak its descriptors. Every
@@ -39,7 +39,7 @@ def count_sockets(pid: int) -> int:
 
 
 # The checks, by the name a failure is reported under (and a variant's
-# known failures are declared under: rounds/http.py KNOWN_FAILURES).
+# known failures are declared under: rounds/http/__init__.py KNOWN_FAILURES).
 CHECKS = {
     "busy-while-slow": "GET / answered while another client sends its head slowly",
     "slow-client-408": "a client whose head is not complete within the header timeout gets 408",
