@@ -17,7 +17,7 @@ import pytest
 
 import roundbench
 from roundbench import rounds
-from roundbench.rounds.jsonl import genlog
+from roundbench.rounds.jsonl import genlog, libraries, published
 from roundbench.pure import jsonl as pure
 from roundbench.rounds import jsonl as rnd
 
@@ -97,19 +97,19 @@ def _counters():
     try:
         import orjson  # noqa: F401
 
-        out["py-orjson"] = rnd.count_file_orjson
+        out["py-orjson"] = libraries.count_file_orjson
     except ImportError:
         pass
     try:
         import msgspec  # noqa: F401
 
-        out["py-msgspec"] = rnd.count_file_msgspec
+        out["py-msgspec"] = libraries.count_file_msgspec
     except ImportError:
         pass
     try:
         import simdjson  # noqa: F401
 
-        out["py-simdjson"] = rnd.count_file_simdjson
+        out["py-simdjson"] = libraries.count_file_simdjson
     except ImportError:
         pass
     return out
@@ -121,9 +121,9 @@ COUNTERS = _counters()
 CLASSIFIERS = {
     name: make
     for name, make in (
-        ("py-orjson", rnd.orjson_classifier),
-        ("py-msgspec", rnd.msgspec_classifier),
-        ("py-simdjson", rnd.simdjson_classifier),
+        ("py-orjson", libraries.orjson_classifier),
+        ("py-msgspec", libraries.msgspec_classifier),
+        ("py-simdjson", libraries.simdjson_classifier),
     )
     if name in COUNTERS
 }
@@ -641,7 +641,7 @@ def test_published_count_agrees_with_the_generator_in_process(tmp_path, lines):
     path = tmp_path / "clean.jsonl"
     want = genlog.generate(path, lines=lines, seed=9, bad_rate=0.0)
     assert "invalid=0" in want and "blank=0" in want
-    assert rnd.result_text(rnd.count_file_published(path)) == want
+    assert rnd.result_text(published.count_file_published(path)) == want
 
 
 def test_clean_log_every_variant_side_by_side(built, tmp_path):

@@ -87,6 +87,32 @@ def save(plt, fig, out_dir: Path, fid: str) -> Path:
     return path
 
 
+def figure(plt, fig, out_dir: Path, fid: str, title: str, caption: str, round: Optional[str] = None) -> Figure:
+    """Saves fig as report-<fid>.png in out_dir and returns its record."""
+    return Figure(fid, title, caption, save(plt, fig, out_dir, fid), round=round)
+
+
+# Markers cycle through a picture's lines, so that they stay apart in grey.
+MARKERS = "osD^v<>ph*"
+
+
+def ci_lines(ax, series: dict, label=lambda impl: impl) -> None:
+    """One line per variant through its points, series: impl -> [(x,
+    stats.Summary)], each point with its 95% CI as error bars."""
+    for i, (impl, pts) in enumerate(series.items()):
+        pts = sorted(pts, key=lambda p: p[0])
+        below = [max(s.median - (s.ci_low if s.ci_low is not None else s.median), 0) for _, s in pts]
+        above = [max((s.ci_high if s.ci_high is not None else s.median) - s.median, 0) for _, s in pts]
+        ax.errorbar(
+            [x for x, _ in pts],
+            [s.median for _, s in pts],
+            yerr=[below, above],
+            marker=MARKERS[i % len(MARKERS)],
+            capsize=2,
+            label=label(impl),
+        )
+
+
 def log_axis(ax, axis: str = "x", spread: float = 100.0) -> None:
     """A log axis labelled 1, 2, 5, 10, 20, ... in plain numbers: no minor
     ticks and no typeset powers of ten, both slow to draw and the latter
@@ -228,12 +254,14 @@ def round_bars(
     fig.suptitle(f"{title}\n{unit}, median and its 95% CI: {better} is better", fontsize=10)
     figure_legend(fig, level_handles(levels))
     fid = f"round-{rnd_name}"
-    return Figure(
+    return figure(
+        plt,
+        fig,
+        out_dir,
         fid,
         f"{rnd_name}: {unit} by variant",
         f"{rnd_name}: each variant's median {unit} with its 95% confidence interval, coloured by level; "
         f"{better} is better.",
-        save(plt, fig, out_dir, fid),
         round=rnd_name,
     )
 
@@ -268,14 +296,12 @@ def _cluster_labels(points: list, xlog: bool, ylog: bool) -> list:
     return [(x, y, ", ".join(labels)) for x, y, labels in groups]
 
 
-def time_memory(
-    sizes: dict, rnd_name: str, unit: str, unit_label: str, scale: float, out_dir: Path
-) -> Optional[Figure]:
+def time_memory(sizes: dict, rnd_name: str, unit: str, unit_label: str, scale: float, out_dir: Path) -> list:
     """A concurrency round (sleep, chain): each variant's time against its memory per task,
     one point per variant (a time quoted without its memory is a trick);
     one panel per size, except that a `fit=1` cell (the thread variants at
     the largest N this machine holds) joins its size's panel, its points
-    labelled with their N."""
+    labelled with their N. A list of Figures: the round's `charts` hook."""
     panels: dict = {}
     for size, cells in sizes.items():
         params = dict(size)
@@ -291,7 +317,7 @@ def time_memory(
                 label = f"{c.impl} (N={live:,.0f})"
             panels.setdefault(key, []).append((m, t / scale, label, level(c.impl)))
     if not panels:
-        return None
+        return []
     plt = pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 0.6, 4.8), squeeze=False)
     levels = set()
@@ -316,13 +342,17 @@ def time_memory(
     fig.subplots_adjust(left=0.9 / fig.get_figwidth(), right=0.97, top=0.86, bottom=0.22, wspace=0.3)
     figure_legend(fig, level_handles(levels))
     fid = f"{rnd_name}-time-memory"
-    return Figure(
-        fid,
-        f"{rnd_name}: time against memory per task",
-        f"{rnd_name}: each variant's median {unit} against its median bytes per task (peak RSS growth divided by "
-        "the tasks); points that would crowd each other share a label. Lower left is better.",
-        save(plt, fig, out_dir, fid),
-    )
+    return [
+        figure(
+            plt,
+            fig,
+            out_dir,
+            fid,
+            f"{rnd_name}: time against memory per task",
+            f"{rnd_name}: each variant's median {unit} against its median bytes per task (peak RSS growth divided by "
+            "the tasks); points that would crowd each other share a label. Lower left is better.",
+        )
+    ]
 
 
 def claims_chart(checked: list, out_dir: Path) -> Optional[Figure]:
@@ -372,10 +402,12 @@ def claims_chart(checked: list, out_dir: Path) -> Optional[Figure]:
     figure_legend(
         fig, [Patch(color=col, label=v) for v, col in VERDICT_COLOURS.items() if any(c.verdict == v for c in rows)]
     )
-    return Figure(
+    return figure(
+        plt,
+        fig,
+        out_dir,
         "claims",
         "Published claims: measured ÷ published",
         "Each claim's ratio as measured here divided by its published ratio, with the 95% interval of this run's "
         "ratio; the shaded band is the factor within which a claim counts as reproduced.",
-        save(plt, fig, out_dir, "claims"),
     )

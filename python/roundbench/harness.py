@@ -42,6 +42,17 @@ class CannotRun(Exception):
     """This variant cannot run on this machine (EXIT_CANNOT); says why."""
 
 
+def require(module: str, pip: str = ""):
+    """The module a library variant needs, imported; CannotRun (EXIT_CANNOT,
+    a skip) naming it and how to install it where it is missing."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise CannotRun(f"the Python module {module} is not installed (pip install {pip or module})") from None
+
+
 class WorkFailed(Exception):
     """The work stopped on its input (EXIT_FAILED); the message says where
     and why, and is all the child prints (no traceback): a published

@@ -71,26 +71,25 @@ def format_cpulist(cpus) -> str:
     return ",".join(parts)
 
 
-def _cpu_model() -> str:
+def _cpuinfo(field: str) -> Optional[str]:
+    """The value of /proc/cpuinfo's first `field` line (the first CPU's), or
+    None where the file or the line is missing."""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
+                if line.startswith(field):
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    return None
+
+
+def cpu_model() -> str:
+    return _cpuinfo("model name") or platform.processor() or "unknown"
 
 
 def _cpuinfo_flags() -> set:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
+    return set((_cpuinfo("flags") or "").split())
 
 
 def check_cpus() -> list:
@@ -98,7 +97,7 @@ def check_cpus() -> list:
     usable = sorted(os.sched_getaffinity(0))
     isolated = _read(SYS_CPU / "isolated", "")
     out = [
-        Check("cpu", "info", f"{_cpu_model()}; online {online or os.cpu_count()}; usable here {format_cpulist(usable)}")
+        Check("cpu", "info", f"{cpu_model()}; online {online or os.cpu_count()}; usable here {format_cpulist(usable)}")
     ]
     if isolated:
         out.append(Check("isolated-cpus", "ok", f"isolated from the scheduler: {isolated}"))

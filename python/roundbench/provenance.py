@@ -15,7 +15,7 @@ import sys
 import sysconfig
 
 from . import fairness, interp, programs, releases, rounds, scan
-from .machine import Check
+from .machine import Check, cpu_model
 
 
 def _run(cmd, timeout=20) -> str:
@@ -25,17 +25,6 @@ def _run(cmd, timeout=20) -> str:
         return f"unavailable ({e.__class__.__name__})"
     text = (out.stdout or out.stderr).strip()
     return text if out.returncode == 0 else f"unavailable (exit {out.returncode}: {text[:120]})"
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def tracer_pid() -> int:

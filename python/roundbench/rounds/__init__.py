@@ -391,12 +391,7 @@ def uvloop_loop_factory() -> Callable[[], object]:
     on uvloop's loop); CannotRun in a child where uvloop is missing."""
     from .. import harness
 
-    try:
-        import uvloop
-    except ImportError:
-        raise harness.CannotRun(
-            "the Python module uvloop is not installed (pip install -r requirements-dev.txt)"
-        ) from None
+    uvloop = harness.require("uvloop")
     return uvloop.new_event_loop
 
 

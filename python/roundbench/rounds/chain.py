@@ -377,10 +377,7 @@ def provenance() -> tuple:
 
 @harness.implements("chain", "py-greenlet", units=UNITS)
 def run_py_greenlet(args: harness.Args) -> None:
-    try:
-        import greenlet  # noqa: F401
-    except ImportError:
-        raise harness.CannotRun("the Python module greenlet is not installed (pip install greenlet)") from None
+    harness.require("greenlet")
     from ..pure.chain import GreenletChain
 
     _run(args, GreenletChain)
@@ -393,11 +390,9 @@ def run_py_threads(args: harness.Args) -> None:
     _run(args, ThreadChain)
 
 
+# The round's own picture (report.draw calls it): time against memory per
+# task, one point per variant.
 def charts(sizes: dict, out_dir) -> list:
-    """The round's own picture (report.draw calls it with the round's size
-    -> variant -> Cell): time against memory per task, one point per
-    variant."""
     from .. import charts as drawing
 
-    fig = drawing.time_memory(sizes, "chain", "ns/hop", "ns per hop (the pass / N)", 1.0, out_dir)
-    return [fig] if fig is not None else []
+    return drawing.time_memory(sizes, "chain", "ns/hop", "ns per hop (the pass / N)", 1.0, out_dir)

@@ -197,7 +197,9 @@ def run_py_freethreaded(args: harness.Args) -> None:
 # ---- the round's pictures -----------------------------------------------------------
 
 
-def _speedup(sizes: dict, out_dir: Path) -> Optional[object]:
+def charts(sizes: dict, out_dir: Path) -> list:
+    """The round's own pictures (report.draw calls it with the round's
+    size -> variant -> Cell)."""
     from .. import charts as drawing
 
     series: dict = {}
@@ -211,28 +213,12 @@ def _speedup(sizes: dict, out_dir: Path) -> Optional[object]:
             if s is not None:
                 series.setdefault(c.impl, []).append((w, s))
     if not series:
-        return None
+        return []
     plt = drawing.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     workers = sorted({w for pts in series.values() for w, _ in pts})
     ax.plot(workers, workers, "--", color="#888888", label="ideal (speed-up = workers)")
-    markers = "osD^v<>ph*"
-    for i, (impl, pts) in enumerate(series.items()):
-        pts.sort(key=lambda p: p[0])
-        xs = [w for w, _ in pts]
-        ys = [s.median for _, s in pts]
-        err = [
-            [max(s.median - (s.ci_low if s.ci_low is not None else s.median), 0) for _, s in pts],
-            [max((s.ci_high if s.ci_high is not None else s.median) - s.median, 0) for _, s in pts],
-        ]
-        ax.errorbar(
-            xs,
-            ys,
-            yerr=err,
-            marker=markers[i % len(markers)],
-            capsize=2,
-            label=impl,
-        )
+    drawing.ci_lines(ax, series)
     ax.set_xticks(workers)
     ax.set_xlabel("workers (OS threads, goroutines or processes)")
     ax.set_ylabel("speed-up over one worker (higher is better)")
@@ -240,16 +226,14 @@ def _speedup(sizes: dict, out_dir: Path) -> Optional[object]:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
-    return drawing.Figure(
-        "cores-speedup",
-        "cores: speed-up against workers",
-        "Each variant's median speed-up (its 1-worker time over its T-worker time, both in one run) with its 95% "
-        "CI; the dashed line is perfect scaling. Higher is better.",
-        drawing.save(plt, fig, out_dir, "cores-speedup"),
-    )
-
-
-def charts(sizes: dict, out_dir) -> list:
-    """The round's own pictures (report.draw calls it with the round's size
-    -> variant -> Cell)."""
-    return [fig for fig in (_speedup(sizes, Path(out_dir)),) if fig is not None]
+    return [
+        drawing.figure(
+            plt,
+            fig,
+            out_dir,
+            "cores-speedup",
+            "cores: speed-up against workers",
+            "Each variant's median speed-up (its 1-worker time over its T-worker time, both in one run) with its 95% "
+            "CI; the dashed line is perfect scaling. Higher is better.",
+        )
+    ]

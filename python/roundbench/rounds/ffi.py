@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Optional
 
 from .. import harness
 from . import Crossing, Headline, needs_module, Round, Variant
@@ -265,14 +264,16 @@ DIRECTION_COLOURS = {
 }
 
 
-def _ladder(sizes: dict, out_dir: Path) -> Optional[object]:
+def charts(sizes: dict, out_dir: Path) -> list:
+    """The round's own pictures (report.draw calls it with the round's
+    size -> variant -> Cell)."""
     from .. import charts as drawing
 
     cells = next(iter(sizes.values()))
     rows = [(c.impl, c.summary("ns/call")) for c in cells.values()]
     rows = sorted([(i, s) for i, s in rows if s is not None], key=lambda r: r[1].median)
     if not rows:
-        return None
+        return []
     plt = drawing.pyplot()
     from matplotlib.patches import Patch
 
@@ -308,16 +309,14 @@ def _ladder(sizes: dict, out_dir: Path) -> Optional[object]:
     ax.set_title("ffi: the cost of one call across each boundary, both directions\nns per call: lower is better")
     ax.grid(axis="x", alpha=0.3)
     drawing.figure_legend(fig, [Patch(color=DIRECTION_COLOURS.get(d, "#888888"), label=d) for d in seen])
-    return drawing.Figure(
-        "ffi-ladder",
-        "ffi: ns per call by mechanism",
-        "Each mechanism's median ns per call with its 95% CI, coloured by direction (caller → callee); "
-        "the 1 MiB rows hand a buffer over. Lower is better.",
-        drawing.save(plt, fig, out_dir, "ffi-ladder"),
-    )
-
-
-def charts(sizes: dict, out_dir) -> list:
-    """The round's own pictures (report.draw calls it with the round's size
-    -> variant -> Cell)."""
-    return [fig for fig in (_ladder(sizes, Path(out_dir)),) if fig is not None]
+    return [
+        drawing.figure(
+            plt,
+            fig,
+            out_dir,
+            "ffi-ladder",
+            "ffi: ns per call by mechanism",
+            "Each mechanism's median ns per call with its 95% CI, coloured by direction (caller → callee); "
+            "the 1 MiB rows hand a buffer over. Lower is better.",
+        )
+    ]

@@ -38,7 +38,6 @@ import subprocess
 import sys
 from array import array
 from pathlib import Path
-from typing import Optional
 
 from .. import harness, programs
 from . import FASTER, Headline, needs_module, Option, program_of, Round, Variant
@@ -498,7 +497,9 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
 # ---- the round's pictures -----------------------------------------------------------
 
 
-def _gflops(sizes: dict, out_dir: Path) -> Optional[object]:
+def charts(sizes: dict, out_dir: Path) -> list:
+    """The round's own pictures (report.draw calls it with the round's
+    size -> variant -> Cell)."""
     from .. import charts as drawing
 
     series: dict = {}
@@ -515,23 +516,10 @@ def _gflops(sizes: dict, out_dir: Path) -> Optional[object]:
             if s is not None:
                 series.setdefault(c.impl, []).append((n, s))
     if not series:
-        return None
+        return []
     plt = drawing.pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    markers = "osD^v<>ph*"
-    for i, (impl, pts) in enumerate(series.items()):
-        pts.sort(key=lambda p: p[0])
-        ax.errorbar(
-            [n for n, _ in pts],
-            [s.median for _, s in pts],
-            yerr=[
-                [max(s.median - (s.ci_low if s.ci_low is not None else s.median), 0) for _, s in pts],
-                [max((s.ci_high if s.ci_high is not None else s.median) - s.median, 0) for _, s in pts],
-            ],
-            marker=markers[i % len(markers)],
-            capsize=2,
-            label=f"{impl} ({drawing.KINDS[drawing.level(impl)]})",
-        )
+    drawing.ci_lines(ax, series, label=lambda impl: f"{impl} ({drawing.KINDS[drawing.level(impl)]})")
     peak = max((s.median for _, s in series.get("c-blas", [])), default=None)
     if peak:
         ax.axhline(
@@ -552,16 +540,14 @@ def _gflops(sizes: dict, out_dir: Path) -> Optional[object]:
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
-    return drawing.Figure(
-        "matmul-gflops",
-        "matmul: GFLOP/s against n",
-        "Each variant's median GFLOP/s with its 95% CI at each n (BLAS on one thread); the dotted line is the best "
-        "c-blas figure, this machine's measured single-core peak. Higher is better.",
-        drawing.save(plt, fig, out_dir, "matmul-gflops"),
-    )
-
-
-def charts(sizes: dict, out_dir) -> list:
-    """The round's own pictures (report.draw calls it with the round's size
-    -> variant -> Cell)."""
-    return [fig for fig in (_gflops(sizes, Path(out_dir)),) if fig is not None]
+    return [
+        drawing.figure(
+            plt,
+            fig,
+            out_dir,
+            "matmul-gflops",
+            "matmul: GFLOP/s against n",
+            "Each variant's median GFLOP/s with its 95% CI at each n (BLAS on one thread); the dotted line is the best "
+            "c-blas figure, this machine's measured single-core peak. Higher is better.",
+        )
+    ]

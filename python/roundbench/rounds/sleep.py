@@ -306,11 +306,9 @@ def run_py_asyncio_published(args: harness.Args) -> None:
     run_published(args, sleep_asyncio_published)
 
 
+# The round's own picture (report.draw calls it): time against memory per
+# task, one point per variant.
 def charts(sizes: dict, out_dir) -> list:
-    """The round's own picture (report.draw calls it with the round's size
-    -> variant -> Cell): time against memory per task, one point per
-    variant."""
     from .. import charts as drawing
 
-    fig = drawing.time_memory(sizes, "sleep", "overhead-ns", "overhead beyond the 1 s wait, s", 1e9, out_dir)
-    return [fig] if fig is not None else []
+    return drawing.time_memory(sizes, "sleep", "overhead-ns", "overhead beyond the 1 s wait, s", 1e9, out_dir)

@@ -535,19 +535,17 @@ def run_py(args: harness.Args) -> None:
 
 @harness.implements("aspects", "py-numpy", units=UNITS)
 def run_py_numpy(args: harness.Args) -> None:
-    try:
-        from . import with_numpy as m
-    except ImportError:
-        raise harness.CannotRun("numpy is not installed (pip install numpy)") from None
+    harness.require("numpy")
+    from . import with_numpy as m
+
     _run(args, m.load, m.head, _into_memory(m.search))
 
 
 @harness.implements("aspects", "py-pandas", units=UNITS)
 def run_py_pandas(args: harness.Args) -> None:
-    try:
-        from . import with_pandas as m
-    except ImportError:
-        raise harness.CannotRun("pandas is not installed (pip install pandas)") from None
+    harness.require("pandas")
+    from . import with_pandas as m
+
     _run(args, m.load, m.head, _into_memory(m.search))
 
 

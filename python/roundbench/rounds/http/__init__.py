@@ -565,5 +565,4 @@ def charts(sizes: dict, out_dir) -> list:
     -> variant -> Cell): latency percentiles per server."""
     from .chart import latency
 
-    fig = latency(sizes, out_dir)
-    return [fig] if fig is not None else []
+    return latency(sizes, out_dir)

@@ -4,14 +4,13 @@ per load."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 from ... import charts
 
 PERCENTILES = [("p50-ns", "p50"), ("p90-ns", "p90"), ("p99-ns", "p99"), ("p999-ns", "p99.9"), ("max-ns", "max")]
 
 
-def latency(sizes: dict, out_dir: Path) -> Optional[object]:
+def latency(sizes: dict, out_dir: Path) -> list:
     panels = []
     for size, cells in sizes.items():
         lines = []
@@ -22,13 +21,12 @@ def latency(sizes: dict, out_dir: Path) -> Optional[object]:
         if lines:
             panels.append((size, lines))
     if not panels:
-        return None
+        return []
     plt = charts.pyplot()
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels) + 0.8, 4.2), squeeze=False)
-    markers = "osD^v<>ph*"
     for ax, (size, lines) in zip(axes[0], panels):
         for i, (impl, vals) in enumerate(lines):
-            ax.plot(range(len(PERCENTILES)), vals, marker=markers[i % len(markers)], label=impl)
+            ax.plot(range(len(PERCENTILES)), vals, marker=charts.MARKERS[i % len(charts.MARKERS)], label=impl)
         ax.set_xticks(range(len(PERCENTILES)))
         ax.set_xticklabels([name for _, name in PERCENTILES])
         every = [v for _, vals in lines for v in vals]
@@ -44,10 +42,14 @@ def latency(sizes: dict, out_dir: Path) -> Optional[object]:
         ax.legend(fontsize=7, loc="upper left")
     fig.suptitle("http: latency percentiles per server (median over runs): lower is better", fontsize=10)
     fig.tight_layout()
-    return charts.Figure(
-        "http-latency",
-        "http: latency percentiles per server",
-        "Each server's latency percentiles, p50 to the slowest request, median over runs, one panel per load; "
-        "lower is better.",
-        charts.save(plt, fig, out_dir, "http-latency"),
-    )
+    return [
+        charts.figure(
+            plt,
+            fig,
+            out_dir,
+            "http-latency",
+            "http: latency percentiles per server",
+            "Each server's latency percentiles, p50 to the slowest request, median over runs, one panel per load; "
+            "lower is better.",
+        )
+    ]

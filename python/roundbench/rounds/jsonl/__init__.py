@@ -35,9 +35,7 @@ with bad lines they say they cannot run (exit 4).
 
 from __future__ import annotations
 
-import json
 import os
-from collections import Counter
 
 from ... import harness, programs
 from ...pure import jsonl as pure
@@ -293,121 +291,6 @@ def result_text(r: dict) -> str:
     return genlog.result_text(r["lines"], r["blank"], r["valid"], r["invalid"], r["statuses"], r["reported"])
 
 
-# ---- the library variants ---------------------------------------------------
-
-
-def orjson_classifier():
-    import orjson
-
-    loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
-    classify, too_deep = pure.classify, pure.too_deep
-    lo, hi, max_depth = pure.INT64_MIN, pure.INT64_MAX, pure.MAX_DEPTH
-
-    def classify_orjson(line: bytes):
-        if len(line) > max_depth and too_deep(line):
-            return None, pure.INVALID_JSON
-        try:
-            obj = loads(line)
-        except JSONDecodeError:
-            # Blank lines, lone surrogate escapes, integers past 64 bits:
-            # the rules decide.
-            return classify(line)
-        if type(obj) is not dict:
-            return None, pure.NOT_OBJECT
-        s = obj.get("status")
-        if type(s) is int and lo <= s <= hi:
-            return s, None
-        return None, pure.NO_STATUS
-
-    return classify_orjson
-
-
-def msgspec_classifier():
-    import msgspec
-
-    class Status(msgspec.Struct):
-        status: int
-
-    decode, DecodeError = msgspec.json.Decoder(Status).decode, msgspec.DecodeError
-    classify, too_deep = pure.classify, pure.too_deep
-    lo, hi, max_depth = pure.INT64_MIN, pure.INT64_MAX, pure.MAX_DEPTH
-
-    def classify_msgspec(line: bytes):
-        if len(line) > max_depth and too_deep(line):
-            return None, pure.INVALID_JSON
-        # msgspec skips the fields it does not decode without checking
-        # their UTF-8: bytes.isascii settles almost every line at C speed.
-        if not line.isascii():
-            try:
-                line.decode("utf-8")
-            except UnicodeDecodeError:
-                return None, pure.INVALID_JSON
-        try:
-            s = decode(line).status
-        except DecodeError:
-            # Not an object, no integer status, a status that is not the
-            # last one, and what msgspec refuses but JSON allows: the rules
-            # decide (ValidationError is a DecodeError).
-            return classify(line)
-        if lo <= s <= hi:
-            return s, None
-        return None, pure.NO_STATUS
-
-    return classify_msgspec
-
-
-def simdjson_classifier():
-    import simdjson
-
-    parse, Object = simdjson.Parser().parse, simdjson.Object
-    classify, too_deep = pure.classify, pure.too_deep
-    lo, hi, max_depth = pure.INT64_MIN, pure.INT64_MAX, pure.MAX_DEPTH
-
-    def classify_simdjson(line: bytes):
-        # simdjson skips a byte order mark at the start of a document; on a
-        # line it is invalid (only the rules see lines starting with 0xEF).
-        if (len(line) > max_depth and too_deep(line)) or line[:1] == b"\xef":
-            return classify(line)
-        try:
-            obj = parse(line)
-        except (ValueError, RuntimeError):
-            # Blank lines, lone surrogate escapes, numbers past a double's
-            # range (ValueError), integers past 64 bits and nesting past its
-            # 1024 (RuntimeError), and every bad line: the rules decide.
-            return classify(line)
-        if type(obj) is not Object:
-            return None, pure.NOT_OBJECT
-        if b"\\" in line or line.count(b'"status"') > 1:
-            # A duplicate "status", possibly escaped: Object.get finds the
-            # first one, the rules take the last.
-            s = None
-            for k, v in obj.items():
-                if k == "status":
-                    s = v
-        else:
-            s = obj.get("status")
-        if type(s) is int:
-            if lo <= s <= hi:
-                return s, None
-        elif type(s) is float:  # the rules tell an integer by its text (-0 has been a float to simdjson)
-            return classify(line)
-        return None, pure.NO_STATUS
-
-    return classify_simdjson
-
-
-def count_file_orjson(path) -> dict:
-    return pure.count_file(path, orjson_classifier())
-
-
-def count_file_msgspec(path) -> dict:
-    return pure.count_file(path, msgspec_classifier())
-
-
-def count_file_simdjson(path) -> dict:
-    return pure.count_file(path, simdjson_classifier())
-
-
 # ---- the child side ---------------------------------------------------------
 
 
@@ -454,76 +337,26 @@ def run_py_c(args):
 
 @harness.implements("jsonl", "py-orjson", units=UNITS)
 def run_py_orjson(args):
-    try:
-        import orjson  # noqa: F401
-    except ImportError:
-        raise harness.CannotRun("orjson is not installed (pip install orjson)") from None
+    harness.require("orjson")
+    from .libraries import count_file_orjson
+
     _run(args, count_file_orjson)
 
 
 @harness.implements("jsonl", "py-msgspec", units=UNITS)
 def run_py_msgspec(args):
-    try:
-        import msgspec  # noqa: F401
-    except ImportError:
-        raise harness.CannotRun("msgspec is not installed (pip install msgspec)") from None
+    harness.require("msgspec")
+    from .libraries import count_file_msgspec
+
     _run(args, count_file_msgspec)
 
 
 @harness.implements("jsonl", "py-simdjson", units=UNITS)
 def run_py_simdjson(args):
-    try:
-        import simdjson  # noqa: F401
-    except ImportError:
-        raise harness.CannotRun("pysimdjson is not installed (pip install pysimdjson)") from None
+    harness.require("simdjson", "pysimdjson")
+    from .libraries import count_file_simdjson
+
     _run(args, count_file_simdjson)
-
-
-# ---- the published programs ---------------------------------------------------
-
-
-def published_count(path) -> Counter:
-    """The published Python program's count, as published: every line of
-    the file, opened in text mode, through json.loads, its "status" counted.
-    No rules: it raises at the first line that is not JSON, not an object or
-    has no status, and counts whatever value a status has."""
-    with open(path) as f:
-        return Counter(json.loads(line)["status"] for line in f)
-
-
-def _published_stop(path, err: Exception) -> str:
-    """Where and why the published program stopped, found again line by
-    line once it has (text mode decodes ahead of the line it hands out, so
-    its own exception cannot say which line)."""
-    with open(path) as f:
-        encoding = f.encoding
-    where = str(path)
-    with open(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
-            try:
-                json.loads(raw.decode(encoding))["status"]
-            except Exception as e:  # noqa: BLE001 - whatever stopped the published program
-                where, err = f"{path}:{number}", e
-                break
-    return (
-        f"{where}: the published program stops at its first bad line ({type(err).__name__}: {err}); "
-        "it counts a clean log only (bad-rate=0)"
-    )
-
-
-def count_file_published(path) -> dict:
-    """The published count as the round's result: every line it read is a
-    valid line with an integer status, or it stopped (harness.WorkFailed,
-    naming the line); a status of another type is a wrong result."""
-    try:
-        counts = published_count(path)
-    except Exception as e:  # noqa: BLE001 - the published program has no error handling of its own
-        raise harness.WorkFailed(_published_stop(path, e)) from None
-    odd = sorted(repr(k) for k in counts if type(k) is not int)
-    if odd:
-        raise harness.WrongResult("statuses that are not integers", ", ".join(odd), "none")
-    n = sum(counts.values())
-    return {"lines": n, "blank": 0, "valid": n, "invalid": 0, "statuses": dict(counts), "reported": []}
 
 
 def _published(args: harness.Args) -> None:
@@ -543,4 +376,6 @@ def _published(args: harness.Args) -> None:
 @harness.implements("jsonl", "py-published", units=UNITS)
 def run_py_published(args):
     _published(args)
+    from .published import count_file_published
+
     _run(args, count_file_published)
