@@ -96,6 +96,30 @@ def figure(plt, fig, out_dir: Path, fid: str, title: str, caption: str, round: O
 MARKERS = "osD^v<>ph*"
 
 
+def series(sizes: dict, unit: str, x_of) -> dict:
+    """A round's figures in `unit` as lines, impl -> [(x, stats.Summary)]:
+    x_of(params) is a size's place on the x axis, or None to leave the
+    size out."""
+    out: dict = {}
+    for size, cells in sizes.items():
+        x = x_of(dict(size))
+        if x is None:
+            continue
+        for c in cells.values():
+            s = c.summary(unit)
+            if s is not None:
+                out.setdefault(c.impl, []).append((x, s))
+    return out
+
+
+def whole(text) -> Optional[int]:
+    """An integer parameter, or None where it is missing or not one."""
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return None
+
+
 def ci_lines(ax, series: dict, label=lambda impl: impl) -> None:
     """One line per variant through its points, series: impl -> [(x,
     stats.Summary)], each point with its 95% CI as error bars."""

@@ -27,6 +27,12 @@ def warn(name: str, value: str, fix: str = "") -> Check:
     return Check(name, "warn", value, fix)
 
 
+def judged(name: str, failed: bool, warning: str, fix: str, passed: str) -> Check:
+    """A check with two outcomes: warn(name, warning, fix) when it failed,
+    else ok(name, passed)."""
+    return warn(name, warning, fix) if failed else ok(name, passed)
+
+
 def info(name: str, value: str) -> Check:
     return Check(name, "info", value)
 

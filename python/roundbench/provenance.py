@@ -89,29 +89,36 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         if k in go
     ]
     items["go-build"] = f"{' '.join(flags)} (from {go_runner})" if flags else f"{go_runner} not built"
-    if go.get("-race") == "true":
-        checks.append(fairness.warn("go-race", "the Go runner was built with -race", "build without -race: make build"))
-    else:
-        checks.append(fairness.ok("go-race", "the Go runners are built without -race"))
-    if go.get("-gcflags"):
-        checks.append(
-            fairness.warn(
-                "go-gcflags", f"the Go runner was built with -gcflags={go['-gcflags']}", "build without -gcflags"
-            )
+    checks.append(
+        fairness.judged(
+            "go-race",
+            go.get("-race") == "true",
+            "the Go runner was built with -race",
+            "build without -race: make build",
+            "the Go runners are built without -race",
         )
-    else:
-        checks.append(fairness.ok("go-gcflags", "the Go runners are built without -gcflags (optimiser and inliner on)"))
+    )
+    checks.append(
+        fairness.judged(
+            "go-gcflags",
+            bool(go.get("-gcflags")),
+            f"the Go runner was built with -gcflags={go.get('-gcflags')}",
+            "build without -gcflags",
+            "the Go runners are built without -gcflags (optimiser and inliner on)",
+        )
+    )
     items["gomaxprocs"] = os.environ.get("GOMAXPROCS", f"unset (Go uses {ncpu})")
     items["gogc"] = os.environ.get("GOGC", "unset (100)")
     overrides = [f"{var}={os.environ[var]}" for var in ("GOMAXPROCS", "GOGC", "GODEBUG") if os.environ.get(var)]
-    if overrides:
-        checks.append(
-            fairness.warn(
-                "go-env", f"{', '.join(overrides)} set for the Go variants", "unset them, or state why in the report"
-            )
+    checks.append(
+        fairness.judged(
+            "go-env",
+            bool(overrides),
+            f"{', '.join(overrides)} set for the Go variants",
+            "unset them, or state why in the report",
+            "no GOMAXPROCS, GOGC or GODEBUG override",
         )
-    else:
-        checks.append(fairness.ok("go-env", "no GOMAXPROCS, GOGC or GODEBUG override"))
+    )
     # Python: the runner's own, and the children's when --python names another.
     debug = bool(sysconfig.get_config_var("Py_DEBUG"))
     items["python"] = (
@@ -126,20 +133,24 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         items["python-children"] = child.describe() + (
             " (--python / ROUNDBENCH_PYTHON)" if interp.is_alternate() else " (the runner's own)"
         )
-        if child.debug:
-            checks.append(
-                fairness.warn(
-                    "python-build", f"the Python children run a debug build ({child.describe()})", "a release build"
-                )
+        checks.append(
+            fairness.judged(
+                "python-build",
+                child.debug,
+                f"the Python children run a debug build ({child.describe()})",
+                "a release build",
+                f"the Python children run a release build ({child.version})",
             )
-        else:
-            checks.append(fairness.ok("python-build", f"the Python children run a release build ({child.version})"))
-        if child.dev_mode or sys.flags.dev_mode:
-            checks.append(
-                fairness.warn("python-dev-mode", "Python runs in development mode (-X dev)", "unset PYTHONDEVMODE")
+        )
+        checks.append(
+            fairness.judged(
+                "python-dev-mode",
+                bool(child.dev_mode or sys.flags.dev_mode),
+                "Python runs in development mode (-X dev)",
+                "unset PYTHONDEVMODE",
+                "Python is not in development mode",
             )
-        else:
-            checks.append(fairness.ok("python-dev-mode", "Python is not in development mode"))
+        )
     items["python-cflags"] = " ".join((sysconfig.get_config_var("CFLAGS") or "").split())
     try:
         from . import _core
@@ -176,14 +187,15 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
     items["blas"] = "not used by the rounds in this file"
     items["perf-instructions"] = perf_instructions()
     tracer = tracer_pid()
-    if tracer:
-        checks.append(
-            fairness.warn(
-                "tracer", f"a tracer or debugger (pid {tracer}) is attached to the runner", "detach it and run again"
-            )
+    checks.append(
+        fairness.judged(
+            "tracer",
+            bool(tracer),
+            f"a tracer or debugger (pid {tracer}) is attached to the runner",
+            "detach it and run again",
+            "no tracer or debugger attached to the runner",
         )
-    else:
-        checks.append(fairness.ok("tracer", "no tracer or debugger attached to the runner"))
+    )
     # Tuned on one side only?
     tuned_c = "-march=native" in c_info
     tuned_ext = "-march=native" in ext
@@ -192,12 +204,15 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         f"C runner {'tuned' if tuned_c else 'portable'}, "
         f"Python extension {'tuned' if tuned_ext else 'portable'}, Go {'tuned' if tuned_go else 'portable'}"
     )
-    if len({tuned_c, tuned_ext, tuned_go}) > 1:
-        checks.append(
-            fairness.warn("tuning", f"build flags differ in tuning: {sides}", "build everything with the same TUNE")
+    checks.append(
+        fairness.judged(
+            "tuning",
+            len({tuned_c, tuned_ext, tuned_go}) > 1,
+            f"build flags differ in tuning: {sides}",
+            "build everything with the same TUNE",
+            f"the same tuning on every side: {sides}",
         )
-    else:
-        checks.append(fairness.ok("tuning", f"the same tuning on every side: {sides}"))
+    )
     no_spawn = programs.missing("rb-spawn")
     if no_spawn is None:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"

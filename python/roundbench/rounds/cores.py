@@ -202,16 +202,7 @@ def charts(sizes: dict, out_dir: Path) -> list:
     size -> variant -> Cell)."""
     from .. import charts as drawing
 
-    series: dict = {}
-    for size, cells in sizes.items():
-        try:
-            w = int(dict(size).get("workers", ""))
-        except ValueError:
-            continue
-        for c in cells.values():
-            s = c.summary("speedup")
-            if s is not None:
-                series.setdefault(c.impl, []).append((w, s))
+    series = drawing.series(sizes, "speedup", lambda params: drawing.whole(params.get("workers")))
     if not series:
         return []
     plt = drawing.pyplot()

@@ -502,19 +502,10 @@ def charts(sizes: dict, out_dir: Path) -> list:
     size -> variant -> Cell)."""
     from .. import charts as drawing
 
-    series: dict = {}
-    for size, cells in sizes.items():
-        params = dict(size)
-        if params.get("threads", "1") != "1":
-            continue
-        try:
-            n = int(params["n"])
-        except (KeyError, ValueError):
-            continue
-        for c in cells.values():
-            s = c.summary("GFLOP/s")
-            if s is not None:
-                series.setdefault(c.impl, []).append((n, s))
+    # One thread: the BLAS variants against the loops, core for core.
+    series = drawing.series(
+        sizes, "GFLOP/s", lambda params: drawing.whole(params.get("n")) if params.get("threads", "1") == "1" else None
+    )
     if not series:
         return []
     plt = drawing.pyplot()
