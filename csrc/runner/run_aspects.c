@@ -53,8 +53,6 @@ RBC_ROUND("aspects", run_aspects, {"c", "ns/event", NULL}, {"c-binary", LAUNCH_U
 
 static int run_launch(const rbc_args *a);
 
-#define EPHEMERIS_ENV "ROUNDBENCH_ASPECTS_EPHEMERIS"
-#define EVENTS_ENV "ROUNDBENCH_ASPECTS_EVENTS"
 /* The warm-up searches the first events only, again and again. */
 #define WARM_EVENTS 16
 
@@ -112,12 +110,13 @@ static int run_aspects(const rbc_args *a)
     rbc_int_arg(a, "seed", 1, 0, INT64_MAX); /* names the events file only */
     int test = (int)rbc_int_arg(a, "test", 1, 1, 2);
     const char *combo = rbc_str_arg(a, "combo", RB_ASPECTS_DEFAULT_COMBO);
-    const char *eph_path = getenv(EPHEMERIS_ENV), *ev_path = getenv(EVENTS_ENV);
+    const char *eph_path = getenv(RBC_ENV_ASPECTS_EPHEMERIS),
+               *ev_path = getenv(RBC_ENV_ASPECTS_EVENTS);
     if (!eph_path || !*eph_path || !ev_path || !*ev_path) {
         fprintf(stderr,
                 "aspects: %s and %s name no files (run it through `roundbench run aspects`, "
                 "which generates them)\n",
-                EPHEMERIS_ENV, EVENTS_ENV);
+                RBC_ENV_ASPECTS_EPHEMERIS, RBC_ENV_ASPECTS_EVENTS);
         return RBC_EXIT_USAGE;
     }
     search s = {.test = test};
@@ -382,12 +381,13 @@ static int run_launch(const rbc_args *a)
             return RBC_EXIT_FAILED;
         }
     }
-    const char *eph_env = getenv(EPHEMERIS_ENV), *ev_env = getenv(EVENTS_ENV);
+    const char *eph_env = getenv(RBC_ENV_ASPECTS_EPHEMERIS),
+               *ev_env = getenv(RBC_ENV_ASPECTS_EVENTS);
     if (!eph_env || !*eph_env || !ev_env || !*ev_env) {
         fprintf(stderr,
                 "aspects: %s and %s name no files (run it through `roundbench run aspects`, "
                 "which generates them)\n",
-                EPHEMERIS_ENV, EVENTS_ENV);
+                RBC_ENV_ASPECTS_EPHEMERIS, RBC_ENV_ASPECTS_EVENTS);
         return RBC_EXIT_USAGE;
     }
     /* Whole paths: `go -C MODULE run` starts the program in the module. */
