@@ -117,15 +117,9 @@ int main(int argc, char **argv)
                 kernels[nk++] = all[i];
     }
 
-    char want[8192] = "", expect_path[4096];
-    snprintf(expect_path, sizeof expect_path, "%s.expect", path);
-    FILE *f = fopen(expect_path, "r");
-    if (!f || !fgets(want, sizeof want, f)) {
-        fprintf(stderr, "rb-jsonl-speed: cannot read the expected result %s\n", expect_path);
+    char want[8192];
+    if (rbc_jsonl_expected("rb-jsonl-speed", path, want, sizeof want) != 0)
         return 2;
-    }
-    fclose(f);
-    want[strcspn(want, "\n")] = '\0';
     size_t len = 0;
     uint8_t *buf = slurp(path, &len);
     if (!buf) {
@@ -149,8 +143,8 @@ int main(int argc, char **argv)
     }
     rb_jsonl_set_kernel(NULL, NULL);
     const char *chosen = rb_jsonl_kernel(NULL);
-    printf("%s: %zu bytes, %ld repetitions, each count checked against %s; auto runs %s\n", path,
-           len, reps, expect_path, chosen ? chosen : "none");
+    printf("%s: %zu bytes, %ld repetitions, each count checked against %s.expect; auto runs %s\n",
+           path, len, reps, path, chosen ? chosen : "none");
     printf("%-8s %11s %11s %11s\n", "kernel", "median", "min", "max");
     for (int k = 0; k < nk; k++) {
         double *g = gbps + k * reps;
