@@ -13,17 +13,6 @@ import (
 	"roundbench/go/internal/jsonlvec"
 )
 
-// loadJsonlVectors reads one kind of testdata/jsonl_vectors.txt, the file
-// the C, Python and Go tests all read.
-func loadJsonlVectors(t testing.TB, kind string) []jsonlvec.Vector {
-	t.Helper()
-	v, err := jsonlvec.Load("../testdata/jsonl_vectors.txt", kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // jsonlCounters are the Go-side variants, each over bytes; jsonl_cgo_test.go
 // adds go-c, and go-c once more with each kernel of the core this CPU runs
 // ("go-c/scan" ...). jsonlFileCounters are the same over a file.
@@ -35,7 +24,7 @@ var (
 )
 
 func TestJsonlLineVectors(t *testing.T) {
-	for _, v := range loadJsonlVectors(t, "line") {
+	for _, v := range jsonlvec.Read(t, "line") {
 		for _, suffix := range []string{"\n", "\r\n", ""} {
 			data := append(append([]byte{}, v.Payload...), suffix...)
 			for name, count := range jsonlCounters {
@@ -68,7 +57,7 @@ func TestJsonlLineVectors(t *testing.T) {
 }
 
 func TestJsonlDocVectors(t *testing.T) {
-	for _, v := range loadJsonlVectors(t, "doc") {
+	for _, v := range jsonlvec.Read(t, "doc") {
 		for name, count := range jsonlCounters {
 			r, err := count(v.Payload)
 			if err != nil {
@@ -85,7 +74,7 @@ func TestJsonlDocVectors(t *testing.T) {
 // including the first 100 invalid lines; file and bytes agree.
 func TestJsonlAllVectorsAgree(t *testing.T) {
 	var data []byte
-	for _, v := range loadJsonlVectors(t, "line") {
+	for _, v := range jsonlvec.Read(t, "line") {
 		data = append(append(data, v.Payload...), '\n')
 	}
 	data = append(data, data...)

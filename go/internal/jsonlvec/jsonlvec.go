@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // Vector is one vector: its kind ("line" or "doc"), what it expects (a
@@ -88,6 +89,17 @@ func Load(path, kind string) ([]Vector, error) {
 		return nil, fmt.Errorf("%s: no %s vectors", path, kind)
 	}
 	return out, nil
+}
+
+// Read is Load of this checkout's file for a test, which it ends when the
+// file cannot be read or holds no vector of the kind.
+func Read(t testing.TB, kind string) []Vector {
+	t.Helper()
+	v, err := Load(Path(), kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // Short is a payload's text cut for a test message.
