@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"roundbench/go/internal/jsonlvec"
+	"roundbench/go/internal/vectors"
 )
 
 // jsonlCounters are the Go-side variants, each over bytes; jsonl_cgo_test.go
@@ -115,6 +116,41 @@ func TestJsonlMissingFile(t *testing.T) {
 			t.Errorf("%s(missing) error = %v; want ErrIO naming path, no such file", name, err)
 		}
 	}
+}
+
+// The result text every variant prints and FILE.expect holds, and the
+// rules' limits, as testdata/vectors/protocol.txt has them for the C, Go and
+// Python tests alike.
+func TestJsonlProtocolText(t *testing.T) {
+	for _, v := range loadAtLeast(t, "protocol-jsonl", 6) {
+		r := &JsonlResult{Lines: v.int(t, "lines"), Blank: v.int(t, "blank"), Valid: v.int(t, "valid"),
+			Invalid: v.int(t, "invalid"), Statuses: map[int64]int64{}}
+		for _, sc := range v.pairs(t, "statuses") {
+			status, err1 := strconv.ParseInt(sc[0], 10, 64)
+			count, err2 := strconv.ParseInt(sc[1], 10, 64)
+			if err := errors.Join(err1, err2); err != nil {
+				t.Fatalf("vector %v: statuses: %v", v, err)
+			}
+			r.Statuses[status] = count
+		}
+		for _, lr := range v.pairs(t, "reported") {
+			line, err := strconv.ParseInt(lr[0], 10, 64)
+			if err != nil {
+				t.Fatalf("vector %v: reported: %v", v, err)
+			}
+			r.Reported = append(r.Reported, JsonlInvalid{line, lr[1]})
+		}
+		if got, want := r.Text(), strings.ReplaceAll(v["text"], "+", " "); got != want {
+			t.Errorf("%+v.Text() = %q; want %q", *r, got, want)
+		}
+	}
+}
+
+func TestJsonlProtocolLimits(t *testing.T) {
+	vectors.Named(t, "protocol-limit", "value", map[string]any{
+		"jsonl-max-depth":    JsonlMaxDepth,
+		"jsonl-max-reported": JsonlMaxReported,
+	})
 }
 
 // errAfter is a reader that fails after n bytes.

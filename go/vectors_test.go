@@ -1,6 +1,7 @@
 package roundbench
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,6 +66,18 @@ func (v vector) floats(t testing.TB, key string) []float64 {
 func (v vector) int64s(t testing.TB, key string) []int64 {
 	t.Helper()
 	return list(t, v, key, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
+}
+
+// pairs is the comma-separated A:B pairs of key ("-" is none).
+func (v vector) pairs(t testing.TB, key string) [][2]string {
+	t.Helper()
+	return list(t, v, key, func(s string) ([2]string, error) {
+		a, b, ok := strings.Cut(s, ":")
+		if !ok {
+			return [2]string{}, fmt.Errorf("%q is no A:B", s)
+		}
+		return [2]string{a, b}, nil
+	})
 }
 
 func loadVectors(t testing.TB, kind string) []vector {

@@ -117,3 +117,32 @@ func (v Vector) Float(t testing.TB, key string) float64 {
 	}
 	return x
 }
+
+// Named holds a package's constants of one kind to the vectors `KIND
+// name=NAME KEY=VALUE` that name them: each must be in the files exactly
+// once, with its value as fmt.Sprint prints it. It returns the names of the
+// kind's other vectors, which a caller that has every constant of the kind
+// reports and one that has some of them leaves to the packages with the
+// rest.
+func Named(t testing.TB, kind, key string, have map[string]any) (others []string) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, v := range AtLeast(t, kind, 1) {
+		name := v.Str(t, "name")
+		c, ok := have[name]
+		if !ok {
+			others = append(others, name)
+			continue
+		}
+		seen[name]++
+		if got, want := fmt.Sprint(c), v.Str(t, key); got != want {
+			t.Errorf("%s %s = %s; want %s", kind, name, got, want)
+		}
+	}
+	for name := range have {
+		if seen[name] != 1 {
+			t.Errorf("%s %s is in the vectors %d times; want once", kind, name, seen[name])
+		}
+	}
+	return others
+}
