@@ -156,6 +156,12 @@ void rbc_wrong(const char *what, long long got, long long want)
     exit(RBC_EXIT_WRONG);
 }
 
+void rbc_check(const char *what, long long got, long long want)
+{
+    if (got != want)
+        rbc_wrong(what, got, want);
+}
+
 void rbc_core_failed(const char *call, const rb_error *err)
 {
     fprintf(stderr, "%s failed: %s: %s%s%s", call, rb_status_name(err->code),

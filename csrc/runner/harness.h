@@ -97,6 +97,10 @@ void rbc_result(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Reports a wrong result (got/want) and exits with RBC_EXIT_WRONG. */
 _Noreturn void rbc_wrong(const char *what, long long got, long long want);
 
+/* rbc_wrong(what, got, want) when got != want: Go's harness.Check and
+ * Python's harness.check. */
+void rbc_check(const char *what, long long got, long long want);
+
 /* Reports a core error and exits with RBC_EXIT_FAILED. */
 _Noreturn void rbc_core_failed(const char *call, const rb_error *err);
 
