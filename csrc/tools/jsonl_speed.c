@@ -20,19 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "jsonl_run.h"
 #include "roundbench.h"
 
 #define MAX_KERNELS 8
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int by_value(const void *a, const void *b)
 {
@@ -68,9 +60,9 @@ static uint64_t timed_count(const uint8_t *buf, size_t len, const char *want, co
     rb_jsonl_result res;
     rb_error err;
     rb_jsonl_result_init(&res);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = rbc_now_ns();
     rb_status st = rb_jsonl_count_buffer(buf, len, &res, &err);
-    uint64_t t1 = now_ns();
+    uint64_t t1 = rbc_now_ns();
     if (st != RB_OK) {
         fprintf(stderr, "rb-jsonl-speed: kernel %s: %s\n", kernel, err.msg);
         return 0;
