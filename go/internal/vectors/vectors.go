@@ -50,24 +50,35 @@ func Load(kind string) ([]Vector, error) {
 
 // read returns the vectors of one kind in one file.
 func read(path, kind string) ([]Vector, error) {
+	lines, err := Lines(path, kind)
+	var out []Vector
+	for _, line := range lines {
+		v := Vector{}
+		for _, kv := range strings.Fields(line) {
+			k, val, _ := strings.Cut(kv, "=")
+			v[k] = val
+		}
+		out = append(out, v)
+	}
+	return out, err
+}
+
+// Lines returns, in order, what follows `KIND ` on each line of the file at
+// path that starts so: the vector files' lines, and those of
+// testdata/jsonl_vectors.txt (go/internal/jsonlvec), whose payloads are raw
+// bytes. A comment (#) or blank line is no vector's.
+func Lines(path, kind string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []Vector
+	var out []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || fields[0] != kind {
-			continue
+		if k, rest, _ := strings.Cut(sc.Text(), " "); k == kind {
+			out = append(out, rest)
 		}
-		v := Vector{}
-		for _, kv := range fields[1:] {
-			k, val, _ := strings.Cut(kv, "=")
-			v[k] = val
-		}
-		out = append(out, v)
 	}
 	return out, sc.Err()
 }
