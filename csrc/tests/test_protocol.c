@@ -187,7 +187,7 @@ static void jsonl_result_of(const rbt_vector *v, rb_jsonl_result *res)
     snprintf(list, sizeof list, "%s", rbt_str(v, "statuses"));
     if (strcmp(list, "-") != 0) {
         for (char *sc = strtok_r(list, ",", &save); sc; sc = strtok_r(NULL, ",", &save)) {
-            char *colon = strchr(sc + 1, ':'); /* a status may be negative */
+            char *colon = strchr(sc, ':');
             rb_error err;
             CHECK(colon && rb_jsonl_add_status(res, strtoll(sc, NULL, 10),
                                                strtoll(colon + 1, NULL, 10), &err) == RB_OK,
