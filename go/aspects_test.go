@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -408,15 +407,6 @@ func TestAspectsCombo(t *testing.T) {
 
 // aspectsData is the shared data's folder (testdata/aspects/).
 const aspectsData = "../testdata/aspects/"
-
-func (v vector) float(t testing.TB, key string) float64 {
-	t.Helper()
-	x, err := strconv.ParseFloat(v[key], 64)
-	if err != nil {
-		t.Fatalf("vector %v: %s: %v", v, key, err)
-	}
-	return x
-}
 
 func TestAspectsInterpolateVectors(t *testing.T) {
 	for _, v := range loadAtLeast(t, "aspects-interp", 5) {

@@ -41,24 +41,23 @@ import (
 	"unsafe"
 )
 
+// coreKinds is the kind of each error status of the core.
+var coreKinds = map[C.rb_status]error{
+	C.RB_ERR_ARG:         ErrArg,
+	C.RB_ERR_OVERFLOW:    ErrOverflow,
+	C.RB_ERR_NOMEM:       ErrNoMem,
+	C.RB_ERR_IO:          ErrIO,
+	C.RB_ERR_TYPE:        ErrType,
+	C.RB_ERR_INTERRUPTED: ErrInterrupted,
+}
+
 // coreError is the one place the core's error record becomes a Go error:
 // everything it needs travels in the record (csrc/roundbench.h, rb_error).
 // A status this package does not know (a newer core's) is an ErrCore.
 func coreError(fn string, e *C.rb_error) error {
-	kind := ErrCore
-	switch e.code {
-	case C.RB_ERR_ARG:
-		kind = ErrArg
-	case C.RB_ERR_OVERFLOW:
-		kind = ErrOverflow
-	case C.RB_ERR_NOMEM:
-		kind = ErrNoMem
-	case C.RB_ERR_IO:
-		kind = ErrIO
-	case C.RB_ERR_TYPE:
-		kind = ErrType
-	case C.RB_ERR_INTERRUPTED:
-		kind = ErrInterrupted
+	kind, ok := coreKinds[e.code]
+	if !ok {
+		kind = ErrCore
 	}
 	out := &Error{Func: fn, Msg: C.GoString(&e.msg[0]), Pos: int64(e.pos), Kind: kind,
 		Errno: syscall.Errno(e.sys_errno)}

@@ -63,10 +63,7 @@ func TestChainVectors(t *testing.T) {
 func TestChainErrors(t *testing.T) {
 	for _, v := range loadVectors(t, "chain-error") {
 		n, k, p := v.int(t, "n"), v.int(t, "hop-work"), v.int(t, "parallel")
-		want := ErrArg
-		if v["error"] == "overflow" {
-			want = ErrOverflow
-		}
+		want := v.errKind(t)
 		for name, build := range chainBuilders {
 			c, err := build(n, k, p)
 			var e *Error

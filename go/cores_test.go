@@ -46,10 +46,7 @@ func TestCoresShareVectors(t *testing.T) {
 func TestCoresErrors(t *testing.T) {
 	for _, v := range loadVectors(t, "cores-error") {
 		n, workers := v.int(t, "n"), v.int(t, "workers")
-		want := ErrArg
-		if v["error"] == "overflow" {
-			want = ErrOverflow
-		}
+		want := v.errKind(t)
 		for _, c := range coresImpls {
 			var e *Error
 			if _, err := c.f(n, workers); !errors.Is(err, want) || !errors.As(err, &e) || e.Arg != v["arg"] {

@@ -11,18 +11,8 @@ import (
 	"testing"
 
 	"roundbench/go/internal/jsonlvec"
+	"roundbench/go/internal/vectors"
 )
-
-// loadJsonlVectors reads one kind of testdata/jsonl_vectors.txt, the file
-// the C, Python and Go tests all read.
-func loadJsonlVectors(t testing.TB, kind string) []jsonlvec.Vector {
-	t.Helper()
-	v, err := jsonlvec.Load("../testdata/jsonl_vectors.txt", kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // jsonlCounters are the Go-side variants, each over bytes; jsonl_cgo_test.go
 // adds go-c, and go-c once more with each kernel of the core this CPU runs
@@ -35,7 +25,7 @@ var (
 )
 
 func TestJsonlLineVectors(t *testing.T) {
-	for _, v := range loadJsonlVectors(t, "line") {
+	for _, v := range jsonlvec.Read(t, "line") {
 		for _, suffix := range []string{"\n", "\r\n", ""} {
 			data := append(append([]byte{}, v.Payload...), suffix...)
 			for name, count := range jsonlCounters {
@@ -68,7 +58,7 @@ func TestJsonlLineVectors(t *testing.T) {
 }
 
 func TestJsonlDocVectors(t *testing.T) {
-	for _, v := range loadJsonlVectors(t, "doc") {
+	for _, v := range jsonlvec.Read(t, "doc") {
 		for name, count := range jsonlCounters {
 			r, err := count(v.Payload)
 			if err != nil {
@@ -85,7 +75,7 @@ func TestJsonlDocVectors(t *testing.T) {
 // including the first 100 invalid lines; file and bytes agree.
 func TestJsonlAllVectorsAgree(t *testing.T) {
 	var data []byte
-	for _, v := range loadJsonlVectors(t, "line") {
+	for _, v := range jsonlvec.Read(t, "line") {
 		data = append(append(data, v.Payload...), '\n')
 	}
 	data = append(data, data...)
@@ -126,6 +116,41 @@ func TestJsonlMissingFile(t *testing.T) {
 			t.Errorf("%s(missing) error = %v; want ErrIO naming path, no such file", name, err)
 		}
 	}
+}
+
+// The result text every variant prints and FILE.expect holds, and the
+// rules' limits, as testdata/vectors/protocol.txt has them for the C, Go and
+// Python tests alike.
+func TestJsonlProtocolText(t *testing.T) {
+	for _, v := range loadAtLeast(t, "protocol-jsonl", 6) {
+		r := &JsonlResult{Lines: v.int(t, "lines"), Blank: v.int(t, "blank"), Valid: v.int(t, "valid"),
+			Invalid: v.int(t, "invalid"), Statuses: map[int64]int64{}}
+		for _, sc := range v.pairs(t, "statuses") {
+			status, err1 := strconv.ParseInt(sc[0], 10, 64)
+			count, err2 := strconv.ParseInt(sc[1], 10, 64)
+			if err := errors.Join(err1, err2); err != nil {
+				t.Fatalf("vector %v: statuses: %v", v, err)
+			}
+			r.Statuses[status] = count
+		}
+		for _, lr := range v.pairs(t, "reported") {
+			line, err := strconv.ParseInt(lr[0], 10, 64)
+			if err != nil {
+				t.Fatalf("vector %v: reported: %v", v, err)
+			}
+			r.Reported = append(r.Reported, JsonlInvalid{line, lr[1]})
+		}
+		if got, want := r.Text(), strings.ReplaceAll(v["text"], "+", " "); got != want {
+			t.Errorf("%+v.Text() = %q; want %q", *r, got, want)
+		}
+	}
+}
+
+func TestJsonlProtocolLimits(t *testing.T) {
+	vectors.Named(t, "protocol-limit", "value", map[string]any{
+		"jsonl-max-depth":    JsonlMaxDepth,
+		"jsonl-max-reported": JsonlMaxReported,
+	})
 }
 
 // errAfter is a reader that fails after n bytes.

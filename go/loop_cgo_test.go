@@ -21,10 +21,7 @@ func init() {
 func TestLoopRangeErrors(t *testing.T) {
 	for _, v := range loadAtLeast(t, "loop-range-error", 6) {
 		lo, hi, arg := v.int(t, "lo"), v.int(t, "hi"), v["arg"]
-		want, value := ErrArg, lo
-		if v["error"] == "overflow" {
-			want = ErrOverflow
-		}
+		want, value := v.errKind(t), lo
 		if arg == "hi" {
 			value = hi
 		}

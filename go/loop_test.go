@@ -53,10 +53,7 @@ func TestLoopRangeVectors(t *testing.T) {
 func TestLoopErrors(t *testing.T) {
 	for _, v := range loadVectors(t, "loop-error") {
 		n := v.int(t, "n")
-		want := ErrArg
-		if v["error"] == "overflow" {
-			want = ErrOverflow
-		}
+		want := v.errKind(t)
 		for _, c := range loopImpls {
 			_, err := c.f(n)
 			if !errors.Is(err, want) {

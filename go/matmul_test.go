@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -23,19 +21,6 @@ var (
 	matmulFills    = map[string]func(n int, seed uint64, a, b []float64) error{"PureMatmulFill": PureMatmulFill}
 	matmulVerifies = map[string]func(n int, a, b, c []float64) (int64, error){"PureMatmulVerify": PureMatmulVerify}
 )
-
-func floats(t *testing.T, s string) []float64 {
-	t.Helper()
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		x, err := strconv.ParseFloat(f, 64)
-		if err != nil {
-			t.Fatalf("bad float %q: %v", f, err)
-		}
-		out = append(out, x)
-	}
-	return out
-}
 
 func TestMatmulVectors(t *testing.T) {
 	for _, v := range loadVectors(t, "matmul") {
@@ -63,7 +48,7 @@ func TestMatmulVectors(t *testing.T) {
 
 func TestMatmulExplicit(t *testing.T) {
 	for _, v := range loadAtLeast(t, "matmul-explicit", 5) {
-		a, b, want := floats(t, v["a"]), floats(t, v["b"]), floats(t, v["c"])
+		a, b, want := v.floats(t, "a"), v.floats(t, "b"), v.floats(t, "c")
 		n := int(math.Sqrt(float64(len(a))))
 		for _, m := range matmuls {
 			c := make([]float64, n*n)
@@ -90,10 +75,7 @@ func TestMatmulExplicit(t *testing.T) {
 func TestMatmulErrors(t *testing.T) {
 	for _, v := range loadVectors(t, "matmul-error") {
 		n := int(v.int(t, "n"))
-		kind := ErrArg
-		if v["error"] == "overflow" {
-			kind = ErrOverflow
-		}
+		kind := v.errKind(t)
 		for _, m := range matmuls {
 			err := m.fn(n, nil, nil, nil)
 			var e *Error

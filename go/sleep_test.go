@@ -66,10 +66,7 @@ func TestSleepVectors(t *testing.T) {
 func TestSleepErrors(t *testing.T) {
 	for _, v := range loadVectors(t, "sleep-error") {
 		n := v.int(t, "n")
-		want := ErrArg
-		if v["error"] == "overflow" {
-			want = ErrOverflow
-		}
+		want := v.errKind(t)
 		for name, f := range sleepers {
 			var e *Error
 			if _, err := f(n, testWait); !errors.Is(err, want) || !errors.As(err, &e) || e.Arg != "n" {

@@ -2,8 +2,6 @@ package roundbench
 
 import (
 	"errors"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -16,22 +14,6 @@ type tempsImpl struct {
 // tempsImpls are the round's Go-side implementations; temps_cgo_test.go
 // adds the core's.
 var tempsImpls = []tempsImpl{{"PureTemps", PureTemps}}
-
-func int64s(t *testing.T, s string) []int64 {
-	t.Helper()
-	if s == "-" {
-		return nil
-	}
-	var out []int64
-	for _, f := range strings.Split(s, ",") {
-		x, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			t.Fatalf("bad int64 %q: %v", f, err)
-		}
-		out = append(out, x)
-	}
-	return out
-}
 
 func TestTempsVectors(t *testing.T) {
 	for _, v := range loadVectors(t, "temps") {
@@ -47,7 +29,7 @@ func TestTempsVectors(t *testing.T) {
 		}
 	}
 	for _, v := range loadVectors(t, "temps-array") {
-		a, want := int64s(t, v["a"]), v.int(t, "sum")
+		a, want := v.int64s(t, "a"), v.int(t, "sum")
 		for _, m := range tempsImpls {
 			if got, err := m.fn(a); err != nil || got != want {
 				t.Errorf("%s(%v) = %d, %v; want %d", m.name, a, got, err, want)
@@ -58,7 +40,7 @@ func TestTempsVectors(t *testing.T) {
 
 func TestTempsErrors(t *testing.T) {
 	for _, v := range loadVectors(t, "temps-error") {
-		a, pos := int64s(t, v["a"]), v.int(t, "pos")
+		a, pos := v.int64s(t, "a"), v.int(t, "pos")
 		for _, m := range tempsImpls {
 			_, err := m.fn(a)
 			var e *Error

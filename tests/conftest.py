@@ -38,6 +38,14 @@ def load_vectors(kind: str) -> list:
     return out
 
 
+def load_at_least(kind: str, least: int) -> list:
+    """load_vectors with a minimum count, so that a kind renamed or cut down
+    in the file cannot pass with fewer cases than it was written for."""
+    out = load_vectors(kind)
+    assert len(out) >= least, f"{len(out)} vectors of kind {kind!r}; want at least {least}"
+    return out
+
+
 def child_env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")

@@ -2,11 +2,13 @@
 files register (csrc/runner/run_<round>.c, RBC_ROUND), the same from every
 binary built from those sources, and usage errors list what exists."""
 
+import os
 import subprocess
+import sys
 
 import pytest
 
-from conftest import BUILD
+from conftest import BUILD, child_env
 
 PROGRAMS = ["rb-c", "rb-c-so", "rb-c-static"]
 
@@ -61,3 +63,30 @@ def test_a_listed_variant_runs_and_prints_only_its_units(built):
     fields = line.split()
     printed = fields[3::2]  # name, iterations, then value-unit pairs
     assert printed[0] == "ns/op" and printed[1:] == units[("loop", "c")]
+
+
+@pytest.mark.parametrize(
+    "value, says",
+    [
+        ("-1", "jsonl: lines=-1 is out of range [0, 100000000]"),
+        ("100000001", "jsonl: lines=100000001 is out of range [0, 100000000]"),
+        ("1e6", "jsonl: lines=1e6 is not an integer"),
+        ("", "jsonl: lines= is not an integer"),
+    ],
+)
+def test_jsonl_checks_lines_as_every_child_does(built, value, says):
+    """The C jsonl children (c, and c-simdjson where it is built) check
+    their `lines` parameter as the Go and Python ones do, before looking
+    for the log: exit 2 and the same message, naming the key."""
+    env = child_env()
+    env.pop("ROUNDBENCH_JSONL_FILE", None)
+    children = [
+        [str(BUILD / "rb-c"), "jsonl", "c"],
+        [str(BUILD / "rb-go-jsonl"), "jsonl", "go"],
+        [sys.executable, "-m", "roundbench.child", "jsonl", "py"],
+    ]
+    if os.path.exists(BUILD / "rb-c-simdjson"):
+        children.append([str(BUILD / "rb-c-simdjson"), "jsonl", "c-simdjson"])
+    for argv in children:
+        out = subprocess.run([*argv, f"lines={value}"], capture_output=True, text=True, timeout=60, env=env)
+        assert (out.returncode, out.stderr.strip(), out.stdout) == (2, says, ""), argv

@@ -81,13 +81,13 @@ uint32_t rbc_crc32(uint32_t crc, const void *p, size_t n)
 }
 
 /* Large values in plain digits, the rest with 6 significant digits, as the
- * Go and Python harnesses print them. */
-static void print_value(double x)
+ * Go and Python harnesses print them (protocol.txt, protocol-number). */
+static void print_value(FILE *f, double x)
 {
     if (x >= 1e5 || x <= -1e5)
-        printf(" %.0f", x);
+        fprintf(f, "%.0f", x);
     else
-        printf(" %.6g", x);
+        fprintf(f, "%.6g", x);
 }
 
 int rbc_unit_declared(const rbc_variant *v, const char *unit)
@@ -103,6 +103,25 @@ int rbc_unit_declared(const rbc_variant *v, const char *unit)
     return 0;
 }
 
+/* Writes the result line (protocol.txt, protocol-line) to f; rbc_emit checks
+ * its units first. */
+static void print_line(FILE *f, const rbc_args *a, int64_t iters, double ns_per_op,
+                       const rbc_metric *metrics, int nmetrics)
+{
+    fprintf(f, "Benchmark%c%s/impl=%s", toupper((unsigned char)a->round[0]), a->round + 1, a->impl);
+    for (int i = 0; i < a->count; i++)
+        fprintf(f, "/%s=%s", a->keys[i], a->values[i]);
+    fprintf(f, " %lld ", (long long)iters);
+    print_value(f, ns_per_op);
+    fputs(" ns/op", f);
+    for (int i = 0; i < nmetrics; i++) {
+        fputc(' ', f);
+        print_value(f, metrics[i].value);
+        fprintf(f, " %s", metrics[i].unit);
+    }
+    fputc('\n', f);
+}
+
 void rbc_emit(const rbc_args *a, int64_t iters, double ns_per_op, const rbc_metric *metrics,
               int nmetrics)
 {
@@ -116,17 +135,7 @@ void rbc_emit(const rbc_args *a, int64_t iters, double ns_per_op, const rbc_metr
             exit(RBC_EXIT_USAGE);
         }
     }
-    printf("Benchmark%c%s/impl=%s", toupper((unsigned char)a->round[0]), a->round + 1, a->impl);
-    for (int i = 0; i < a->count; i++)
-        printf("/%s=%s", a->keys[i], a->values[i]);
-    printf(" %lld", (long long)iters);
-    print_value(ns_per_op);
-    printf(" ns/op");
-    for (int i = 0; i < nmetrics; i++) {
-        print_value(metrics[i].value);
-        printf(" %s", metrics[i].unit);
-    }
-    printf("\n");
+    print_line(stdout, a, iters, ns_per_op, metrics, nmetrics);
     fflush(stdout);
 }
 
@@ -145,6 +154,12 @@ void rbc_wrong(const char *what, long long got, long long want)
 {
     fprintf(stderr, "wrong result: %s = %lld; want %lld\n", what, got, want);
     exit(RBC_EXIT_WRONG);
+}
+
+void rbc_check(const char *what, long long got, long long want)
+{
+    if (got != want)
+        rbc_wrong(what, got, want);
 }
 
 void rbc_core_failed(const char *call, const rb_error *err)
@@ -179,13 +194,13 @@ int64_t rbc_proc_bytes(const char *path, const char *key)
 void rbc_warm_up(void (*fn)(void *ctx), void *ctx)
 {
     uint64_t t0 = rbc_now_ns();
-    for (int i = 0; i < 1000 && rbc_now_ns() - t0 < RBC_WARMUP_NS; i++)
+    for (int i = 0; i < RBC_WARMUP_CALLS && rbc_now_ns() - t0 < RBC_WARMUP_NS; i++)
         fn(ctx);
 }
 
 double rbc_calibrated(rbc_timed op, rbc_timed empty, void *ctx, int64_t *count_out)
 {
-    const uint64_t target = 100000000u; /* 100 ms */
+    const uint64_t target = RBC_CALIBRATE_NS;
     int64_t count = 1000;
     for (;;) {
         uint64_t t = op(ctx, count);

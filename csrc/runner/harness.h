@@ -11,7 +11,8 @@
 
 #include "roundbench.h"
 
-/* Exit statuses shared by the C, Go and Python child runners. */
+/* Exit statuses shared by the C, Go and Python child runners
+ * (testdata/vectors/protocol.txt, protocol-exit, holds all three to them). */
 enum {
     RBC_EXIT_OK = 0,
     RBC_EXIT_USAGE = 2,  /* bad arguments: a message names which */
@@ -19,6 +20,13 @@ enum {
     RBC_EXIT_CANNOT = 4, /* this variant cannot run here; stderr says why */
     RBC_EXIT_FAILED = 5  /* the core returned an error */
 };
+
+/* The environment variables in which the parent names a round's input
+ * files, the same for every language's child (protocol.txt, protocol-env). */
+#define RBC_ENV_JSONL_FILE "ROUNDBENCH_JSONL_FILE"
+#define RBC_ENV_JSONL_WARMUP_FILE "ROUNDBENCH_JSONL_WARMUP_FILE"
+#define RBC_ENV_ASPECTS_EPHEMERIS "ROUNDBENCH_ASPECTS_EPHEMERIS"
+#define RBC_ENV_ASPECTS_EVENTS "ROUNDBENCH_ASPECTS_EVENTS"
 
 #define RBC_MAX_PARAMS 8
 
@@ -89,6 +97,10 @@ void rbc_result(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Reports a wrong result (got/want) and exits with RBC_EXIT_WRONG. */
 _Noreturn void rbc_wrong(const char *what, long long got, long long want);
 
+/* rbc_wrong(what, got, want) when got != want: Go's harness.Check and
+ * Python's harness.check. */
+void rbc_check(const char *what, long long got, long long want);
+
 /* Reports a core error and exits with RBC_EXIT_FAILED. */
 _Noreturn void rbc_core_failed(const char *call, const rb_error *err);
 
@@ -97,16 +109,21 @@ _Noreturn void rbc_core_failed(const char *call, const rb_error *err);
  * measure memory from inside (sleep, chain) read their baselines with it. */
 int64_t rbc_proc_bytes(const char *path, const char *key);
 
-/* Warm-up: calls fn(ctx) until at least 50 ms have passed (at most 1000
- * calls), so that the timed run starts with the code, data and the core's
- * clock speed where a steady state puts them, whatever ran before. */
+/* Warm-up: calls fn(ctx) until at least RBC_WARMUP_NS have passed (at most
+ * RBC_WARMUP_CALLS calls), so that the timed run starts with the code, data
+ * and the core's clock speed where a steady state puts them, whatever ran
+ * before. The Go and Python harnesses have the same limits (protocol.txt,
+ * protocol-limit). */
 #define RBC_WARMUP_NS 50000000u
+#define RBC_WARMUP_CALLS 1000
 void rbc_warm_up(void (*fn)(void *ctx), void *ctx);
 
 /* Times `op(ctx, count)` and `empty(ctx, count)` (each returns elapsed ns),
- * growing `count` until one timing of `op` lasts at least 100 ms, then takes
+ * growing `count` until one timing of `op` lasts at least RBC_CALIBRATE_NS
+ * (100 ms; protocol.txt, protocol-limit), then takes
  * the best of three of each and returns (op - empty) / count, the cost of one
  * operation with the loop's own cost removed. *count_out gets the count. */
+#define RBC_CALIBRATE_NS 100000000u
 typedef uint64_t (*rbc_timed)(void *ctx, int64_t count);
 double rbc_calibrated(rbc_timed op, rbc_timed empty, void *ctx, int64_t *count_out);
 

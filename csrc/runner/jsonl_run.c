@@ -37,41 +37,46 @@ char *rbc_jsonl_result_text(const rb_jsonl_result *r)
     return s;
 }
 
-int rbc_jsonl_run(const rbc_args *a, rbc_jsonl_counter count, const char *what)
+int rbc_jsonl_expected(const char *who, const char *path, char *want, size_t size)
 {
-    const char *path = getenv("ROUNDBENCH_JSONL_FILE");
-    if (!path || !*path) {
-        fprintf(stderr, "jsonl: ROUNDBENCH_JSONL_FILE names no log (run it through `roundbench "
-                        "run jsonl`, which generates the log)\n");
-        return RBC_EXIT_USAGE;
-    }
-    char want[8192] = "";
     char expect_path[4096];
     snprintf(expect_path, sizeof expect_path, "%s.expect", path);
     FILE *f = fopen(expect_path, "r");
-    if (!f || !fgets(want, sizeof want, f)) {
-        fprintf(stderr, "jsonl: cannot read the expected result %s\n", expect_path);
+    int ok = f && fgets(want, (int)size, f);
+    if (f)
+        fclose(f);
+    if (!ok) {
+        fprintf(stderr, "%s: cannot read the expected result %s\n", who, expect_path);
+        return -1;
+    }
+    want[strcspn(want, "\n")] = '\0';
+    return 0;
+}
+
+int rbc_jsonl_run(const rbc_args *a, rbc_jsonl_counter count, const char *what)
+{
+    /* Names the log only (the parent generates it at this size), but is
+     * checked as every child checks its parameters. */
+    rbc_int_arg(a, "lines", RBC_JSONL_DEFAULT_LINES, 0, RBC_JSONL_MAX_LINES);
+    const char *path = getenv(RBC_ENV_JSONL_FILE);
+    if (!path || !*path) {
+        fprintf(stderr, "jsonl: " RBC_ENV_JSONL_FILE " names no log (run it through `roundbench "
+                        "run jsonl`, which generates the log)\n");
         return RBC_EXIT_USAGE;
     }
-    fclose(f);
-    want[strcspn(want, "\n")] = '\0';
+    char want[8192];
+    if (rbc_jsonl_expected("jsonl", path, want, sizeof want) != 0)
+        return RBC_EXIT_USAGE;
 
     /* Warm-up, as in every runner: one untimed count of the small log
      * ($ROUNDBENCH_JSONL_WARMUP_FILE, checked against its own .expect),
      * then the real file into the page cache, so that the timed count
      * starts with warm code and data and the CPU columns compare counts. */
-    const char *warm_path = getenv("ROUNDBENCH_JSONL_WARMUP_FILE");
+    const char *warm_path = getenv(RBC_ENV_JSONL_WARMUP_FILE);
     if (warm_path && *warm_path) {
-        char warm_want[8192] = "", warm_expect[4096];
-        snprintf(warm_expect, sizeof warm_expect, "%s.expect", warm_path);
-        FILE *wf = fopen(warm_expect, "r");
-        if (!wf || !fgets(warm_want, sizeof warm_want, wf)) {
-            fprintf(stderr, "jsonl: cannot read the warm-up log's expected result %s\n",
-                    warm_expect);
+        char warm_want[8192];
+        if (rbc_jsonl_expected("jsonl (warm-up)", warm_path, warm_want, sizeof warm_want) != 0)
             return RBC_EXIT_USAGE;
-        }
-        fclose(wf);
-        warm_want[strcspn(warm_want, "\n")] = '\0';
         rb_error werr;
         rb_jsonl_result wres;
         rb_jsonl_result_init(&wres);

@@ -16,12 +16,25 @@ typedef rb_status (*rbc_jsonl_counter)(const char *path, rb_jsonl_result *res, r
  * when out of memory. */
 char *rbc_jsonl_result_text(const rb_jsonl_result *r);
 
-/* Runs one jsonl variant: reads the log named by $ROUNDBENCH_JSONL_FILE and
- * the result the generator expects (FILE.expect), warms up (counts the
- * small log of $ROUNDBENCH_JSONL_WARMUP_FILE, checked too, then reads the
- * log into the page cache), times one count, checks it and prints the
- * result line. `what` names the counter in error messages. Returns the
- * child's exit status. */
+/* Reads the result the generator expects of the log at `path`: the first
+ * line of PATH.expect, without its newline, into want (`size` bytes).
+ * Returns 0; or -1, having said on stderr, after `who`, which file it could
+ * not read. */
+int rbc_jsonl_expected(const char *who, const char *path, char *want, size_t size);
+
+/* The child's `lines` parameter (the log's size, which names the log the
+ * parent generates): its default and largest value, as in the Go and
+ * Python children (protocol.txt, protocol-limit). */
+#define RBC_JSONL_DEFAULT_LINES 1000000
+#define RBC_JSONL_MAX_LINES 100000000
+
+/* Runs one jsonl variant: checks its `lines` parameter, reads the log named
+ * by $ROUNDBENCH_JSONL_FILE and the result the generator expects
+ * (FILE.expect), warms up (counts the small log of
+ * $ROUNDBENCH_JSONL_WARMUP_FILE, checked too, then reads the log into the
+ * page cache), times one count, checks it and prints the result line.
+ * `what` names the counter in error messages. Returns the child's exit
+ * status. */
 int rbc_jsonl_run(const rbc_args *a, rbc_jsonl_counter count, const char *what);
 
 #endif

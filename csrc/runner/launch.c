@@ -205,21 +205,6 @@ int rbc_launch(const rbc_sink *s, char *const argv[], int in_fd, rbc_start *st)
     return rc;
 }
 
-/* RssAnon from /proc/self/status, in KiB (-1 where it cannot be read). */
-static long rss_anon_kb(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    if (!f)
-        return -1;
-    char line[256];
-    long kb = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "RssAnon: %ld kB", &kb) == 1)
-            break;
-    fclose(f);
-    return kb;
-}
-
 /* One start of command c, checked; exits the launcher when it failed. */
 static void start_checked(rbc_series *s, const rbc_command *c, rbc_start *st)
 {
@@ -269,7 +254,7 @@ void rbc_launch_series(rbc_series *s, rbc_command *cmds, int ncmds)
     }
     /* The most a start's peak RSS can owe to this process: a forked child
      * starts with its parent's anonymous pages. */
-    s->launcher_anon_kb = rss_anon_kb();
+    s->launcher_anon_b = rbc_proc_bytes("/proc/self/status", "RssAnon");
     for (int i = 0; i < s->starts; i++) {
         for (int j = 0; j < ncmds; j++) {
             rbc_command *c = &cmds[i % 2 ? ncmds - 1 - j : j];

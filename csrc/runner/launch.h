@@ -102,7 +102,7 @@ typedef struct rbc_series {
     int (*before)(void *ctx);
     void (*after)(void *ctx);
     void *ctx;
-    long launcher_anon_kb; /* out: this process's RssAnon after the warm-up (-1: unknown) */
+    int64_t launcher_anon_b; /* out: this process's RssAnon after the warm-up (-1: unknown) */
 } rbc_series;
 
 /* Runs the series. Every start must exit 0 and, where the sink can be

@@ -53,8 +53,20 @@ RBC_ROUND("aspects", run_aspects, {"c", "ns/event", NULL}, {"c-binary", LAUNCH_U
 
 static int run_launch(const rbc_args *a);
 
-#define EPHEMERIS_ENV "ROUNDBENCH_ASPECTS_EPHEMERIS"
-#define EVENTS_ENV "ROUNDBENCH_ASPECTS_EVENTS"
+/* The ephemeris and events files the parent names; 0, after saying so,
+ * when it names none. */
+static int input_paths(const char **eph, const char **events)
+{
+    *eph = getenv(RBC_ENV_ASPECTS_EPHEMERIS);
+    *events = getenv(RBC_ENV_ASPECTS_EVENTS);
+    if (*eph && **eph && *events && **events)
+        return 1;
+    fprintf(stderr, "aspects: " RBC_ENV_ASPECTS_EPHEMERIS " and " RBC_ENV_ASPECTS_EVENTS
+                    " name no files (run it through `roundbench run aspects`, which generates "
+                    "them)\n");
+    return 0;
+}
+
 /* The warm-up searches the first events only, again and again. */
 #define WARM_EVENTS 16
 
@@ -112,14 +124,9 @@ static int run_aspects(const rbc_args *a)
     rbc_int_arg(a, "seed", 1, 0, INT64_MAX); /* names the events file only */
     int test = (int)rbc_int_arg(a, "test", 1, 1, 2);
     const char *combo = rbc_str_arg(a, "combo", RB_ASPECTS_DEFAULT_COMBO);
-    const char *eph_path = getenv(EPHEMERIS_ENV), *ev_path = getenv(EVENTS_ENV);
-    if (!eph_path || !*eph_path || !ev_path || !*ev_path) {
-        fprintf(stderr,
-                "aspects: %s and %s name no files (run it through `roundbench run aspects`, "
-                "which generates them)\n",
-                EPHEMERIS_ENV, EVENTS_ENV);
+    const char *eph_path, *ev_path;
+    if (!input_paths(&eph_path, &ev_path))
         return RBC_EXIT_USAGE;
-    }
     search s = {.test = test};
     rb_error err;
     if (rb_aspects_combo_parse(combo, &s.combo, &err) != RB_OK) {
@@ -382,14 +389,9 @@ static int run_launch(const rbc_args *a)
             return RBC_EXIT_FAILED;
         }
     }
-    const char *eph_env = getenv(EPHEMERIS_ENV), *ev_env = getenv(EVENTS_ENV);
-    if (!eph_env || !*eph_env || !ev_env || !*ev_env) {
-        fprintf(stderr,
-                "aspects: %s and %s name no files (run it through `roundbench run aspects`, "
-                "which generates them)\n",
-                EPHEMERIS_ENV, EVENTS_ENV);
+    const char *eph_env, *ev_env;
+    if (!input_paths(&eph_env, &ev_env))
         return RBC_EXIT_USAGE;
-    }
     /* Whole paths: `go -C MODULE run` starts the program in the module. */
     char eph[PATH_MAX], events[PATH_MAX];
     if (!realpath(eph_env, eph) || !realpath(ev_env, events)) {

@@ -49,8 +49,7 @@ static int run_chain(const rbc_args *a)
     if (rb_chain_pass(c, &got, &err) != RB_OK)
         rbc_core_failed("rb_chain_pass", &err);
     rb_chain_free(c);
-    if (got != m)
-        rbc_wrong("calibration chain", got, m);
+    rbc_check("calibration chain", got, m);
     double per_task = grown > 0 ? (double)grown / (double)m : 0.0;
     double need = per_task * (double)n * (double)p * 1.1; /* 10% margin */
     int64_t avail = rbc_proc_bytes("/proc/meminfo", "MemAvailable");
@@ -92,8 +91,7 @@ static int run_chain(const rbc_args *a)
     if (rb_chain_expected(n, k, &want, &err) != RB_OK)
         rbc_core_failed("rb_chain_expected", &err);
     for (int64_t i = 0; i < p; i++)
-        if (out[i] != want)
-            rbc_wrong("value", out[i], want);
+        rbc_check("value", out[i], want);
     free(out);
     double hops = (double)n * (double)p;
     double setup = (double)(t1 - t0), pass = (double)(t3 - t2), teardown = (double)(t5 - t4);

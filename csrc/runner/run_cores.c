@@ -30,8 +30,7 @@ static int run_cores(const rbc_args *a)
         uint64_t t1 = rbc_now_ns();
         if (st != RB_OK)
             rbc_core_failed("rb_loop_parallel", &err);
-        if (sum != want)
-            rbc_wrong("sum", sum, want);
+        rbc_check("sum", sum, want);
         took[k] = t1 - t0;
     }
     double one = (double)took[0], many = (double)took[passes - 1];

@@ -46,8 +46,7 @@ static uint64_t time_empty(void *ctx, int64_t count)
 static int run_ffi(const rbc_args *a)
 {
     /* The callee must do its work: check it before trusting any timing. */
-    if (rb_ffi_noop(41) != 42)
-        rbc_wrong("rb_ffi_noop(41)", rb_ffi_noop(41), 42);
+    rbc_check("rb_ffi_noop(41)", rb_ffi_noop(41), 42);
     int64_t count = 0;
     double ns = rbc_calibrated(time_calls, time_empty, NULL, &count);
     rbc_metric m[] = {{ns, "ns/call"}};

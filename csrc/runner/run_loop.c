@@ -27,10 +27,7 @@ static int run_loop(const rbc_args *a)
     uint64_t t1 = rbc_now_ns();
     if (st != RB_OK)
         rbc_core_failed("rb_loop", &err);
-
-    int64_t want = rb_loop_expected(n);
-    if (sum != want)
-        rbc_wrong("sum", sum, want);
+    rbc_check("sum", sum, rb_loop_expected(n));
     double ns = (double)(t1 - t0);
     rbc_metric m[] = {{n > 0 ? ns / (double)n : 0.0, "ns/iter"}};
     rbc_result("sum=%lld", (long long)sum);

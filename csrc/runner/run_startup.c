@@ -140,7 +140,7 @@ static int run_startup(const rbc_args *a)
         {(double)sum.maxrss_median_kb * 1024.0, "start-peak-B"},
         {sum.median_ns * 1000.0 / 1e9, "s/1000-starts"},
         {sum.cpu_median_ns / 1e6, "cpu-ms"},
-        {(double)series.launcher_anon_kb * 1024.0, "launcher-anon-B"},
+        {(double)series.launcher_anon_b, "launcher-anon-B"},
     };
     rbc_result("%s-ok", a->impl);
     rbc_emit(a, starts, sum.median_ns, m, (int)(sizeof m / sizeof m[0]));

@@ -43,9 +43,7 @@ static int run_temps(const rbc_args *a)
     if (st != RB_OK)
         rbc_core_failed("rb_temps", &err);
     /* a = arange(n): the loop round's sum, by its closed form. */
-    int64_t want = rb_loop_expected(n);
-    if (sum != want)
-        rbc_wrong("sum", sum, want);
+    rbc_check("sum", sum, rb_loop_expected(n));
     double ns = (double)(t1 - t0);
     rbc_metric m[] = {{n > 0 ? ns / (double)n : 0.0, "ns/elem"},
                       {n > 0 ? sys / (double)n : 0.0, "sys-ns/elem"},

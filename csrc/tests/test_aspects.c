@@ -440,51 +440,31 @@ static void test_small_search(void)
 /* The folder of the shared data: testdata/aspects/, beside vectors.txt. */
 static char data_dir[4096];
 
-static double vnum(const rbt_vector *v, const char *key)
-{
-    const char *s = rbt_get(v, key);
-    char *end;
-    double x = s ? strtod(s, &end) : 0;
-    if (!s || *end) {
-        fprintf(stderr, "vector %s: %s=%s is not a number\n", v->kind, key, s ? s : "(none)");
-        exit(2);
-    }
-    return x;
-}
-
-static const char *vstr(const rbt_vector *v, const char *key)
-{
-    const char *s = rbt_get(v, key);
-    if (!s) {
-        fprintf(stderr, "vector %s lacks %s\n", v->kind, key);
-        exit(2);
-    }
-    return s;
-}
-
 static void interp_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
-    double x = rb_aspects_interpolate(vnum(v, "l0"), vnum(v, "l1"), vnum(v, "sec") / 86400.0);
+    double x =
+        rb_aspects_interpolate(rbt_num(v, "l0"), rbt_num(v, "l1"), rbt_num(v, "sec") / 86400.0);
     char got[64];
     snprintf(got, sizeof got, "%.6f", x);
-    CHECK(strcmp(got, vstr(v, "x")) == 0, "interpolate(%s, %s, %s s) = %s; want %s", vstr(v, "l0"),
-          vstr(v, "l1"), vstr(v, "sec"), got, vstr(v, "x"));
+    CHECK(strcmp(got, rbt_str(v, "x")) == 0, "interpolate(%s, %s, %s s) = %s; want %s",
+          rbt_str(v, "l0"), rbt_str(v, "l1"), rbt_str(v, "sec"), got, rbt_str(v, "x"));
 }
 
 static void pair_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
     double sep, orb;
-    int angle = rb_aspects_pair(vnum(v, "a"), vnum(v, "b"), &sep, &orb);
+    int angle = rb_aspects_pair(rbt_num(v, "a"), rbt_num(v, "b"), &sep, &orb);
     char got[128], want[128];
     if (angle < 0)
         snprintf(got, sizeof got, "%.6f none -", sep);
     else
         snprintf(got, sizeof got, "%.6f %d %.2f", sep, angle, orb);
-    snprintf(want, sizeof want, "%s %s %s", vstr(v, "sep"), vstr(v, "aspect"), vstr(v, "orb"));
-    CHECK(strcmp(got, want) == 0, "pair(%s, %s) = %s; want %s", vstr(v, "a"), vstr(v, "b"), got,
-          want);
+    snprintf(want, sizeof want, "%s %s %s", rbt_str(v, "sep"), rbt_str(v, "aspect"),
+             rbt_str(v, "orb"));
+    CHECK(strcmp(got, want) == 0, "pair(%s, %s) = %s; want %s", rbt_str(v, "a"), rbt_str(v, "b"),
+          got, want);
 }
 
 /* YYYY-MM-DDTHH:MM:SSZ to seconds since 1900-01-01: the days of the
@@ -508,18 +488,19 @@ static void angles_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
     double ramc, mc, asc, cusps[12];
-    rb_aspects_house_angles(seconds_of(vstr(v, "time")), vnum(v, "lat"), vnum(v, "lon"), &ramc, &mc,
-                            &asc);
+    rb_aspects_house_angles(seconds_of(rbt_str(v, "time")), rbt_num(v, "lat"), rbt_num(v, "lon"),
+                            &ramc, &mc, &asc);
     rb_aspects_porphyry(asc, mc, cusps);
-    CHECK(fabs(ramc - vnum(v, "ramc")) <= 2e-6, "%s: ramc %.6f; want %s", vstr(v, "time"), ramc,
-          vstr(v, "ramc"));
+    CHECK(fabs(ramc - rbt_num(v, "ramc")) <= 2e-6, "%s: ramc %.6f; want %s", rbt_str(v, "time"),
+          ramc, rbt_str(v, "ramc"));
     char got[256], want[256];
     int k = snprintf(got, sizeof got, "%.2f %.2f ", mc, asc);
     for (int h = 0; h < 12; h++)
         k += snprintf(got + k, sizeof got - (size_t)k, "%s%.2f", h ? "," : "", cusps[h]);
-    snprintf(want, sizeof want, "%s %s %s", vstr(v, "mc"), vstr(v, "asc"), vstr(v, "cusps"));
-    CHECK(strcmp(got, want) == 0, "%s lat %s lon %s: mc asc cusps %s; want %s", vstr(v, "time"),
-          vstr(v, "lat"), vstr(v, "lon"), got, want);
+    snprintf(want, sizeof want, "%s %s %s", rbt_str(v, "mc"), rbt_str(v, "asc"),
+             rbt_str(v, "cusps"));
+    CHECK(strcmp(got, want) == 0, "%s lat %s lon %s: mc asc cusps %s; want %s", rbt_str(v, "time"),
+          rbt_str(v, "lat"), rbt_str(v, "lon"), got, want);
 }
 
 static void combo_vector(const rbt_vector *v, void *ctx)
@@ -527,9 +508,9 @@ static void combo_vector(const rbt_vector *v, void *ctx)
     (void)ctx;
     rb_aspects_combo c;
     rb_error err;
-    CHECK(rb_aspects_combo_parse(vstr(v, "combo"), &c, &err) == RB_OK &&
+    CHECK(rb_aspects_combo_parse(rbt_str(v, "combo"), &c, &err) == RB_OK &&
               c.nterms == rbt_int(v, "terms"),
-          "combo %s: %d terms, %s", vstr(v, "combo"), c.nterms, err.msg);
+          "combo %s: %d terms, %s", rbt_str(v, "combo"), c.nterms, err.msg);
 }
 
 static void combo_error_vector(const rbt_vector *v, void *ctx)
@@ -538,10 +519,10 @@ static void combo_error_vector(const rbt_vector *v, void *ctx)
     rb_aspects_combo c;
     rb_error err;
     char term[300];
-    snprintf(term, sizeof term, "'%s'", vstr(v, "term"));
-    CHECK(rb_aspects_combo_parse(vstr(v, "combo"), &c, &err) == RB_ERR_ARG &&
+    snprintf(term, sizeof term, "'%s'", rbt_str(v, "term"));
+    CHECK(rb_aspects_combo_parse(rbt_str(v, "combo"), &c, &err) == RB_ERR_ARG &&
               strstr(err.msg, term) != NULL,
-          "combo %s: '%s' does not name %s", vstr(v, "combo"), err.msg, term);
+          "combo %s: '%s' does not name %s", rbt_str(v, "combo"), err.msg, term);
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -585,7 +566,7 @@ static void output_vector(const rbt_vector *v, void *ctx)
     (void)ctx;
     char eph_path[4200], ev_path[4200], out_path[4200];
     snprintf(eph_path, sizeof eph_path, "%sephemeris.tsv", data_dir);
-    snprintf(ev_path, sizeof ev_path, "%s%s", data_dir, vstr(v, "events"));
+    snprintf(ev_path, sizeof ev_path, "%s%s", data_dir, rbt_str(v, "events"));
     rb_aspects_ephemeris *eph = NULL;
     rb_aspects_events *ev = NULL;
     rb_aspects_combo combo;
@@ -593,7 +574,7 @@ static void output_vector(const rbt_vector *v, void *ctx)
     int test = (int)rbt_int(v, "test");
     if (rb_aspects_ephemeris_load(eph_path, &eph, &err) != RB_OK ||
         rb_aspects_events_load(ev_path, eph, &ev, &err) != RB_OK ||
-        rb_aspects_combo_parse(vstr(v, "combo"), &combo, &err) != RB_OK) {
+        rb_aspects_combo_parse(rbt_str(v, "combo"), &combo, &err) != RB_OK) {
         CHECK(0, "output %s: %s", ev_path, err.msg);
         goto done;
     }
@@ -605,12 +586,12 @@ static void output_vector(const rbt_vector *v, void *ctx)
     char crc[16];
     snprintf(crc, sizeof crc, "%08x", crc32_bits(out.data, out.len));
     CHECK(matches == rbt_int(v, "matches") && (long long)out.len == rbt_int(v, "len") &&
-              strcmp(crc, vstr(v, "crc")) == 0,
+              strcmp(crc, rbt_str(v, "crc")) == 0,
           "output %s test %d %s: matches=%lld len=%zu crc=%s; want %lld %lld %s", ev_path, test,
-          vstr(v, "combo"), (long long)matches, out.len, crc, rbt_int(v, "matches"),
-          rbt_int(v, "len"), vstr(v, "crc"));
-    if (strcmp(vstr(v, "out"), "-") != 0) {
-        snprintf(out_path, sizeof out_path, "%s%s", data_dir, vstr(v, "out"));
+          rbt_str(v, "combo"), (long long)matches, out.len, crc, rbt_int(v, "matches"),
+          rbt_int(v, "len"), rbt_str(v, "crc"));
+    if (strcmp(rbt_str(v, "out"), "-") != 0) {
+        snprintf(out_path, sizeof out_path, "%s%s", data_dir, rbt_str(v, "out"));
         size_t wlen;
         char *want = read_all(out_path, &wlen);
         size_t at = 0;
@@ -630,9 +611,9 @@ static void error_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
     char eph_path[4200], ev_path[4200], says[300];
-    snprintf(eph_path, sizeof eph_path, "%s%s", data_dir, vstr(v, "ephemeris"));
-    snprintf(ev_path, sizeof ev_path, "%s%s", data_dir, vstr(v, "events"));
-    snprintf(says, sizeof says, "%s", vstr(v, "says"));
+    snprintf(eph_path, sizeof eph_path, "%s%s", data_dir, rbt_str(v, "ephemeris"));
+    snprintf(ev_path, sizeof ev_path, "%s%s", data_dir, rbt_str(v, "events"));
+    snprintf(says, sizeof says, "%s", rbt_str(v, "says"));
     for (char *p = says; *p; p++)
         if (*p == '+')
             *p = ' ';
@@ -643,7 +624,7 @@ static void error_vector(const rbt_vector *v, void *ctx)
     int in_eph = st != RB_OK;
     if (st == RB_OK)
         st = rb_aspects_events_load(ev_path, eph, &ev, &err);
-    int want_eph = strcmp(vstr(v, "file"), "ephemeris") == 0;
+    int want_eph = strcmp(rbt_str(v, "file"), "ephemeris") == 0;
     CHECK(st != RB_OK && in_eph == want_eph, "error vector %s %s: status %d in the %s", eph_path,
           ev_path, st, in_eph ? "ephemeris" : "events");
     if (st != RB_OK)

@@ -44,7 +44,7 @@ static void error_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
     long long n = rbt_int(v, "n"), k = rbt_int(v, "hop-work"), p = rbt_int(v, "parallel");
-    rb_status want = strcmp(rbt_get(v, "error"), "overflow") == 0 ? RB_ERR_OVERFLOW : RB_ERR_ARG;
+    rb_status want = rbt_status(v);
     rb_chain *c = (rb_chain *)&c; /* must stay untouched */
     rb_error err;
     rb_status st = rb_chain_new(n, k, p, RB_CHAIN_ASM, &c, &err);

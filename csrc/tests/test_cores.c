@@ -30,7 +30,7 @@ static void error_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
     long long n = rbt_int(v, "n"), t = rbt_int(v, "workers");
-    rb_status want = strcmp(rbt_get(v, "error"), "overflow") == 0 ? RB_ERR_OVERFLOW : RB_ERR_ARG;
+    rb_status want = rbt_status(v);
     int64_t got = 777;
     rb_error err;
     CHECK(rb_loop_parallel(n, t, &got, &err) == want, "rb_loop_parallel(%lld, %lld) status", n, t);

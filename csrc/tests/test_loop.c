@@ -35,7 +35,7 @@ static void range_error_vector(const rbt_vector *v, void *ctx)
     (void)ctx;
     long long lo = rbt_int(v, "lo"), hi = rbt_int(v, "hi");
     const char *arg = rbt_get(v, "arg");
-    rb_status want = strcmp(rbt_get(v, "error"), "overflow") == 0 ? RB_ERR_OVERFLOW : RB_ERR_ARG;
+    rb_status want = rbt_status(v);
     int64_t got = 12345;
     rb_error err;
     rb_status st = rb_loop_range(lo, hi, &got, &err);
@@ -58,8 +58,7 @@ static void error_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
     long long n = rbt_int(v, "n");
-    const char *kind = rbt_get(v, "error");
-    rb_status want = strcmp(kind, "overflow") == 0 ? RB_ERR_OVERFLOW : RB_ERR_ARG;
+    rb_status want = rbt_status(v);
     int64_t got = 12345;
     rb_error err;
     rb_status st = rb_loop(n, &got, &err);

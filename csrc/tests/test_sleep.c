@@ -45,7 +45,7 @@ static void error_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
     long long n = rbt_int(v, "n");
-    rb_status want = strcmp(rbt_get(v, "error"), "overflow") == 0 ? RB_ERR_OVERFLOW : RB_ERR_ARG;
+    rb_status want = rbt_status(v);
     rb_sleep_stats s;
     rb_error err;
     CHECK(rb_sleep(n, WAIT_NS, &s, &err) == want && strcmp(err.arg, "n") == 0,

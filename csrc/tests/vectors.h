@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "roundbench.h"
+
 static int rbt_failures, rbt_checks;
 
 #define CHECK(cond, ...)                                                                           \
@@ -48,21 +50,54 @@ static const char *rbt_get(const rbt_vector *v, const char *key)
     return NULL;
 }
 
-static inline long long rbt_int(const rbt_vector *v, const char *key)
+/* The value of `key` in v; a vector without it ends the test (exit 2): a
+ * field renamed in the file cannot pass silently. */
+static inline const char *rbt_str(const rbt_vector *v, const char *key)
 {
     const char *s = rbt_get(v, key);
     if (!s) {
         fprintf(stderr, "vector %s lacks %s\n", v->kind, key);
         exit(2);
     }
+    return s;
+}
+
+static inline long long rbt_int(const rbt_vector *v, const char *key)
+{
+    const char *s = rbt_str(v, key);
     errno = 0;
     char *end;
     long long x = strtoll(s, &end, 10);
-    if (errno || *end) {
+    if (errno || !*s || *end) {
         fprintf(stderr, "vector %s: %s=%s is not an int64\n", v->kind, key, s);
         exit(2);
     }
     return x;
+}
+
+static inline double rbt_num(const rbt_vector *v, const char *key)
+{
+    const char *s = rbt_str(v, key);
+    char *end;
+    double x = strtod(s, &end);
+    if (!*s || *end) {
+        fprintf(stderr, "vector %s: %s=%s is not a number\n", v->kind, key, s);
+        exit(2);
+    }
+    return x;
+}
+
+/* The status that v's error=KIND names: arg (RB_ERR_ARG) or overflow
+ * (RB_ERR_OVERFLOW); any other KIND ends the test. */
+static inline rb_status rbt_status(const rbt_vector *v)
+{
+    const char *s = rbt_str(v, "error");
+    if (strcmp(s, "arg") == 0)
+        return RB_ERR_ARG;
+    if (strcmp(s, "overflow") == 0)
+        return RB_ERR_OVERFLOW;
+    fprintf(stderr, "vector %s: error=%s is neither arg nor overflow\n", v->kind, s);
+    exit(2);
 }
 
 /* Calls fn(v, ctx) for every vector of the given kind in one file; returns

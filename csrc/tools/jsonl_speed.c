@@ -20,19 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "jsonl_run.h"
 #include "roundbench.h"
 
 #define MAX_KERNELS 8
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int by_value(const void *a, const void *b)
 {
@@ -68,9 +60,9 @@ static uint64_t timed_count(const uint8_t *buf, size_t len, const char *want, co
     rb_jsonl_result res;
     rb_error err;
     rb_jsonl_result_init(&res);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = rbc_now_ns();
     rb_status st = rb_jsonl_count_buffer(buf, len, &res, &err);
-    uint64_t t1 = now_ns();
+    uint64_t t1 = rbc_now_ns();
     if (st != RB_OK) {
         fprintf(stderr, "rb-jsonl-speed: kernel %s: %s\n", kernel, err.msg);
         return 0;
@@ -117,15 +109,9 @@ int main(int argc, char **argv)
                 kernels[nk++] = all[i];
     }
 
-    char want[8192] = "", expect_path[4096];
-    snprintf(expect_path, sizeof expect_path, "%s.expect", path);
-    FILE *f = fopen(expect_path, "r");
-    if (!f || !fgets(want, sizeof want, f)) {
-        fprintf(stderr, "rb-jsonl-speed: cannot read the expected result %s\n", expect_path);
+    char want[8192];
+    if (rbc_jsonl_expected("rb-jsonl-speed", path, want, sizeof want) != 0)
         return 2;
-    }
-    fclose(f);
-    want[strcspn(want, "\n")] = '\0';
     size_t len = 0;
     uint8_t *buf = slurp(path, &len);
     if (!buf) {
@@ -149,8 +135,8 @@ int main(int argc, char **argv)
     }
     rb_jsonl_set_kernel(NULL, NULL);
     const char *chosen = rb_jsonl_kernel(NULL);
-    printf("%s: %zu bytes, %ld repetitions, each count checked against %s; auto runs %s\n", path,
-           len, reps, expect_path, chosen ? chosen : "none");
+    printf("%s: %zu bytes, %ld repetitions, each count checked against %s.expect; auto runs %s\n",
+           path, len, reps, path, chosen ? chosen : "none");
     printf("%-8s %11s %11s %11s\n", "kernel", "median", "min", "max");
     for (int k = 0; k < nk; k++) {
         double *g = gbps + k * reps;

@@ -19,13 +19,33 @@ import (
 	"time"
 )
 
-// Exit statuses shared by the C, Go and Python child runners.
+// Exit statuses shared by the C, Go and Python child runners
+// (testdata/vectors/protocol.txt, protocol-exit, holds all three to them).
 const (
 	ExitOK     = 0
 	ExitUsage  = 2 // bad arguments: the message names which
 	ExitWrong  = 3 // the work ran but its result is wrong
 	ExitCannot = 4 // this variant cannot run here: stderr says why
 	ExitFailed = 5 // the work returned an error
+)
+
+// The environment variables in which the parent names a round's input
+// files, the same for every language's child (protocol.txt, protocol-env).
+const (
+	EnvJsonlFile        = "ROUNDBENCH_JSONL_FILE"
+	EnvJsonlWarmupFile  = "ROUNDBENCH_JSONL_WARMUP_FILE"
+	EnvAspectsEphemeris = "ROUNDBENCH_ASPECTS_EPHEMERIS"
+	EnvAspectsEvents    = "ROUNDBENCH_ASPECTS_EVENTS"
+)
+
+// The warm-up's and the calibration's limits, the C and Python harnesses'
+// too (protocol.txt, protocol-limit): WarmUp calls its work until
+// warmUpTime has passed, at most warmUpCalls times; Calibrated grows its
+// count until one timing lasts calibrateTime.
+const (
+	warmUpTime    = 50 * time.Millisecond
+	warmUpCalls   = 1000
+	calibrateTime = 100 * time.Millisecond
 )
 
 // Args are a child's key=value parameters, in command-line order (the order
@@ -98,6 +118,9 @@ type Metric struct {
 	Unit  string
 }
 
+// format is how a result line prints a number (protocol.txt,
+// protocol-number): large values in plain digits, the rest with 6
+// significant digits, as the C and Python harnesses print them.
 func format(x float64) string {
 	if math.Abs(x) >= 1e5 {
 		return strconv.FormatFloat(x, 'f', 0, 64)
@@ -110,15 +133,23 @@ func format(x float64) string {
 // reads the declarations (--list), so a unit printed but not declared is a
 // bug in the variant.
 func Emit(a *Args, iters int64, nsPerOp float64, metrics ...Metric) {
-	fields := []string{a.Name(), strconv.FormatInt(iters, 10), format(nsPerOp), "ns/op"}
 	for _, m := range metrics {
 		if !slices.Contains(a.units, m.Unit) {
 			Exit(ExitUsage, "%s %s: unit %q is not declared for this variant (declared: %s)",
 				a.Round, a.Impl, m.Unit, strings.Join(a.units, " "))
 		}
+	}
+	fmt.Fprintln(os.Stdout, line(a, iters, nsPerOp, metrics))
+}
+
+// line is the result line without its newline (protocol.txt,
+// protocol-line); Emit checks its units first.
+func line(a *Args, iters int64, nsPerOp float64, metrics []Metric) string {
+	fields := []string{a.Name(), strconv.FormatInt(iters, 10), format(nsPerOp), "ns/op"}
+	for _, m := range metrics {
 		fields = append(fields, format(m.Value), m.Unit)
 	}
-	fmt.Fprintln(os.Stdout, strings.Join(fields, " "))
+	return strings.Join(fields, " ")
 }
 
 // Result prints `result: text`, the value the parent compares across variants.
@@ -181,7 +212,7 @@ func ProcBytes(path, key string) int64 {
 // where a steady state puts them. Same rule as the C and Python harnesses.
 func WarmUp(fn func()) {
 	t0 := time.Now()
-	for i := 0; i < 1000 && time.Since(t0) < 50*time.Millisecond; i++ {
+	for i := 0; i < warmUpCalls && time.Since(t0) < warmUpTime; i++ {
 		fn()
 	}
 }
@@ -192,16 +223,15 @@ func WarmUp(fn func()) {
 // operation with the loop's own cost removed. Same rule as the C and Python
 // harnesses.
 func Calibrated(op, empty func(count int64) time.Duration) (float64, int64) {
-	const target = 100 * time.Millisecond
 	count := int64(1000)
 	for {
 		t := op(count)
-		if t >= target {
+		if t >= calibrateTime {
 			break
 		}
 		grow := 100.0
 		if t > 0 {
-			grow = 1.2 * float64(target) / float64(t)
+			grow = 1.2 * float64(calibrateTime) / float64(t)
 		}
 		count = int64(float64(count) * math.Min(100, math.Max(1.5, grow)))
 	}

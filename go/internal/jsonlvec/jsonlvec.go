@@ -5,14 +5,15 @@
 package jsonlvec
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
+	"testing"
+
+	"roundbench/go/internal/vectors"
 )
 
 // Vector is one vector: its kind ("line" or "doc"), what it expects (a
@@ -58,36 +59,34 @@ func Decode(s string) ([]byte, error) {
 // Load returns the vectors of one kind from the file at path; none is an
 // error, so that a renamed kind cannot pass silently.
 func Load(path, kind string) ([]Vector, error) {
-	f, err := os.Open(path)
+	lines, err := vectors.Lines(path, kind)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var out []Vector
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		k, rest, _ := strings.Cut(line, " ")
-		if k != kind {
-			continue
-		}
-		expect, text, _ := strings.Cut(rest, " ")
+	for _, line := range lines {
+		expect, text, _ := strings.Cut(line, " ")
 		payload, err := Decode(text)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Vector{k, expect, text, payload})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+		out = append(out, Vector{kind, expect, text, payload})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no %s vectors", path, kind)
 	}
 	return out, nil
+}
+
+// Read is Load of this checkout's file for a test, which it ends when the
+// file cannot be read or holds no vector of the kind.
+func Read(t testing.TB, kind string) []Vector {
+	t.Helper()
+	v, err := Load(Path(), kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // Short is a payload's text cut for a test message.

@@ -30,12 +30,8 @@ func main() { harness.Main() }
 // aspectsUnits are what an aspects result line carries besides ns/op.
 var aspectsUnits = []string{"ns/event"}
 
-const (
-	ephemerisEnv = "ROUNDBENCH_ASPECTS_EPHEMERIS"
-	eventsEnv    = "ROUNDBENCH_ASPECTS_EVENTS"
-	// warmEvents is how many events the warm-up searches, again and again.
-	warmEvents = 16
-)
+// warmEvents is how many events the warm-up searches, again and again.
+const warmEvents = 16
 
 // A searcher searches the first n events of what its loader loaded,
 // appending the output to dst; it returns the output and the matches.
@@ -134,10 +130,10 @@ func runAspects(a *harness.Args, load loader) {
 	if _, err := roundbench.AspectsParseCombo(combo); err != nil {
 		harness.Exit(harness.ExitUsage, "aspects: combo=%s: %v", combo, err)
 	}
-	ephemeris, events := os.Getenv(ephemerisEnv), os.Getenv(eventsEnv)
+	ephemeris, events := os.Getenv(harness.EnvAspectsEphemeris), os.Getenv(harness.EnvAspectsEvents)
 	if ephemeris == "" || events == "" {
 		harness.Exit(harness.ExitUsage, "aspects: %s and %s name no files (run it through `roundbench run aspects`, which generates them)",
-			ephemerisEnv, eventsEnv)
+			harness.EnvAspectsEphemeris, harness.EnvAspectsEvents)
 	}
 	want := findExpectation(events+".expect", test, combo)
 	search, count, err := load(ephemeris, events, combo, test)

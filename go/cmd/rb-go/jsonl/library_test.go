@@ -33,15 +33,6 @@ func libraryClassifiers(t *testing.T) map[string]roundbench.JsonlClassifier {
 	return out
 }
 
-func vectors(t *testing.T, kind string) []jsonlvec.Vector {
-	t.Helper()
-	v, err := jsonlvec.Load(jsonlvec.Path(), kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // verdict is a line's class as the vectors write it: a status, "blank" or
 // a reason.
 func verdict(status int64, blank bool, reason string) string {
@@ -56,7 +47,7 @@ func verdict(status int64, blank bool, reason string) string {
 
 func TestLibraryLineVectors(t *testing.T) {
 	for name, classify := range libraryClassifiers(t) {
-		for _, v := range vectors(t, "line") {
+		for _, v := range jsonlvec.Read(t, "line") {
 			for _, suffix := range []string{"\n", "\r\n", ""} {
 				data := append(append([]byte{}, v.Payload...), suffix...)
 				r, err := roundbench.JsonlCountWith(bytes.NewReader(data), classify)
@@ -91,7 +82,7 @@ func TestLibraryLineVectors(t *testing.T) {
 
 func TestLibraryDocVectors(t *testing.T) {
 	for name, classify := range libraryClassifiers(t) {
-		for _, v := range vectors(t, "doc") {
+		for _, v := range jsonlvec.Read(t, "doc") {
 			r, err := roundbench.JsonlCountWith(bytes.NewReader(v.Payload), classify)
 			if err != nil {
 				t.Fatalf("%s(%q): %v", name, v.Text, err)
@@ -114,7 +105,7 @@ func TestLibraryMutatedLines(t *testing.T) {
 		[]byte(`{"status":200}`),
 		[]byte(`{"msg":"caf` + "\xc3\xa9" + ` \ud83d\ude00","st\u0061tus":200}`),
 	}
-	for _, v := range vectors(t, "line") {
+	for _, v := range jsonlvec.Read(t, "line") {
 		if len(v.Payload) < 200 {
 			seeds = append(seeds, v.Payload)
 		}
@@ -169,7 +160,7 @@ func TestLibraryMutatedLines(t *testing.T) {
 // its own checks fails the tests above; each check here names the trap.
 func TestTheTrapsAreInTheVectors(t *testing.T) {
 	var all strings.Builder
-	for _, v := range vectors(t, "line") {
+	for _, v := range jsonlvec.Read(t, "line") {
 		all.WriteString(v.Expect + " " + v.Text + "\n")
 	}
 	for _, trap := range []string{

@@ -1,0 +1,79 @@
+package harness
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"roundbench/go/internal/vectors"
+)
+
+// The child protocol as testdata/vectors/protocol.txt holds it, which the C
+// and Python tests read too: this harness's exit statuses, numbers, result
+// lines, environment variables and limits. Round jsonl's result text and
+// limits are the roundbench package's (go/jsonl_test.go) and the jsonl
+// child's (go/cmd/rb-go/jsonl).
+
+func TestProtocolExitStatuses(t *testing.T) {
+	exits := map[string]any{"ok": ExitOK, "usage": ExitUsage, "wrong": ExitWrong, "cannot": ExitCannot, "failed": ExitFailed}
+	if others := vectors.Named(t, "protocol-exit", "code", exits); len(others) > 0 {
+		t.Errorf("protocol-exit %v: the Go harness has no such status", others)
+	}
+}
+
+func TestProtocolNumbers(t *testing.T) {
+	for _, v := range vectors.AtLeast(t, "protocol-number", 25) {
+		if got, want := format(v.Float(t, "value")), v.Str(t, "text"); got != want {
+			t.Errorf("format(%s) = %s; want %s", v["value"], got, want)
+		}
+	}
+}
+
+func TestProtocolLines(t *testing.T) {
+	for _, v := range vectors.AtLeast(t, "protocol-line", 5) {
+		argv := []string{v.Str(t, "round"), v.Str(t, "impl")}
+		if p := v.Str(t, "params"); p != "-" {
+			argv = append(argv, strings.Split(p, "/")...)
+		}
+		a, err := Parse("rb-go-test", argv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var metrics []Metric
+		if m := v.Str(t, "metrics"); m != "-" {
+			for _, vu := range strings.Split(m, ",") {
+				value, unit, _ := strings.Cut(vu, ":")
+				x, err := strconv.ParseFloat(value, 64)
+				if err != nil {
+					t.Fatalf("vector %v: metric %s: %v", v, vu, err)
+				}
+				metrics = append(metrics, Metric{x, unit})
+				a.units = append(a.units, unit)
+			}
+		}
+		got := line(a, v.Int(t, "iters"), v.Float(t, "ns"), metrics)
+		if want := strings.ReplaceAll(v.Str(t, "line"), "+", " "); got != want {
+			t.Errorf("line(%v) = %q; want %q", argv, got, want)
+		}
+	}
+}
+
+func TestProtocolEnvironment(t *testing.T) {
+	envs := map[string]any{
+		"jsonl-file":        EnvJsonlFile,
+		"jsonl-warmup-file": EnvJsonlWarmupFile,
+		"aspects-ephemeris": EnvAspectsEphemeris,
+		"aspects-events":    EnvAspectsEvents,
+	}
+	if others := vectors.Named(t, "protocol-env", "var", envs); len(others) > 0 {
+		t.Errorf("protocol-env %v: the Go harness has no such variable", others)
+	}
+}
+
+func TestProtocolLimits(t *testing.T) {
+	vectors.Named(t, "protocol-limit", "value", map[string]any{
+		"warmup-ns":    warmUpTime.Nanoseconds(),
+		"warmup-calls": warmUpCalls,
+		"calibrate-ns": calibrateTime.Nanoseconds(),
+	})
+}

@@ -1,0 +1,131 @@
+"""The Python children's side of the child protocol against the vectors the
+C and Go tests read too (testdata/vectors/protocol.txt): exit statuses, how
+a result line prints its numbers and lays itself out, round jsonl's result
+text with its hash, the input variables' names and the limits."""
+
+import pytest
+
+import roundbench
+from roundbench import genlog, harness
+from roundbench.pure import jsonl as pure_jsonl
+from roundbench.rounds import aspects as aspects_round
+from roundbench.rounds import jsonl as jsonl_round
+
+from conftest import load_at_least
+
+EXITS = load_at_least("protocol-exit", 5)
+NUMBERS = load_at_least("protocol-number", 25)
+LINES = load_at_least("protocol-line", 5)
+JSONL = load_at_least("protocol-jsonl", 6)
+ENVS = load_at_least("protocol-env", 4)
+LIMIT_VECTORS = load_at_least("protocol-limit", 7)
+LIMITS = {v["name"]: int(v["value"]) for v in LIMIT_VECTORS}
+
+
+def spaced(text: str) -> str:
+    """A `line` or `text` value, each `+` read as a space."""
+    return text.replace("+", " ")
+
+
+def pairs(text: str) -> list:
+    """A list value `A:B,...` as (A, B) pairs (`-`: none)."""
+    return [] if text == "-" else [tuple(p.split(":", 1)) for p in text.split(",")]
+
+
+def test_exit_statuses():
+    have = {name[len("EXIT_") :].lower(): getattr(harness, name) for name in dir(harness) if name.startswith("EXIT_")}
+    assert {v["name"]: int(v["code"]) for v in EXITS} == have
+    assert len(EXITS) == len(have), "each status once"
+
+
+def emitted(capsys, monkeypatch, round_name, impl, params, iters, ns, metrics=()) -> str:
+    """What harness.emit prints for a variant that declared the metrics'
+    units."""
+    metrics = dict(metrics)
+    implementation = harness.Implementation(round_name, impl, lambda args: None, tuple(metrics))
+    monkeypatch.setitem(harness._implementations, (round_name, impl), implementation)
+    capsys.readouterr()
+    harness.emit(harness.Args.parse(round_name, impl, params), iters, ns, metrics)
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("v", NUMBERS, ids=lambda v: v["value"])
+def test_numbers(capsys, monkeypatch, v):
+    line = emitted(capsys, monkeypatch, "loop", "py", [], 1, float(v["value"]))
+    assert line.split()[2] == v["text"]
+
+
+@pytest.mark.parametrize("v", LINES, ids=lambda v: f"{v['round']}-{v['impl']}")
+def test_result_lines(capsys, monkeypatch, v):
+    params = [] if v["params"] == "-" else v["params"].split("/")
+    metrics = [(unit, float(value)) for value, unit in pairs(v["metrics"])]
+    got = emitted(capsys, monkeypatch, v["round"], v["impl"], params, int(v["iters"]), float(v["ns"]), metrics)
+    assert got == spaced(v["line"]) + "\n"
+
+
+@pytest.mark.parametrize("v", JSONL, ids=lambda v: f"lines={v['lines']}")
+def test_jsonl_result_text(v):
+    statuses = {int(s): int(c) for s, c in pairs(v["statuses"])}
+    reported = [(int(line), reason) for line, reason in pairs(v["reported"])]
+    counts = [int(v[k]) for k in ("lines", "blank", "valid", "invalid")]
+    assert genlog.result_text(*counts, statuses, reported) == spaced(v["text"])
+
+
+def test_input_variables():
+    have = {
+        "jsonl-file": jsonl_round.FILE_ENV,
+        "jsonl-warmup-file": jsonl_round.WARMUP_ENV,
+        "aspects-ephemeris": aspects_round.EPHEMERIS_ENV,
+        "aspects-events": aspects_round.EVENTS_ENV,
+    }
+    assert {v["name"]: v["var"] for v in ENVS} == have
+    assert len(ENVS) == len(have), "each variable once"
+
+
+def test_jsonl_limits():
+    assert roundbench.JSONL_MAX_DEPTH == pure_jsonl.MAX_DEPTH == LIMITS["jsonl-max-depth"]
+    reported = LIMITS["jsonl-max-reported"]
+    assert roundbench.JSONL_MAX_REPORTED == pure_jsonl.MAX_REPORTED == genlog.MAX_REPORTED == reported
+    assert genlog.DEFAULT_LINES == LIMITS["jsonl-lines-default"]
+    assert jsonl_round.MAX_LINES == LIMITS["jsonl-lines-max"]
+
+
+def test_warm_up_limits(monkeypatch):
+    """The warm-up stops at the first call that ends warmup-ns after it
+    began, and after warmup-calls calls on a clock that stands still."""
+    calls = []
+    clock = iter([0, LIMITS["warmup-ns"] - 1, LIMITS["warmup-ns"]])
+    monkeypatch.setattr(harness, "now_ns", lambda: next(clock))
+    harness.warm_up(lambda: calls.append(1))
+    assert len(calls) == 2
+    calls.clear()
+    monkeypatch.setattr(harness, "now_ns", lambda: 0)
+    harness.warm_up(lambda: calls.append(1))
+    assert len(calls) == LIMITS["warmup-calls"]
+
+
+def test_calibration_limit():
+    """The count grows while a timing falls short of calibrate-ns, by as
+    little as 1 ns, and stops growing at the first that reaches it."""
+    times = iter([LIMITS["calibrate-ns"] - 1, LIMITS["calibrate-ns"]])
+    counts = []
+
+    def op(count):
+        counts.append(count)
+        return next(times, LIMITS["calibrate-ns"])
+
+    _, count = harness.calibrated(op, lambda count: 0)
+    assert counts[0] < counts[1] == count and set(counts[1:]) == {count}
+
+
+def test_every_limit_is_checked_once():
+    assert len(LIMIT_VECTORS) == len(LIMITS), "each limit once"
+    assert set(LIMITS) == {
+        "jsonl-max-depth",
+        "jsonl-max-reported",
+        "jsonl-lines-default",
+        "jsonl-lines-max",
+        "warmup-ns",
+        "warmup-calls",
+        "calibrate-ns",
+    }
