@@ -51,7 +51,7 @@ type JsonlResult struct {
 
 // Text is the result every variant prints: the counts, the statuses and an
 // FNV-1a hash of the reported lines ("LINE:REASON\n" each), as
-// roundbench/genlog.py's result_text writes it.
+// roundbench/rounds/jsonl/genlog.py's result_text writes it.
 func (r *JsonlResult) Text() string {
 	h := fnv.New64a()
 	for _, inv := range r.Reported {

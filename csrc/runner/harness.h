@@ -1,4 +1,4 @@
-/* harness.h: the C side of the measurement protocol (shared/DESIGN.md), used
+/* harness.h: the C side of the measurement protocol (docs/ARCHITECTURE.md), used
  * by every round's runner glue. One process runs one (round, variant, size):
  * it builds inputs, warms up, times the work with CLOCK_MONOTONIC, verifies
  * the result and prints one Go-benchmark-format line. The parent process adds

@@ -1,7 +1,7 @@
 /* jsonl_run.c: round jsonl's side of the C measurement protocol
  * (jsonl_run.h), shared by every C program with a jsonl variant.
  *
- * The log is generated once by the Python side (roundbench.genlog, cached
+ * The log is generated once by the Python side (roundbench.rounds.jsonl.genlog, cached
  * in the build directory) and named by $ROUNDBENCH_JSONL_FILE; the expected
  * result, which the generator knows line by line, is beside it in
  * FILE.expect. */

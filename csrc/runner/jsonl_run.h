@@ -11,7 +11,7 @@
 typedef rb_status (*rbc_jsonl_counter)(const char *path, rb_jsonl_result *res, rb_error *err);
 
 /* Formats the result as every variant prints it and FILE.expect holds
- * (roundbench/genlog.py, result_text): counts, statuses, and an FNV-1a
+ * (roundbench/rounds/jsonl/genlog.py, result_text): counts, statuses, and an FNV-1a
  * hash of the reported invalid lines. Returns a malloc'd string, or NULL
  * when out of memory. */
 char *rbc_jsonl_result_text(const rb_jsonl_result *r);

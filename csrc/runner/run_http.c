@@ -6,7 +6,7 @@
  * with N worker threads, prints `listening port=<port>` once it accepts
  * connections, and on SIGTERM or SIGINT stops cleanly, prints
  * `stopped requests=... bad=... timeouts=... open=...` and exits 0. The
- * round's driver (python/roundbench/rounds/http.py) starts it, loads it and
+ * round's driver (python/roundbench/rounds/http/) starts it, loads it and
  * stops it; the driver, not this program, prints the result line.
  *
  *   rb-c http-parse c

@@ -1,7 +1,7 @@
 // Command rb-go-http holds the http round's Go servers: `rb-go-http
 // http-serve IMPL port=P [key=value...]` serves until SIGTERM, and
 // `rb-go-http --list` lists its entries (go/internal/harness). The round's
-// driver (python/roundbench/httpdriver) starts it, waits for `listening
+// driver (python/roundbench/rounds/http/) starts it, waits for `listening
 // port=P`, loads it with a separate load generator and stops it; the
 // driver, not this program, prints the result line. Only this program
 // links net/http, which would add megabytes to any other Go child's peak
