@@ -257,9 +257,9 @@ links: ## recreate go/core_*.c links for every csrc/*.c (after adding a round)
 	  for h in ../csrc/*.h; do ln -sfn "$$h" "$$(basename $$h)"; done
 
 # test_harness.c compiles the C runner's harness.c into itself.
-$(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR) $(RUNNER_SRC) $(RUNNER_HDR)
+$(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR) $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD_TABLE)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ $(BLAS_LIBS) -lpthread -lm
+	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ $(BLAS_LIBS) $(CORE_LIBS)
 
 test-c: $(TEST_BIN) ## C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; ASAN_OPTIONS=detect_leaks=1 $$t testdata/vectors.txt; done
