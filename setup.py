@@ -161,7 +161,7 @@ class Plan:
     compiled with its program's library's flags. A program that cannot be
     built here is in `unbuilt` with the reason, the others in `programs`."""
 
-    def __init__(self, out: str, tmp: str, pkg_config=_pkg_config):
+    def __init__(self, out: str, tmp: str):
         cc, cxx = _compiler(), _cxx_compiler()
         self.cflags = PROGRAM_CFLAGS + PROGRAM_DEFINES
         self.objects = {}  # source -> (object, command): compiled in parallel
@@ -180,7 +180,7 @@ class Plan:
 
         # A core file's own flags come after the core's (csrc/<file>.c.cflags).
         core_objs = [compile_c(s, TABLE.get(s + ".cflags", "").split()) for s in CORE_SOURCES]
-        archive = os.path.join(tmp, "libroundbench.a")
+        self.archive = archive = os.path.join(tmp, "libroundbench.a")
         self.libraries = [
             ["ar", "rcs", archive, *core_objs],
             [*cc, "-shared", "-o", os.path.join(out, "libroundbench.so"), *core_objs, *_words("BLAS_LIBS")],
@@ -204,7 +204,7 @@ class Plan:
                 objs = [compile_c(s) for s in sources]
                 self.programs[name] = [[*cc, *self.cflags, *flag, *objs, *core_in, "-o", target, *libs]]
                 continue
-            lib_cflags, lib_libs = pkg_config("--cflags", library), pkg_config("--libs", library)
+            lib_cflags, lib_libs = _pkg_config("--cflags", library), _pkg_config("--libs", library)
             if lib_cflags is None or lib_libs is None:
                 self.unbuilt[name] = f"pkg-config finds no {library}"
                 continue
@@ -246,9 +246,8 @@ def build_programs(out: str, tmp: str) -> None:
         os.makedirs(os.path.dirname(o), exist_ok=True)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         list(pool.map(_run, [cmd for _, cmd in plan.objects.values()]))
-    archive = plan.libraries[0][2]
-    if os.path.exists(archive):
-        os.remove(archive)  # `ar rcs` would keep the members of sources gone since
+    if os.path.exists(plan.archive):
+        os.remove(plan.archive)  # `ar rcs` would keep the members of sources gone since
     for cmd in plan.libraries:
         _run(cmd)
     optional = set(_words("C_OPTIONAL"))
