@@ -63,9 +63,9 @@ CORE_LIBS := -lpthread -lm
 #                   shared  libroundbench.so, found beside it ($ORIGIN)
 #                   static  linked all static (-static), the core's archive
 #                   none    no core
-#   NAME.library  a pkg-config package it needs (its flags go to the C++
-#                 sources, which include its header); with C++ sources the
-#                 program is linked by the C++ compiler
+#   NAME.library  a pkg-config package it needs: its flags go to the C++
+#                 sources (the ones that include its header), and the C++
+#                 compiler links the program
 #   NAME.debian   the Debian package that has that library
 #
 # C_OPTIONAL are left out, with the reason, where they cannot be built: make
