@@ -28,6 +28,15 @@ def words(name: str) -> list:
     return buildtable.words(TABLE, name)
 
 
+def _make(args: list, **kw) -> subprocess.CompletedProcess:
+    """make ARGS as from a shell, not as a sub-make of `make test` (which
+    passes its flags on and would have it print the folders it enters)."""
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "TUNE", "ROUNDBENCH_TUNE")
+    }
+    return subprocess.run(["make", "--no-print-directory", *args], env=env, capture_output=True, text=True, **kw)
+
+
 # ---- The table ----------------------------------------------------------------
 
 
@@ -95,7 +104,8 @@ def test_make_reads_the_table_as_python_does(tmp_path):
         + "".join(f"$(info {i}|$({name})|)\n" for i, name in enumerate(names))
         + "all: ;@:\n"
     )
-    out = subprocess.run(["make", "-s", "-f", str(probe)], capture_output=True, text=True, timeout=60, check=True)
+    out = _make(["-s", "-f", str(probe)], timeout=60)
+    assert out.returncode == 0, out.stderr
     got = {}
     for line in out.stdout.splitlines():
         i, value, _ = line.split("|")
@@ -143,11 +153,10 @@ def _describe(commands: list, target: str) -> tuple:
 def _make_commands(tmp_path: Path, tune: bool) -> list:
     """The compiler commands `make -n -B c` would run, into a build folder
     of its own."""
-    env = {k: v for k, v in os.environ.items() if k not in ("TUNE", "ROUNDBENCH_TUNE", "MAKEFLAGS", "MFLAGS")}
-    cmd = ["make", "-n", "-B", f"BUILD={tmp_path / 'make'}", f"CC={CC}", f"CXX={CXX}", "c"]
+    args = ["-n", "-B", f"BUILD={tmp_path / 'make'}", f"CC={CC}", f"CXX={CXX}", "c"]
     if tune:
-        cmd.append("TUNE=1")
-    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        args.append("TUNE=1")
+    out = _make(args, cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr
     return [shlex.split(line) for line in out.stdout.splitlines() if line.startswith((f"{CC} ", f"{CXX} "))]
 
