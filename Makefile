@@ -23,16 +23,22 @@ ifneq ($(PYTHON_REAL),$(shell readlink -f $(VPY) 2>/dev/null))
 .PHONY: $(VENV_READY)
 endif
 
+# The build table: the flags, the BLAS macros, the C programs and the Go
+# runners built apart, which setup.py and roundbench.programs read too (its
+# opening comment says how). Everything below derives from it.
+BUILD_TABLE := python/roundbench/build.mk
+include $(BUILD_TABLE)
+
 ifeq ($(TUNE),1)
-OPT := -O3 -march=native
-export GOAMD64 := v3
+OPT := $(OPT_TUNED)
+export GOAMD64 := $(GOAMD64_TUNED)
 export ROUNDBENCH_TUNE := 1
 else
-OPT := -O2
+OPT := $(OPT_PORTABLE)
 endif
-CFLAGS_CORE := $(OPT) -g -std=gnu11 -Wall -Wextra -Wshadow -fPIC -fno-strict-aliasing
-CFLAGS := $(CFLAGS_CORE) -DRB_CFLAGS='"$(CFLAGS_CORE)"' -Icsrc -Icsrc/runner
-SANFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -Icsrc -Icsrc/runner
+CFLAGS_CORE := $(OPT) $(CORE_CFLAGS)
+CFLAGS := $(CFLAGS_CORE) -DRB_CFLAGS='"$(CFLAGS_CORE)"' $(PROGRAM_INCLUDES)
+SANFLAGS := $(SAN_CFLAGS) $(PROGRAM_INCLUDES)
 
 CORE_SRC := $(sort $(wildcard csrc/*.c))
 CORE_HDR := $(wildcard csrc/*.h)
@@ -54,17 +60,15 @@ GO_SRC := $(shell find go -name '*.go' -o -name '*.c' -o -name '*.h') $(CORE_SRC
 # overrides it. Its symbols carry a prefix and suffix and its integers are
 # 64-bit.
 BLAS_DIR := $(BUILD)/blas
-BLAS_LIB := $(BLAS_DIR)/lib/libscipy_openblas64_.so
-BLAS_CFLAGS := -DBLAS_SYMBOL_PREFIX=scipy_ -DBLAS_SYMBOL_SUFFIX=64_ -DBLAS_ILP64 \
-  -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
-BLAS_LIBS := -ldl
+BLAS_LIB := $(BLAS_DIR)/lib/$(BLAS_LIB_FILE)
+BLAS_CFLAGS := $(BLAS_MACROS) -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 
 .PHONY: help setup build c go py install test test-c test-go test-py bench jsonl-speed fidelity suite report asan format lint clean links
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 setup: ## install what the build and tests need (Debian packages, the .venv, Go modules); safe to rerun
 	PYTHON="$(PYTHON)" VENV="$(VENV)" ./scripts/setup.sh
@@ -74,16 +78,13 @@ $(VENV_READY): requirements-dev.txt
 
 build: c go py ## build the C core and runners, the Go runner and the Python extension (in place)
 
-c: $(BUILD)/rb-spawn $(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.a $(BUILD)/libroundbench.so ## build the C core, its libraries and the C runners
+c: $(BUILD)/libroundbench.a $(BUILD)/libroundbench.so ## build the C core, its libraries and the C programs (the build table's C_PROGRAMS and C_TOOLS)
 
-$(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR)
+# A core file's own flags come after the core's (the build table's
+# csrc/<file>.c.cflags).
+$(BUILD)/obj/%.o: csrc/%.c $(CORE_HDR) $(BUILD_TABLE)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
-
-# Round aspects prints the same bytes from every build, the tuned one
-# included: no multiply-add may be fused into an FMA there. The file says so
-# itself (a pragma, for the extension's and cgo's builds); here too.
-$(BUILD)/obj/aspects.o: CFLAGS += -ffp-contract=off
+	$(CC) $(CFLAGS) $($<.cflags) -c $< -o $@
 
 $(BUILD)/libroundbench.a: $(CORE_OBJ)
 	ar rcs $@ $^
@@ -91,33 +92,67 @@ $(BUILD)/libroundbench.a: $(CORE_OBJ)
 $(BUILD)/libroundbench.so: $(CORE_OBJ)
 	$(CC) -shared -o $@ $^ $(BLAS_LIBS)
 
-$(BUILD)/rb-c: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.a
-	$(CC) $(CFLAGS) $(RUNNER_SRC) $(BUILD)/libroundbench.a -o $@ $(BLAS_LIBS) -lpthread -lm
+# ---- The C programs, from the build table ------------------------------------
+# A program's NAME.src, each pattern expanded in place; a pattern that
+# matches nothing stops make.
+program_sources = $(foreach p,$($(1).src),$(or $(sort $(wildcard $(p))),$(error $(BUILD_TABLE): $(1).src: $(p) matches no file)))
+# Each link mode (NAME.link): its flag, where the core comes from, what it
+# links besides, what must be built first.
+LINK_MODES := core shared static none
+LINK_FLAG.static := -static
+LINK_CORE.core = $(BUILD)/libroundbench.a
+LINK_CORE.shared = -L$(BUILD) -lroundbench -Wl,-rpath,'$$ORIGIN'
+LINK_CORE.static = $(BUILD)/libroundbench.a
+LINK_LIBS.core = $(BLAS_LIBS) $(CORE_LIBS)
+LINK_LIBS.shared = $(BLAS_LIBS) $(CORE_LIBS)
+LINK_LIBS.static = $(CORE_LIBS)
+LINK_DEP.core = $(BUILD)/libroundbench.a
+LINK_DEP.shared = $(BUILD)/libroundbench.so
+LINK_DEP.static = $(BUILD)/libroundbench.a
+C_HDR := $(wildcard csrc/*.h csrc/*/*.h)
+library_found = $(shell pkg-config --exists $(1) 2>/dev/null && echo yes)
 
-# The runner's launcher: children forked from it report their own peak RSS.
-# Its fork/exec/wait4 is the C runner's own (round startup uses it too).
-$(BUILD)/rb-spawn: csrc/tools/spawn.c csrc/runner/forkwait.c csrc/runner/forkwait.h
-	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) csrc/tools/spawn.c csrc/runner/forkwait.c -o $@
+# A C program: compiled and linked in one command.
+define c_program
+$(1).SOURCES := $$(call program_sources,$(1))
+$$(BUILD)/$(1): $$($(1).SOURCES) $$(C_HDR) $$(BUILD_TABLE) $$(LINK_DEP.$$($(1).link))
+	@mkdir -p $$(BUILD)
+	$$(CC) $$(CFLAGS) $$(LINK_FLAG.$$($(1).link)) $$($(1).SOURCES) $$(LINK_CORE.$$($(1).link)) -o $$@ $$(LINK_LIBS.$$($(1).link))
+endef
 
-# round http: the fixed-rate load generator (latency from the intended send
-# time); the round's driver runs it as a separate process.
-c: $(BUILD)/rb-load
-$(BUILD)/rb-load: csrc/tools/loadgen.c
-	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS) $< -o $@
+# A program against a library that pkg-config finds (NAME.library), its
+# objects in build/obj-NAME/: the C++ sources compiled with the library's
+# flags, the whole linked by the C++ compiler. Left out, with a message,
+# where pkg-config does not find the library; the variant then says why.
+define library_program
+$(1).SOURCES := $$(call program_sources,$(1))
+$(1).OBJ := $$(patsubst csrc/%,$$(BUILD)/obj-$(1)/%.o,$$(basename $$($(1).SOURCES)))
+$$(BUILD)/obj-$(1)/%.o: csrc/%.c $$(C_HDR) $$(BUILD_TABLE)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) -c $$< -o $$@
+$$(BUILD)/obj-$(1)/%.o: csrc/%.cc $$(C_HDR) $$(BUILD_TABLE)
+	@mkdir -p $$(dir $$@)
+	$$(CXX) $$(OPT) $$(CXX_CFLAGS) $$(PROGRAM_INCLUDES) $$(shell pkg-config --cflags $$($(1).library)) -c $$< -o $$@
+$$(BUILD)/$(1): $$($(1).OBJ) $$(LINK_DEP.$$($(1).link))
+	$$(CXX) $$(LINK_FLAG.$$($(1).link)) $$($(1).OBJ) $$(LINK_CORE.$$($(1).link)) -o $$@ $$(shell pkg-config --libs $$($(1).library)) $$(LINK_LIBS.$$($(1).link))
+ifeq ($$(call library_found,$$($(1).library)),yes)
+c: $$(BUILD)/$(1)
+else
+c: skip-$(1)
+endif
+endef
+
+$(foreach p,$(C_PROGRAMS) $(C_TOOLS),$(if $(filter $(LINK_MODES),$($(p).link)),,$(error $(BUILD_TABLE): $(p).link is "$($(p).link)", not one of $(LINK_MODES))))
+$(foreach p,$(C_PROGRAMS) $(C_TOOLS),$(if $($(p).library),$(eval $(call library_program,$(p))),$(eval $(call c_program,$(p)))$(eval c: $(BUILD)/$(p))))
+C_LINKED := $(foreach p,$(C_PROGRAMS) $(C_TOOLS),$(if $(filter core shared,$($(p).link)),$(BUILD)/$(p)))
+
+# What a program left out says, once per make.
+skip-%:
+	@echo "build/$*: skipped: pkg-config finds no $($*.library) (Debian: apt-get install $($*.debian); make setup does)"
 
 # round jsonl: the core's throughput from memory, kernel by kernel
-# (`make jsonl-speed` runs it on the round's default log).
-c: $(BUILD)/rb-jsonl-speed
+# (`make jsonl-speed` runs build/rb-jsonl-speed on the round's default log).
 REPS ?= 15
-$(BUILD)/rb-jsonl-speed: csrc/tools/jsonl_speed.c csrc/runner/jsonl_run.c csrc/runner/harness.c $(RUNNER_HDR) $(BUILD)/libroundbench.a
-	$(CC) $(CFLAGS) csrc/tools/jsonl_speed.c csrc/runner/jsonl_run.c csrc/runner/harness.c $(BUILD)/libroundbench.a -o $@ $(BLAS_LIBS) -lpthread -lm
-
-# The same runner linked against the shared library: calls into the core go
-# through the PLT (round ffi, variant c-so).
-$(BUILD)/rb-c-so: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.so
-	$(CC) $(CFLAGS) $(RUNNER_SRC) -L$(BUILD) -lroundbench -Wl,-rpath,'$$ORIGIN' -o $@ $(BLAS_LIBS) -lpthread -lm
 
 # One Go child runner per round, go/cmd/rb-go/<round>/ -> build/rb-go-<round>
 # (the http round's servers too): a Go binary in the page cache is mostly
@@ -138,71 +173,39 @@ $(BUILD)/rb-scan: $(wildcard go/cmd/rb-scan/*.go) go.mod
 	@mkdir -p $(BUILD)
 	CGO_ENABLED=0 $(GO) build -o $@ ./go/cmd/rb-scan
 
-# round jsonl's go-jsonv2: the same directory built with GOEXPERIMENT=jsonv2
-# (its files' build tags give it that variant alone). The experiment also
-# reimplements encoding/json on v2, so the go variant keeps its own binary.
-go: $(BUILD)/rb-go-jsonl-v2
-$(BUILD)/rb-go-jsonl-v2: $(GO_SRC)
-	@mkdir -p $(BUILD)
-	GOEXPERIMENT=jsonv2 $(GO) build -o $@ ./go/cmd/rb-go/jsonl
+# ---- The Go runners built apart, from the build table --------------------------
+# A round's directory built again into a program of its own: with a Go
+# experiment on (GO_EXPERIMENT_RUNNERS, NAME.goexperiment), or with a tag
+# against a C library that pkg-config finds (GO_LIBRARY_RUNNERS, NAME.tag,
+# NAME.library), its link flags and a run path to its folder in
+# CGO_LDFLAGS. The directory's build tags give each its own variants. A
+# library runner is left out, with a message, where pkg-config does not
+# find the library; the variant then says why.
+define go_experiment_runner
+go: $$(BUILD)/$(1)
+$$(BUILD)/$(1): $$(GO_SRC) $$(BUILD_TABLE)
+	@mkdir -p $$(BUILD)
+	GOEXPERIMENT=$$($(1).goexperiment) $$(GO) build -o $$@ ./$$($(1).package)
+endef
 
-# round matmul's go-gonum-netlib: the same directory built with the tag
-# netlib (its files' tags give it that variant alone) into a program of its
-# own, linked against the system's OpenBLAS (Debian's
-# libopenblas-pthread-dev) through its CBLAS: gonum's netlib binding calls
-# cblas_dgemm with C ints, which the core's scipy-openblas64 (ILP64,
-# renamed symbols) does not have. pkg-config gives the library, and the
-# run path pins the flavour the build linked (Debian switches
-# libopenblas.so.0 among pthreads, OpenMP and serial builds by
-# update-alternatives). OpenBLAS starts its threads when it is loaded, so
-# no other child carries it. Left out, with a message, where pkg-config
-# finds no openblas; the variant then says why.
-OPENBLAS_OK := $(shell pkg-config --exists openblas 2>/dev/null && echo yes)
-NETLIB_LDFLAGS = $(shell pkg-config --libs openblas) -Wl,-rpath,$(shell pkg-config --variable=libdir openblas)
-NETLIB_GO = CGO_LDFLAGS="$(NETLIB_LDFLAGS)" $(GO)
-go: netlib
-.PHONY: netlib
-ifeq ($(OPENBLAS_OK),yes)
-netlib: $(BUILD)/rb-go-matmul-netlib
+define go_library_runner
+$(1).LDFLAGS = $$(shell pkg-config --libs $$($(1).library)) -Wl,-rpath,$$(shell pkg-config --variable=libdir $$($(1).library))
+ifeq ($$(call library_found,$$($(1).library)),yes)
+go: $$(BUILD)/$(1)
 else
-netlib:
-	@echo "build/rb-go-matmul-netlib: skipped: pkg-config finds no openblas (Debian: apt-get install libopenblas-pthread-dev; make setup does)"
+go: skip-$(1)
 endif
+$$(BUILD)/$(1): $$(GO_SRC) $$(BUILD_TABLE)
+	@mkdir -p $$(BUILD)
+	CGO_LDFLAGS="$$($(1).LDFLAGS)" $$(GO) build -tags $$($(1).tag) -o $$@ ./$$($(1).package)
+endef
 
-$(BUILD)/rb-go-matmul-netlib: $(GO_SRC)
-	@mkdir -p $(BUILD)
-	$(NETLIB_GO) build -tags netlib -o $@ ./go/cmd/rb-go/matmul
+$(foreach r,$(GO_EXPERIMENT_RUNNERS),$(eval $(call go_experiment_runner,$(r))))
+$(foreach r,$(GO_LIBRARY_RUNNERS),$(eval $(call go_library_runner,$(r))))
 
-# round jsonl's c-simdjson: a C++ program of its own against Debian's
-# libsimdjson-dev (the C runner's main, harness and jsonl protocol around
-# csrc/simdjson/), so that no other C child maps the library. Left out, with
-# a message, where the library is absent; the variant then says why.
-# pkg-config gives the library's flags: Debian's is built with
-# SIMDJSON_THREADS_ENABLED, which changes its classes' layout, so every file
-# that includes simdjson.h must say so too.
-SIMDJSON_OK := $(shell pkg-config --exists simdjson 2>/dev/null && echo yes)
-SIMDJSON_SRC := csrc/simdjson/run_jsonl_simdjson.c csrc/runner/main.c csrc/runner/harness.c csrc/runner/jsonl_run.c
-SIMDJSON_OBJ := $(SIMDJSON_SRC:csrc/%.c=$(BUILD)/obj-simdjson/%.o) $(BUILD)/obj-simdjson/simdjson/jsonl_simdjson.o
-CXXFLAGS_SIMDJSON = $(OPT) -g -std=c++17 -Wall -Wextra -Wshadow -Icsrc -Icsrc/runner $(shell pkg-config --cflags simdjson)
-c: simdjson
-.PHONY: simdjson
-ifeq ($(SIMDJSON_OK),yes)
-simdjson: $(BUILD)/rb-c-simdjson
-else
-simdjson:
-	@echo "build/rb-c-simdjson: skipped: pkg-config finds no simdjson (Debian: apt-get install libsimdjson-dev; make setup does)"
-endif
-
-$(BUILD)/obj-simdjson/%.o: csrc/%.c $(CORE_HDR) $(RUNNER_HDR) csrc/simdjson/jsonl_simdjson.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Icsrc/simdjson -c $< -o $@
-
-$(BUILD)/obj-simdjson/simdjson/jsonl_simdjson.o: csrc/simdjson/jsonl_simdjson.cc csrc/simdjson/jsonl_simdjson.h $(CORE_HDR)
-	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS_SIMDJSON) -c $< -o $@
-
-$(BUILD)/rb-c-simdjson: $(SIMDJSON_OBJ) $(BUILD)/libroundbench.a
-	$(CXX) $(SIMDJSON_OBJ) $(BUILD)/libroundbench.a -o $@ $$(pkg-config --libs simdjson) $(BLAS_LIBS) -lpthread -lm
+# test-go and lint check round matmul's netlib build where it can be built.
+OPENBLAS_OK := $(call library_found,$(rb-go-matmul-netlib.library))
+NETLIB_GO = CGO_LDFLAGS="$(rb-go-matmul-netlib.LDFLAGS)" $(GO)
 
 py: $(VENV_READY) ## build the Python extension in place (python/roundbench)
 	$(VPY) setup.py -q build_ext --inplace
@@ -213,23 +216,12 @@ py: $(VENV_READY) ## build the Python extension in place (python/roundbench)
 # starts (csrc/runner/run_startup.c). The hello programs are the round's
 # targets: C with the core's flags, dynamic and static; Go without cgo
 # (static), the same program with cgo (dynamic), and a Go program that calls
-# the core once.
+# the core once. The C ones are the build table's.
 STARTUP_BIN := $(BUILD)/rb-c-static $(BUILD)/hello-c $(BUILD)/hello-c-static \
   $(BUILD)/hello-go $(BUILD)/hello-go-cgo $(BUILD)/hello-go-c
 .PHONY: startup
 build: startup
 startup: $(STARTUP_BIN) ## build round startup's launcher and the hello programs it starts
-
-$(BUILD)/rb-c-static: $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD)/libroundbench.a
-	$(CC) $(CFLAGS) -static $(RUNNER_SRC) $(BUILD)/libroundbench.a -o $@ -lpthread -lm
-
-$(BUILD)/hello-c: csrc/tools/hello.c
-	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS_CORE) $< -o $@
-
-$(BUILD)/hello-c-static: csrc/tools/hello.c
-	@mkdir -p $(BUILD)
-	$(CC) $(CFLAGS_CORE) -static $< -o $@
 
 $(BUILD)/hello-go: $(wildcard go/cmd/rb-hello/*.go) go.mod
 	@mkdir -p $(BUILD)
@@ -245,15 +237,13 @@ $(BUILD)/hello-go-c: $(GO_SRC)
 
 # --- round aspects: the whole program, in C and in Go -------------------------
 # What the round's launch modes start: `aspects EPHEMERIS EVENTS [--print]
-# [--combo C]` writing the search's output to stdout. The C one links the
-# core's archive (only aspects.o and common.o are pulled in); the Go one is
-# go/cmd/aspects, pure Go (`go run ./go/cmd/aspects` is the same program).
+# [--combo C]` writing the search's output to stdout. The C one (the build
+# table's) links the core's archive, of which only aspects.o and common.o
+# are pulled in; the Go one is go/cmd/aspects, pure Go (`go run
+# ./go/cmd/aspects` is the same program).
 .PHONY: aspects
 build: aspects
 aspects: $(BUILD)/aspects-c $(BUILD)/aspects-go ## build round aspects' whole programs (C and Go)
-
-$(BUILD)/aspects-c: csrc/tools/aspects.c $(BUILD)/libroundbench.a
-	$(CC) $(CFLAGS_CORE) -Icsrc $< $(BUILD)/libroundbench.a -o $@
 
 $(BUILD)/aspects-go: $(wildcard go/cmd/aspects/*.go) $(wildcard go/*.go) go.mod
 	@mkdir -p $(BUILD)
@@ -267,9 +257,9 @@ links: ## recreate go/core_*.c links for every csrc/*.c (after adding a round)
 	  for h in ../csrc/*.h; do ln -sfn "$$h" "$$(basename $$h)"; done
 
 # test_harness.c compiles the C runner's harness.c into itself.
-$(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR) $(RUNNER_SRC) $(RUNNER_HDR)
+$(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR) $(RUNNER_SRC) $(RUNNER_HDR) $(BUILD_TABLE)
 	@mkdir -p $(dir $@)
-	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ $(BLAS_LIBS) -lpthread -lm
+	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ $(BLAS_LIBS) $(CORE_LIBS)
 
 test-c: $(TEST_BIN) ## C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; ASAN_OPTIONS=detect_leaks=1 $$t testdata/vectors.txt; done
@@ -345,7 +335,7 @@ $(BLAS_LINK): $(VENV_READY)
 	ln -sfn "$$($(VPY) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
 	@touch $@
 # Building needs no BLAS; running the C and Go programs and tests does.
-$(BUILD)/rb-c $(BUILD)/rb-c-so $(BUILD)/libroundbench.so $(TEST_BIN) $(GO_RUNNERS) $(BUILD)/rb-go-jsonl-v2 test-go: | $(BLAS_LINK)
+$(C_LINKED) $(BUILD)/libroundbench.so $(TEST_BIN) $(GO_RUNNERS) $(addprefix $(BUILD)/,$(GO_EXPERIMENT_RUNNERS) $(GO_LIBRARY_RUNNERS)) test-go: | $(BLAS_LINK)
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) python/roundbench/*.so python/roundbench/_cffi_api.c python/roundbench/_cffi_api.o

@@ -8,8 +8,10 @@ module (roundbench._core.build_info()) and so in every result file.
 A package built for installation (a wheel, `pip install .`) also carries
 what the suite's child processes are (roundbench.programs finds them):
 
-- roundbench/bin/: the C programs, built here with the core's flags, the
-  same programs the Makefile builds into build/ in a checkout;
+- roundbench/bin/: the C programs, built here as the Makefile builds them
+  into build/ in a checkout: both take the flags, the BLAS macros and the
+  programs from one table, python/roundbench/build.mk, which the package
+  carries too (roundbench.programs reads its Go runners);
 - roundbench/gosrc/: the Go module (go.mod, go.sum, go/ with the links to
   csrc/ resolved to files), from which the Go programs are built on first
   use, since a Go binary is tied to the toolchain present where it runs.
@@ -41,22 +43,44 @@ def _sources(pattern: str) -> list:
 
 CORE_SOURCES = _sources("csrc/*.c")
 
+# ---- The build table ----------------------------------------------------------
+# python/roundbench/build.mk holds the flags, the BLAS macros and the C
+# programs, and the Makefile reads it too (its opening comment says how):
+# what a wheel carries is what a checkout builds. Its reader is loaded by
+# its path, since the package is not built yet.
+TABLE = runpy.run_path(os.path.join(HERE, "python", "roundbench", "buildtable.py"))["read"]()
+
+
+def _words(name: str) -> list:
+    """The table's `name`, split as Make splits it; KeyError if it lacks it."""
+    return TABLE[name].split()
+
+
 # Portable by default (shared/DESIGN.md, "Build flags are part of fairness");
-# ROUNDBENCH_TUNE=1 gives the tuned build, and says so in build_info().
+# ROUNDBENCH_TUNE=1 gives the tuned build (make TUNE=1 sets it), and says so
+# in build_info().
 TUNED = os.environ.get("ROUNDBENCH_TUNE") == "1"
-OPT = ["-O3", "-march=native"] if TUNED else ["-O2"]
-EXTRA = OPT + ["-std=gnu11", "-fno-strict-aliasing"]
+OPT = _words("OPT_TUNED" if TUNED else "OPT_PORTABLE")
+EXTRA = OPT + _words("EXT_CFLAGS")
 FLAGS = " ".join([sysconfig.get_config_var("CFLAGS") or "", *EXTRA]).strip()
 
-# ---- The BLAS ----------------------------------------------------------------
+# ---- The BLAS -----------------------------------------------------------------
 # The core uses the OpenBLAS of the scipy-openblas64 package, the same
 # library numpy's wheels bundle (README, "The BLAS"), but links no BLAS: it
 # dlopen()s it on the first BLAS call, from the path roundbench._blas finds
 # at run time, so that `import roundbench` neither maps it nor starts its
-# threads. Building needs no BLAS; the symbols carry the prefix and suffix
-# below and take 64-bit integers.
-BLAS_MACROS = [("BLAS_SYMBOL_PREFIX", "scipy_"), ("BLAS_SYMBOL_SUFFIX", "64_"), ("BLAS_ILP64", None)]
-BLAS_LINK = ["-ldl"]
+# threads. Building needs no BLAS; its symbols' macros are the table's.
+
+
+def _macro(flag: str) -> tuple:
+    """-DNAME=VALUE as setuptools' (NAME, VALUE); -DNAME as (NAME, None)."""
+    if not flag.startswith("-D"):
+        raise ValueError(f"{flag!r} is not a -D macro")
+    name, eq, value = flag[2:].partition("=")
+    return (name, value if eq else None)
+
+
+BLAS_MACROS = [_macro(f) for f in _words("BLAS_MACROS")]
 
 core = Extension(
     "roundbench._core",
@@ -64,33 +88,33 @@ core = Extension(
     include_dirs=["csrc"],
     define_macros=[("RB_CFLAGS", '"%s"' % FLAGS.replace('"', "'")), *BLAS_MACROS],
     extra_compile_args=EXTRA,
-    extra_link_args=BLAS_LINK,
+    extra_link_args=_words("BLAS_LIBS"),
 )
 
 # ---- The C programs of an installed package ----------------------------------
-# The Makefile's CFLAGS_CORE: the programs in a wheel are the programs a
-# checkout builds, flags included (they are written into every result file).
-PROGRAM_CFLAGS = OPT + ["-g", "-std=gnu11", "-Wall", "-Wextra", "-Wshadow", "-fPIC", "-fno-strict-aliasing"]
-# Installed, the programs are in site-packages/roundbench/bin/ and the BLAS
-# in site-packages/scipy_openblas64/lib/, and the loader expands $ORIGIN in
-# a path given to dlopen (ld.so(8)); ROUNDBENCH_BLAS_LIB still overrides it.
-BLAS_FROM_BIN = "$ORIGIN/../../scipy_openblas64/lib/libscipy_openblas64_.so"
+# The table's C_PROGRAMS with the Makefile's flags, which they record
+# (RB_CFLAGS, in every result file). Installed, the programs are in
+# site-packages/roundbench/bin/ and the BLAS in
+# site-packages/scipy_openblas64/lib/, and the loader expands $ORIGIN in a
+# path given to dlopen (ld.so(8)); ROUNDBENCH_BLAS_LIB still overrides it.
+PROGRAM_CFLAGS = OPT + _words("CORE_CFLAGS")
+BLAS_FROM_BIN = "$ORIGIN/../../scipy_openblas64/lib/" + TABLE["BLAS_LIB_FILE"]
 PROGRAM_DEFINES = [
     '-DRB_CFLAGS="%s"' % " ".join(PROGRAM_CFLAGS),
-    *("-D%s=%s" % (k, v) if v is not None else "-D" + k for k, v in BLAS_MACROS),
+    *_words("PROGRAM_INCLUDES"),
+    *_words("BLAS_MACROS"),
     '-DRB_BLAS_DEFAULT_LIB="%s"' % BLAS_FROM_BIN,
-    "-Icsrc",
-    "-Icsrc/runner",
 ]
-# Statically linked programs need the C library's static archive, which not
-# every system installs: without it they are left out, and the reason is
-# written to bin/unbuilt.txt for roundbench.programs to report.
-OPTIONAL = {"rb-c-static", "hello-c-static"}
+LINK_MODES = ("core", "shared", "static", "none")
 
 
 def _compiler() -> list:
     cc = os.environ.get("CC") or (sysconfig.get_config_var("CC") or "cc")
     return shlex.split(cc)
+
+
+def _cxx_compiler() -> list:
+    return shlex.split(os.environ.get("CXX") or "g++")
 
 
 def _run(cmd: list) -> None:
@@ -108,102 +132,143 @@ def _try(cmd: list):
     return lines[-1] if lines else f"exit status {done.returncode}"
 
 
+def _pkg_config(option: str, library: str):
+    """pkg-config's answer, split; None where it does not find the library."""
+    try:
+        done = subprocess.run(["pkg-config", option, library], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return shlex.split(done.stdout)
+
+
+def program_sources(name: str) -> list:
+    """The table's NAME.src, each pattern expanded in place (sorted), as
+    the Makefile expands it; ValueError for a pattern that matches nothing."""
+    out = []
+    for pattern in _words(name + ".src"):
+        found = _sources(pattern)
+        if not found:
+            raise ValueError(f"build table: {name}.src: {pattern} matches no file")
+        out += found
+    return out
+
+
+class Plan:
+    """The commands that build the table's C_PROGRAMS into `out`, objects
+    into `tmp`, as the Makefile builds them: every C source compiled once
+    (the flags are the same for all), the core's archive and shared
+    library, then each program linked by its link mode. A C++ source is
+    compiled with its program's library's flags. A program that cannot be
+    built here is in `unbuilt` with the reason, the others in `programs`."""
+
+    def __init__(self, out: str, tmp: str):
+        cc, cxx = _compiler(), _cxx_compiler()
+        self.cflags = PROGRAM_CFLAGS + PROGRAM_DEFINES
+        self.objects = {}  # source -> (object, command): compiled in parallel
+        self.libraries = []
+        self.programs = {}  # name -> [command, ...]
+        self.unbuilt = {}
+
+        def obj(src: str, sub: str = "") -> str:
+            return os.path.join(tmp, sub, os.path.splitext(src)[0] + ".o")
+
+        def compile_c(src: str, extra: list = ()) -> str:
+            if src not in self.objects:
+                o = obj(src)
+                self.objects[src] = (o, [*cc, *self.cflags, *extra, "-c", src, "-o", o])
+            return self.objects[src][0]
+
+        # A core file's own flags come after the core's (csrc/<file>.c.cflags).
+        core_objs = [compile_c(s, TABLE.get(s + ".cflags", "").split()) for s in CORE_SOURCES]
+        self.archive = archive = os.path.join(tmp, "libroundbench.a")
+        self.libraries = [
+            ["ar", "rcs", archive, *core_objs],
+            [*cc, "-shared", "-o", os.path.join(out, "libroundbench.so"), *core_objs, *_words("BLAS_LIBS")],
+        ]
+        core_libs = _words("BLAS_LIBS") + _words("CORE_LIBS")
+        link = {
+            "core": ([], [archive], core_libs),
+            "shared": ([], ["-L" + out, "-lroundbench", "-Wl,-rpath,$ORIGIN"], core_libs),
+            "static": (["-static"], [archive], _words("CORE_LIBS")),
+            "none": ([], [], []),
+        }
+        for name in _words("C_PROGRAMS"):
+            mode = TABLE[name + ".link"]
+            if mode not in LINK_MODES:
+                raise ValueError(f"build table: {name}.link is {mode!r}, not one of {', '.join(LINK_MODES)}")
+            flag, core_in, libs = link[mode]
+            target = os.path.join(out, name)
+            sources = program_sources(name)
+            library = TABLE.get(name + ".library")
+            if library is None:
+                objs = [compile_c(s) for s in sources]
+                self.programs[name] = [[*cc, *self.cflags, *flag, *objs, *core_in, "-o", target, *libs]]
+                continue
+            lib_cflags, lib_libs = _pkg_config("--cflags", library), _pkg_config("--libs", library)
+            if lib_cflags is None or lib_libs is None:
+                self.unbuilt[name] = f"pkg-config finds no {library}"
+                continue
+            if shutil.which(cxx[0]) is None:
+                self.unbuilt[name] = f"no C++ compiler: {cxx[0]} is not on PATH"
+                continue
+            commands, objs = [], []
+            for s in sources:
+                if s.endswith(".c"):
+                    objs.append(compile_c(s))
+                    continue
+                o = obj(s, name)
+                objs.append(o)
+                commands.append(
+                    [*cxx, *OPT, *_words("CXX_CFLAGS"), *_words("PROGRAM_INCLUDES"), *lib_cflags, "-c", s, "-o", o]
+                )
+            commands.append([*cxx, *flag, *objs, *core_in, "-o", target, *lib_libs, *libs])
+            self.programs[name] = commands
+
+
+def _why_unbuilt(name: str, why: str) -> str:
+    """What bin/unbuilt.txt says of program `name`, which failed with `why`."""
+    library = TABLE.get(name + ".library")
+    if library is not None:
+        cxx = " g++ and" if any(s.endswith(".cc") for s in _words(name + ".src")) else ""
+        return f"building it failed ({why}); it needs{cxx} {library} (Debian: {TABLE[name + '.debian']})"
+    if TABLE[name + ".link"] == "static":
+        return f"static linking failed ({why}); it needs the C library's static archive (Debian: libc6-dev)"
+    return f"building it failed ({why})"
+
+
 def build_programs(out: str, tmp: str) -> None:
-    """Builds the C programs into `out`, objects into `tmp`."""
-    cc = _compiler()
-    cflags = PROGRAM_CFLAGS + PROGRAM_DEFINES
+    """Builds the C programs into `out`, objects into `tmp`. The table's
+    C_OPTIONAL may fail: each that does is left out and written with the
+    reason to bin/unbuilt.txt, for roundbench.programs to report."""
+    plan = Plan(out, tmp)
     os.makedirs(out, exist_ok=True)
-    os.makedirs(tmp, exist_ok=True)
-
-    def compile_all(sources: list, sub: str) -> list:
-        objs = [os.path.join(tmp, sub, os.path.basename(s)[:-2] + ".o") for s in sources]
-        os.makedirs(os.path.join(tmp, sub), exist_ok=True)
-        cmds = [[*cc, *cflags, "-c", s, "-o", o] for s, o in zip(sources, objs)]
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            list(pool.map(_run, cmds))
-        return objs
-
-    core_objs = compile_all(CORE_SOURCES, "core")
-    runner_objs = compile_all(_sources("csrc/runner/*.c"), "runner")
-    libs = ["-ldl", "-lpthread", "-lm"]
-
-    def prog(name: str) -> str:
-        return os.path.join(out, name)
-
-    _run([*cc, "-shared", "-o", prog("libroundbench.so"), *core_objs, "-ldl"])
-    _run([*cc, *cflags, *runner_objs, *core_objs, "-o", prog("rb-c"), *libs])
-    # The same runner calling the core through the shared library's PLT
-    # (round ffi, variant c-so), found beside it.
-    _run([*cc, *cflags, *runner_objs, "-L" + out, "-lroundbench", "-Wl,-rpath,$ORIGIN", "-o", prog("rb-c-so"), *libs])
-    _run([*cc, *cflags, "csrc/tools/spawn.c", "csrc/runner/forkwait.c", "-o", prog("rb-spawn")])
-    _run([*cc, *cflags, "csrc/tools/loadgen.c", "-o", prog("rb-load")])
-    _run([*cc, *PROGRAM_CFLAGS, "csrc/tools/hello.c", "-o", prog("hello-c")])
-    # Round aspects' whole program in C (its launch modes start it).
-    _run([*cc, *cflags, "csrc/tools/aspects.c", *core_objs, "-o", prog("aspects-c"), *libs])
-    optional = {
-        "rb-c-static": [
-            *cc,
-            *cflags,
-            "-static",
-            *runner_objs,
-            *core_objs,
-            "-o",
-            prog("rb-c-static"),
-            "-lpthread",
-            "-lm",
-        ],
-        "hello-c-static": [*cc, *PROGRAM_CFLAGS, "-static", "csrc/tools/hello.c", "-o", prog("hello-c-static")],
-    }
+    for o, _ in plan.objects.values():
+        os.makedirs(os.path.dirname(o), exist_ok=True)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(_run, [cmd for _, cmd in plan.objects.values()]))
+    if os.path.exists(plan.archive):
+        os.remove(plan.archive)  # `ar rcs` would keep the members of sources gone since
+    for cmd in plan.libraries:
+        _run(cmd)
+    optional = set(_words("C_OPTIONAL"))
     unbuilt = {}
-    for name, cmd in optional.items():
-        why = _try(cmd)
-        if why is not None:
-            unbuilt[name] = (
-                f"static linking failed ({why}); it needs the C library's static archive (Debian: libc6-dev)"
-            )
-    why = build_simdjson(prog("rb-c-simdjson"), tmp, runner_objs, core_objs, libs)
-    if why is not None:
-        unbuilt["rb-c-simdjson"] = f"building it failed ({why}); it needs g++ and simdjson (Debian: libsimdjson-dev)"
+    for name, why in plan.unbuilt.items():
+        if name not in optional:
+            raise RuntimeError(f"{name} cannot be built: {why}")
+        unbuilt[name] = _why_unbuilt(name, why)
+    for name, commands in plan.programs.items():
+        for cmd in commands:
+            os.makedirs(os.path.dirname(cmd[cmd.index("-o") + 1]), exist_ok=True)
+            why = (_try if name in optional else _run)(cmd)
+            if why is not None:
+                unbuilt[name] = _why_unbuilt(name, why)
+                break
     record = os.path.join(out, "unbuilt.txt")
     if unbuilt:
         with open(record, "w") as f:
             f.writelines(f"{k}\t{v}\n" for k, v in unbuilt.items())
     elif os.path.exists(record):
         os.remove(record)
-
-
-def build_simdjson(target: str, tmp: str, runner_objs: list, core_objs: list, libs: list):
-    """Round jsonl's c-simdjson, a C++ program of its own against the
-    system's simdjson: the C runner's main, harness and jsonl protocol
-    around csrc/simdjson/. Returns None, or why it could not be built."""
-    cxx = shlex.split(os.environ.get("CXX") or "g++")
-    if shutil.which(cxx[0]) is None:
-        return f"no C++ compiler: {cxx[0]} is not on PATH"
-    # The library's flags (Debian's is built with SIMDJSON_THREADS_ENABLED,
-    # which changes its classes' layout) and where it is.
-    try:
-        flags = [
-            shlex.split(
-                subprocess.run(["pkg-config", what, "simdjson"], capture_output=True, text=True, check=True).stdout
-            )
-            for what in ("--cflags", "--libs")
-        ]
-    except (OSError, subprocess.CalledProcessError):
-        return "pkg-config finds no simdjson"
-    shared = [o for o in runner_objs if os.path.basename(o) in ("main.o", "harness.o", "jsonl_run.o")]
-    glue = os.path.join(tmp, "run_jsonl_simdjson.o")
-    counter = os.path.join(tmp, "jsonl_simdjson.o")
-    steps = [
-        [*_compiler(), *PROGRAM_CFLAGS, *PROGRAM_DEFINES, "-Icsrc/simdjson", "-c", "csrc/simdjson/run_jsonl_simdjson.c"]
-        + ["-o", glue],
-        [*cxx, *OPT, "-g", "-std=c++17", "-Icsrc", *flags[0], "-c", "csrc/simdjson/jsonl_simdjson.cc", "-o", counter],
-        [*cxx, glue, counter, *shared, *core_objs, "-o", target, *flags[1], *libs],
-    ]
-    for cmd in steps:
-        why = _try(cmd)
-        if why is not None:
-            return why
-    return None
 
 
 def copy_go_sources(out: str) -> None:
@@ -241,8 +306,11 @@ class BuildExt(build_ext):
             build_programs(os.path.join(self.build_lib, "roundbench", "bin"), os.path.join(self.build_temp, "programs"))
 
 
-setup(
-    ext_modules=[core],
-    cffi_modules=["python/roundbench/_cffi_build.py:ffibuilder"],
-    cmdclass={"build_py": BuildPy, "build_ext": BuildExt},
-)
+# setuptools runs this file as __main__ (python setup.py, pip's build
+# backend); tests/test_build.py loads it by its path to read the Plan.
+if __name__ == "__main__":
+    setup(
+        ext_modules=[core],
+        cffi_modules=["python/roundbench/_cffi_build.py:ffibuilder"],
+        cmdclass={"build_py": BuildPy, "build_ext": BuildExt},
+    )

@@ -88,17 +88,36 @@ GO_PROGRAMS = {
 GO_RUNNERS = "go/cmd/rb-go"
 GO_RUNNER_PREFIX = "rb-go-"
 
-# A round's Go runner built with a Go experiment on: name -> (package
-# directory, GOEXPERIMENT). The build tags of the directory's files give
-# such a program its own variants.
-GO_EXPERIMENT_RUNNERS = {"rb-go-jsonl-v2": ("go/cmd/rb-go/jsonl", "jsonv2")}
 
-# A round's Go runner built with a build tag against a C library that
-# pkg-config finds: name -> (package directory, tag, pkg-config package).
-# The library's flags and a run path to its folder go into CGO_LDFLAGS
-# (the run path keeps the program on the build it linked where Debian's
-# alternatives offer several); the tag gives the program its own variants.
-GO_LIBRARY_RUNNERS = {"rb-go-matmul-netlib": ("go/cmd/rb-go/matmul", "netlib", "openblas")}
+def _go_runners_apart() -> tuple:
+    """The Go runners built apart, as the build table declares them
+    (build.mk beside this file, which the Makefile builds them from too,
+    and which an installed package carries):
+
+    - built with a Go experiment on: name -> (package directory,
+      GOEXPERIMENT);
+    - built with a build tag against a C library that pkg-config finds:
+      name -> (package directory, tag, pkg-config package). The library's
+      flags and a run path to its folder go into CGO_LDFLAGS (the run path
+      keeps the program on the build it linked where Debian's alternatives
+      offer several).
+
+    The build tags of the directory's files give each its own variants."""
+    from . import buildtable
+
+    table = buildtable.read()
+    experiment = {
+        name: (table[name + ".package"], table[name + ".goexperiment"])
+        for name in buildtable.words(table, "GO_EXPERIMENT_RUNNERS")
+    }
+    library = {
+        name: (table[name + ".package"], table[name + ".tag"], table[name + ".library"])
+        for name in buildtable.words(table, "GO_LIBRARY_RUNNERS")
+    }
+    return experiment, library
+
+
+GO_EXPERIMENT_RUNNERS, GO_LIBRARY_RUNNERS = _go_runners_apart()
 
 # The programs a Variant may name besides the generic ones
 # (rounds.PROGRAMS): each holds one round's library variants.
