@@ -1,6 +1,6 @@
 # roundbench build. `make help` lists the targets.
 #
-# Portable release flags by default (shared/DESIGN.md: C at -O2, no
+# Portable release flags by default (docs/ARCHITECTURE.md, "One build table": C at -O2, no
 # -march=native). TUNE=1 builds the tuned variant (-O3 -march=native for C,
 # GOAMD64=v3 for Go); the flags in force are written into every result file.
 

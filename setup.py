@@ -56,7 +56,7 @@ def _words(name: str) -> list:
     return TABLE[name].split()
 
 
-# Portable by default (shared/DESIGN.md, "Build flags are part of fairness");
+# Portable by default (docs/ARCHITECTURE.md, "One build table");
 # ROUNDBENCH_TUNE=1 gives the tuned build (make TUNE=1 sets it), and says so
 # in build_info().
 TUNED = os.environ.get("ROUNDBENCH_TUNE") == "1"
