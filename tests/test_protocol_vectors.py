@@ -6,10 +6,9 @@ text with its hash, the input variables' names and the limits."""
 import pytest
 
 import roundbench
-from roundbench import harness
+from roundbench import harness, rounds
 from roundbench.rounds.jsonl import genlog
 from roundbench.pure import jsonl as pure_jsonl
-from roundbench.rounds import aspects as aspects_round
 from roundbench.rounds import jsonl as jsonl_round
 
 from conftest import load_at_least
@@ -73,14 +72,19 @@ def test_jsonl_result_text(v):
 
 
 def test_input_variables():
-    have = {
-        "jsonl-file": jsonl_round.FILE_ENV,
-        "jsonl-warmup-file": jsonl_round.WARMUP_ENV,
-        "aspects-ephemeris": aspects_round.EPHEMERIS_ENV,
-        "aspects-events": aspects_round.EVENTS_ENV,
-    }
-    assert {v["name"]: v["var"] for v in ENVS} == have
-    assert len(ENVS) == len(have), "each variable once"
+    """Each protocol-env vector (name ROUND-WHAT) is a ROUNDBENCH_ variable
+    its round's module names in a *_ENV constant, and every such constant
+    of every round is in the file: a round adds its input's variable to
+    protocol.txt and its own module, and no test keeps a list of them."""
+    declared = {}
+    for name, mod in rounds.modules().items():
+        for attr, value in vars(mod).items():
+            if attr.endswith("_ENV") and isinstance(value, str) and value.startswith("ROUNDBENCH_" + name.upper()):
+                declared[value] = name
+    assert len({v["var"] for v in ENVS}) == len(ENVS), "each variable once"
+    for v in ENVS:
+        assert declared.get(v["var"]) == v["name"].split("-")[0], v
+    assert set(declared) == {v["var"] for v in ENVS}
 
 
 def test_jsonl_limits():

@@ -480,6 +480,31 @@ def subcommands() -> list:
     return [cmd for mod in modules().values() for cmd in getattr(mod, "COMMANDS", ())]
 
 
+def add_generator(
+    sub, name: str, run: Callable, *, help: str, description: str, default_seed: int, seed_help: str, epilog=None
+):
+    """A round's input generator as a subcommand (jsonl's `gen-log`): its
+    parser, with OUT (the file to write) and --seed, for the generator to
+    add its own options to. run(args) writes OUT and prints what it wrote;
+    a ValueError or OSError it raises is a usage error saying what was
+    wrong (without the `NAME: ` its message may start with)."""
+    from ..errors import EXIT_OK, UsageError
+
+    g = sub.add_parser(name, help=help, description=description, epilog=epilog)
+    g.add_argument("out", metavar="OUT", help="the file to write")
+    g.add_argument("--seed", type=int, default=default_seed, metavar="S", help=seed_help)
+
+    def cmd(args) -> int:
+        try:
+            run(args)
+        except (ValueError, OSError) as e:
+            raise UsageError(str(e).removeprefix(f"{name}: ")) from None
+        return EXIT_OK
+
+    g.set_defaults(func=cmd)
+    return g
+
+
 def module_for(round_name: str) -> ModuleType:
     """One round's module, importing only that one when it is a suite round:
     a child process must not pay (in start-up and peak RSS) for the imports

@@ -57,7 +57,6 @@ import zlib
 from pathlib import Path
 from typing import Optional
 
-from ...errors import UsageError
 from ...pure import aspects as pa
 
 FIRST_DAY = "1900-01-01"
@@ -374,34 +373,33 @@ def ensure_expected(events_path, ephemeris_path, combo: str) -> None:
 # ---- the command ------------------------------------------------------------------
 
 
-def _cmd(args) -> int:
-    try:
-        if args.events is None:
-            rows = generate_ephemeris(args.out)
-            print(f"{args.out}: {rows} rows, {FIRST_DAY} .. {LAST_DAY}")
-        else:
-            for line in generate_events(args.out, args.events, args.seed, args.ephemeris):
-                print(line)
-    except (ValueError, OSError) as e:
-        raise UsageError(str(e).removeprefix("gen-ephemeris: ")) from None
-    return 0
+def _write_input(args) -> None:
+    if args.events is None:
+        rows = generate_ephemeris(args.out)
+        print(f"{args.out}: {rows} rows, {FIRST_DAY} .. {LAST_DAY}")
+    else:
+        for line in generate_events(args.out, args.events, args.seed, args.ephemeris):
+            print(line)
 
 
 def add_parser(sub) -> None:
-    """The `gen-ephemeris` subcommand, for cli.py."""
-    g = sub.add_parser(
+    """The `gen-ephemeris` subcommand."""
+    from .. import add_generator
+
+    g = add_generator(
+        sub,
         "gen-ephemeris",
+        _write_input,
         help="write the aspects round's ephemeris, or its events",
         description="Writes the aspects round's daily ephemeris (1900-01-01 .. 2100-12-31, tab-separated) to OUT; "
         "with --events N, writes N events to OUT instead, moved by the robustness rule, and the expected "
         "output of test 1 and test 2 for the default combination to OUT.expect, and prints those lines.",
+        default_seed=DEFAULT_SEED,
+        seed_help="the events' seed (default 1)",
     )
-    g.add_argument("out", metavar="OUT", help="the file to write")
     g.add_argument("--events", type=int, metavar="N", help="write N events instead of the ephemeris")
-    g.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S", help="the events' seed (default 1)")
     g.add_argument(
         "--ephemeris",
         metavar="FILE",
         help="with --events: the table the events are checked against (default: the whole table, made in memory)",
     )
-    g.set_defaults(func=_cmd)

@@ -21,8 +21,6 @@ import os
 from pathlib import Path
 from typing import Iterable, Optional
 
-from ...errors import UsageError
-
 # The reasons every variant prints, in the rules' words.
 INVALID_JSON, NOT_OBJECT, NO_STATUS = "invalid-json", "not-object", "no-status"
 MAX_REPORTED = 100
@@ -274,30 +272,28 @@ def expected(path) -> str:
 # ---- the command ------------------------------------------------------------------
 
 
-def cmd_gen_log(args) -> int:
+def _write_log(args) -> None:
     kinds = None if args.kinds is None else [k.strip() for k in args.kinds.split(",") if k.strip()]
-    try:
-        expect = generate(args.out, args.lines, args.seed, args.bad_rate, kinds)
-    except ValueError as e:
-        raise UsageError(str(e).removeprefix("gen-log: ")) from None
-    print(expect)
-    return 0
+    print(generate(args.out, args.lines, args.seed, args.bad_rate, kinds))
 
 
 def add_parser(sub) -> None:
     """The `gen-log` subcommand."""
-    g = sub.add_parser(
+    from .. import add_generator
+
+    g = add_generator(
+        sub,
         "gen-log",
+        _write_log,
         help="write the jsonl round's deterministic JSON Lines access log",
         description="Writes a deterministic JSON Lines access log (the jsonl round's input) to OUT and "
         "the result every variant must find in it to OUT.expect, and prints that result.",
         epilog=f"bad-line kinds (--kinds, comma-separated; default all): {', '.join(KINDS)}",
+        default_seed=DEFAULT_SEED,
+        seed_help="random seed (default 1)",
     )
-    g.add_argument("out", metavar="OUT", help="the file to write")
     g.add_argument("--lines", type=int, default=DEFAULT_LINES, metavar="N", help="lines (default 1000000, about 76 MB)")
-    g.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S", help="random seed (default 1)")
     g.add_argument(
         "--bad-rate", type=float, default=0.0002, metavar="R", help="fraction of bad or awkward lines (default 0.0002)"
     )
     g.add_argument("--kinds", metavar="K,K", help="which kinds of bad lines (default: all)")
-    g.set_defaults(func=cmd_gen_log)
