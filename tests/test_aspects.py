@@ -18,27 +18,19 @@ from roundbench.rounds.aspects import ephemeris
 from roundbench.pure import aspects as pa
 from roundbench.rounds import aspects as rnd
 
-from conftest import BUILD, ROOT, child_env, load_vectors, run_roundbench
+from conftest import BUILD, ROOT, child_env, load_at_least, run_roundbench
 
 DATA = ROOT / "testdata" / "aspects"
 EPHEMERIS = DATA / "ephemeris.tsv"
 
 
-def _least(kind: str, n: int) -> list:
-    """The vectors of one kind, with a minimum count, so that a kind renamed
-    or cut down cannot pass with fewer cases than it was written for."""
-    out = load_vectors(kind)
-    assert len(out) >= n, f"{len(out)} vectors of kind {kind!r}; want at least {n}"
-    return out
-
-
-INTERP = _least("aspects-interp", 6)
-PAIRS = _least("aspects-pair", 12)
-ANGLES = _least("aspects-angles", 7)
-COMBOS = _least("aspects-combo", 3)
-COMBO_ERRORS = _least("aspects-combo-error", 6)
-OUTPUTS = _least("aspects-output", 8)
-ERRORS = _least("aspects-error", 25)
+INTERP = load_at_least("aspects-interp", 6)
+PAIRS = load_at_least("aspects-pair", 12)
+ANGLES = load_at_least("aspects-angles", 7)
+COMBOS = load_at_least("aspects-combo", 3)
+COMBO_ERRORS = load_at_least("aspects-combo-error", 6)
+OUTPUTS = load_at_least("aspects-output", 8)
+ERRORS = load_at_least("aspects-error", 25)
 
 
 # ---- the Python implementations, one interface ------------------------------------

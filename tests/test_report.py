@@ -100,28 +100,14 @@ def test_every_name_the_report_keeps_is_a_declared_variant():
     assert [c.label for c in crossings["ffi"]][:1] == ["a call into C"]
     heads = summary.headlines()
     assert len(heads) >= 10 and [h.rank for _, h in heads] == sorted(h.rank for _, h in heads)
+
+    def one_variant_round(**kw):
+        return rounds.Round("x", "x", "x", [rounds.Variant("c", "rb-c")], [], [], "ns/op", **kw)
+
     with pytest.raises(ValueError, match="headline 1 names"):
-        rounds.Round(
-            "x",
-            "x",
-            "x",
-            [rounds.Variant("c", "rb-c")],
-            [],
-            [],
-            "ns/op",
-            headlines=[rounds.Headline(1, {}, ("go",), "Go", ("c",), "C", "ns/op", rounds.FASTER, "")],
-        )
+        one_variant_round(headlines=[rounds.Headline(1, {}, ("go",), "Go", ("c",), "C", "ns/op", rounds.FASTER, "")])
     with pytest.raises(ValueError, match="crossing 'k' names"):
-        rounds.Round(
-            "x",
-            "x",
-            "x",
-            [rounds.Variant("c", "rb-c")],
-            [],
-            [],
-            "ns/op",
-            crossings=[rounds.Crossing("k", ("py-c",), ())],
-        )
+        one_variant_round(crossings=[rounds.Crossing("k", ("py-c",), ())])
 
 
 def test_claims_name_declared_cells():
