@@ -266,6 +266,16 @@ class Round:
     # pairs (Crossing; empty: the calling-C level pairs every core variant).
     headlines: list = field(default_factory=list)
     crossings: list = field(default_factory=list)
+    # The unit the score compares in a cell when it is not the round's
+    # metric: a function of the cell's parameters returning one of `units`,
+    # or None for the metric (http: at a fixed rate every server serves the
+    # rate, so p99 latency decides). The adaptive runs converge on it too.
+    score_unit: Optional[Callable] = None
+    # A cell whose metric is fixed by construction cannot decide anything: a
+    # function of the cell's parameters returning why (cores at one worker:
+    # every speed-up is 1), or None. The score lists such a cell and counts
+    # no point from it.
+    undecided: Optional[Callable] = None
 
     def __post_init__(self) -> None:
         names = {v.name for v in self.variants}
@@ -293,6 +303,17 @@ class Round:
     @property
     def bench_prefix(self) -> str:
         return "Benchmark" + self.name[:1].upper() + self.name[1:]
+
+
+def score_unit(rnd: Round, params: dict) -> str:
+    """The unit the score (and the adaptive runs) judge a cell by."""
+    unit = rnd.score_unit(params) if rnd.score_unit is not None else None
+    return unit or rnd.metric
+
+
+def undecided(rnd: Round, params: dict) -> Optional[str]:
+    """Why a cell cannot decide a point (Round.undecided), or None."""
+    return rnd.undecided(params) if rnd.undecided is not None else None
 
 
 def threads_of(rnd: Round, v: Variant, params: dict) -> str:
