@@ -1,5 +1,5 @@
-"""The report: the summary page (run, fairness warnings, the three-level
-score, headline findings), the published claims, the pictures, and
+"""The report: the summary page (run, fairness warnings, the score by
+level, headline findings), the published claims, the pictures, and
 report.html, from small result files written here."""
 
 from __future__ import annotations
@@ -90,6 +90,9 @@ def test_levels_follow_the_names():
     assert levels.level("py-numpy") == levels.level("go-gonum") == levels.level("py-greenlet") == "ecosystem"
     assert levels.level("c") == levels.level("c-blas") == levels.level("c-py-callback") == "c"
     assert levels.level("py-module-published") == levels.level("go-published") == "published"
+    # whole programs started from outside: a column of their own, not the ecosystem
+    assert levels.level("go-binary") == levels.level("go-run-cold") == levels.level("py-script") == "program"
+    assert levels.level("c-binary") == "c"
 
 
 def test_every_name_the_report_keeps_is_a_declared_variant():
@@ -104,8 +107,10 @@ def test_every_name_the_report_keeps_is_a_declared_variant():
     def one_variant_round(**kw):
         return rounds.Round("x", "x", "x", [rounds.Variant("c", "rb-c")], [], [], "ns/op", **kw)
 
-    with pytest.raises(ValueError, match="headline 1 names"):
-        one_variant_round(headlines=[rounds.Headline(1, {}, ("go",), "Go", ("c",), "C", "ns/op", rounds.FASTER, "")])
+    with pytest.raises(ValueError, match="level 'best' is none of"):
+        rounds.Headline(1, {}, "best", "on x")
+    with pytest.raises(ValueError, match="headline 1 names crossing 'k'"):
+        one_variant_round(headlines=[rounds.Headline(1, {}, "core", "on x", crossing="k")])
     with pytest.raises(ValueError, match="crossing 'k' names"):
         one_variant_round(crossings=[rounds.Crossing("k", ("py-c",), ())])
 
@@ -187,8 +192,8 @@ def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(res
     assert "- **virtualization: VM: the host shares the CPUs**" in head
     assert head.index("virtualization") < head.index("### Score")
     assert "**smt" not in head
-    # the three-level score
-    assert "| round, size | the language alone | with its ecosystem | calling C |" in head
+    # the score, level by level
+    assert "| round, size | the language alone | with its ecosystem | calling C | whole program |" in head
     loop_row = next(ln for ln in head.splitlines() if ln.startswith("| loop: n=20000000 |"))
     alone, eco, core = loop_row.split(" | ")[1:4]
     assert alone.startswith("Go 42") and "(go vs py)" in alone
@@ -198,13 +203,25 @@ def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(res
     matmul = next(ln for ln in head.splitlines() if ln.startswith("| matmul")).split(" | ")
     assert matmul[1] == "— (Python has no such variant)" and matmul[2].startswith("Python 10.9×")
     assert "| **Go 3, Python 0, ties 0** | **Go 3, Python 1, ties 0** | **Go 0, Python 1, ties 1** |" in head
-    assert "**Verdict.** The language alone: Go wins 3 of 3 cells" in head
-    # the findings, each with its ratio and interval, never stronger than the numbers
+    # the verdict in words: per level, who wins where and by how much
+    verdict = next(ln for ln in head.splitlines() if ln.startswith("**Verdict.**"))
+    assert re.search(
+        r"The language alone \([^)]*\): Go wins all 3 cells, by 7\.\d\d× \(sleep\) to 42\.\d× \(loop\);", verdict
+    )
+    assert "With its ecosystem" in verdict and "Python wins 1 of 4 cells, by 10.9× (matmul)" in verdict
+    assert re.search(
+        r"Calling C \([^)]*\): Go wins none; Python wins 1 of 2 cells, by 2\.\d\d× \(ffi\); 1 is a tie", verdict
+    )
+    # the findings, each with its level, ratio and interval, never stronger than the numbers
     findings = re.findall(r"^\d+\. (.*)$", head, re.M)
-    assert 5 <= len(findings) <= 10
-    assert re.search(r"Pure Go is 42\.\d× \[4\d\.\d×, 4\d\.\d×\] faster than pure Python", findings[0])
-    noise = next(f for f in findings if "Go calling the C core" in f)
-    assert "within this run's noise" in noise and "faster" not in noise
+    assert 4 <= len(findings) <= 10
+    assert re.search(
+        r"^\*\*The language alone:\*\* Go \(go\) is 42\.\d× \[4\d\.\d×, 4\d\.\d×\] faster than Python \(py\)",
+        findings[0],
+    )
+    noise = next(f for f in findings if "for the same loop" in f)
+    assert noise.startswith("**Calling C:** Go (go-c) and Python (py-c) are within this run's noise")
+    assert "faster" not in noise
     assert any("memory per task 2.9 KiB against 1.8 KiB" in f for f in findings)
     # the claims table, right after
     assert "| pure Python against pure Go on the loop (N = 20M) | 1.12 s vs 23.5 ms (≈48×) |" in head

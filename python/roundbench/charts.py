@@ -31,6 +31,7 @@ COLOURS = {
     "core": "#1f77b4",
     "alone": "#2ca02c",
     "ecosystem": "#ff7f0e",
+    "program": "#9467bd",
     "published": "#b0b0b0",
 }
 VERDICT_COLOURS = {

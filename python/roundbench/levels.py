@@ -11,15 +11,20 @@ from its name:
   alone      the language alone: `py`, `go`, and the standard library's own
              mechanisms (STDLIB: `py-asyncio`, `py-threads`, ...);
   ecosystem  a named library (`py-numpy`, `py-orjson`, `go-gonum`, ...);
+  program    a whole program started from outside and timed from start to
+             exit (`go-binary`, `go-run`, `py-script`: the first word after
+             the language is one of PROGRAM_WORDS): start-up, printing and
+             the work together, so it scores in a column of its own;
   published  a published program as published (`...-published`): shown
              beside the fair variant, never scored.
 """
 
-LEVELS = ("alone", "ecosystem", "core")
+LEVELS = ("alone", "ecosystem", "core", "program")
 LEVEL_TITLES = {
     "alone": "the language alone",
     "ecosystem": "with its ecosystem",
     "core": "calling C",
+    "program": "whole program",
 }
 # How each level is drawn in the pictures and named in the tables.
 KINDS = {
@@ -27,6 +32,7 @@ KINDS = {
     "core": "binding (calling C)",
     "alone": "pure language",
     "ecosystem": "library",
+    "program": "whole program, start to exit",
     "published": "published program",
 }
 
@@ -37,6 +43,9 @@ STDLIB = {
 }
 # The first word after the language that makes a variant a crossing into C.
 CROSSING_WORDS = {"c", "cgo", "ctypes", "cffi", "roundbench"}
+# The first word after the language that makes a variant a whole program
+# timed from outside, start to exit (round aspects' launch cells).
+PROGRAM_WORDS = {"binary", "run", "script"}
 PUBLISHED_SUFFIX = "-published"
 
 
@@ -49,8 +58,11 @@ def level(variant: str) -> str:
         return "c"
     if not how:
         return "alone"
-    if how.split("-")[0] in CROSSING_WORDS:
+    first = how.split("-")[0]
+    if first in CROSSING_WORDS:
         return "core"
+    if first in PROGRAM_WORDS:
+        return "program"
     if how in STDLIB.get(lang, ()):
         return "alone"
     return "ecosystem"

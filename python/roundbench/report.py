@@ -1,7 +1,7 @@
 """`roundbench report DIR`: result files in, report.md and report.html out.
 
 build() turns a result set into a Document: the summary first (summary.py:
-the run, its fairness warnings, the three-level score, the headline
+the run, its fairness warnings, the score by level, the headline
 findings), the published claims checked (claims.py), then one Section per
 round (per size: a table of the variants with their statistics (stats.py),
 the round's own section, the cost of the crossing (py-c and go-c against c),
@@ -114,7 +114,7 @@ def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list, conf
 
 
 def _score_lines(row: Optional["summary.ScoreRow"], info, unit: str) -> list:
-    """The three-level score of one round and size, for its section: the
+    """The score by level of one round and size, for its section: the
     same points as the summary's table, with the memory behind a
     concurrency round's times and the models a point goes across."""
     out = []
@@ -226,7 +226,8 @@ def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: d
             if lines:
                 w("Binding overhead (median minus the C core's median): " + "; ".join(lines) + ".\n")
         if info is None or info.scored:
-            for line in _score_lines(score_rows.get((rnd_name, size_label(size))), info, unit):
+            row = score_rows.get((rnd_name, size_label(size)))
+            for line in _score_lines(row, info, row.unit if row is not None else unit):
                 w(line)
         fails = [(c.impl, f) for c in ordered for f in c.failures]
         if fails:
@@ -303,10 +304,10 @@ def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> 
     return Document(
         source=source,
         info=summary.run_info(rs, files or [], warned),
-        verdict=summary.verdict(t),
+        verdict=summary.verdict(rows),
         score=rows,
         tallies=t,
-        findings=summary.findings(grouped, rs, iv, rows),
+        findings=summary.findings(rows),
         claims=checked,
         claim_counts=claims_mod.counts(checked),
         sections=sections,
@@ -343,12 +344,16 @@ def _fairness(rs: benchfmt.ResultSet, warned: list) -> str:
 
 SCORE_EXPLAIN = (
     "One row per round and size; per level, the best Go variant against the best Python variant of that level, "
-    "by the round's metric: the ratio of their medians (how many times better the winner is) with its 95% "
-    "bootstrap interval. *The language alone*: pure code and the standard library; *with its ecosystem*: the "
-    "best of pure code and named libraries (numpy, orjson, gonum, ...); *calling C*: the same C core through each "
-    "binding, which is what the crossing costs (ffi compares each kind of crossing with its counterpart). A point "
-    "goes to a language only when the interval excludes 1 and the ratio is 2% or more from it; otherwise it is a "
-    "tie, within this run's noise. Published programs as published and the facts rounds score nothing."
+    "by the round's metric (or the unit the round scores that cell by: http at a fixed rate, where every server "
+    "serves the same rate, by p99 latency): the ratio of their medians (how many times better the winner is) "
+    "with its 95% bootstrap interval. *The language alone*: pure code and the standard library; *with its "
+    "ecosystem*: the best of pure code and named libraries (numpy, orjson, gonum, ...); *calling C*: the same C "
+    "core through each binding, which is what the crossing costs (ffi compares each kind of crossing with its "
+    "counterpart); *whole program*: programs started from outside and timed from start to exit (start-up, "
+    "printing and the work together). A point goes to a language only when the interval excludes 1 and the ratio "
+    "is 2% or more from it; otherwise it is a tie, within this run's noise. A cell whose metric is fixed by "
+    "construction (cores at one worker: every speed-up is 1) is listed and not counted. Published programs as "
+    "published and the facts rounds score nothing."
 )
 
 
@@ -389,11 +394,11 @@ def render_markdown(doc: Document) -> str:
     for note in doc.notes:
         w(f"*{note}.*\n")
     w(f"**Verdict.** {_cap(doc.verdict)}\n")
-    w("### Score: Go against Python, at three levels\n")
+    w("### Score: Go against Python, level by level\n")
     w(SCORE_EXPLAIN + "\n")
     if doc.score:
         w("| round, size | " + " | ".join(levels.LEVEL_TITLES[lvl] for lvl in levels.LEVELS) + " |")
-        w("|---|---|---|---|")
+        w("|---|" + "---|" * len(levels.LEVELS))
         for r in doc.score:
             w(
                 f"| {_md_escape(r.label)} | "
@@ -407,7 +412,7 @@ def render_markdown(doc: Document) -> str:
     w("### Headline findings\n")
     if doc.findings:
         for i, f in enumerate(doc.findings, 1):
-            w(f"{i}. {f.text}")
+            w(f"{i}. **{f.level_title}:** {f.text}")
         w("")
         w(
             "Each ratio is of the two variants' medians, with its 95% bootstrap interval in brackets; "

@@ -1,16 +1,23 @@
-"""The report's first page: the run in one paragraph, the three-level score
+"""The report's first page: the run in one paragraph, the score by level
 and the headline findings, computed from a result set.
 
 Levels are levels.py's (every variant's level, from its name).
 
 The score has one column per level and one row per scored round and size:
 *the language alone* (best alone variant of each language), *with its
-ecosystem* (best of alone and ecosystem), *calling C* (best core variant).
-A round that compares crossings (ffi) scores each kind of crossing against
-its counterpart (the round's `crossings`). Each point is the ratio of the two sides'
+ecosystem* (best of alone and ecosystem), *calling C* (best core variant),
+*whole program* (programs started from outside, timed start to exit). A
+round that compares crossings (ffi) scores each kind of crossing against
+its counterpart (the round's `crossings`). A cell is scored by its round's
+score unit (rounds.score_unit: the metric, or e.g. p99 latency where every
+server is held to one rate). Each point is the ratio of the two sides'
 medians with a 95% bootstrap interval (compare.py's); it goes to a language
 only when that interval excludes 1 and the ratio is at least 2% from 1, else
-it is a tie: within this run's noise.
+it is a tie: within this run's noise. A cell that cannot decide (its metric
+fixed by construction: rounds.undecided) is listed and not counted.
+
+The headline findings and the verdict are drawn from the score's own points:
+each names its level, and a finding can never contradict its row.
 """
 
 from __future__ import annotations
@@ -153,10 +160,11 @@ class ScoreCell:
     point: Optional[Point]  # a = Go, b = Python
     why: str = ""  # why there is no point (a side has no variant at this level)
     note: str = ""  # memory beside a concurrency round's times, models
+    undecided: str = ""  # why the point is listed and not counted (rounds.undecided)
 
     @property
     def winner(self) -> Optional[str]:
-        if self.point is None:
+        if self.point is None or self.undecided:
             return None
         return {"a": "go", "b": "python", "tie": "tie"}[self.point.winner]
 
@@ -165,6 +173,8 @@ class ScoreCell:
         if p is None:
             return f"— ({self.why})" if self.why else "—"
         pair = f"{p.a.impl} vs {p.b.impl}"
+        if self.undecided:
+            return f"not counted: {self.undecided} ({pair} {ratio_text(p.ratio)}×)"
         if p.winner == "tie":
             return f"tie: within noise, {pair} {ratio_text(p.ratio)}×" + (
                 f" [{ratio_text(p.ci[0])}, {ratio_text(p.ci[1])}]" if p.ci else ""
@@ -181,6 +191,9 @@ class ScoreRow:
     levels: dict  # level -> ScoreCell
     unit: str
     better: str
+    params: dict = field(default_factory=dict)  # the cell's parameters (without impl)
+    crossing: str = ""  # a round of crossings: the Crossing's label ("" its own row)
+    undecided: str = ""  # why the row's points are not counted (rounds.undecided)
 
 
 @dataclass
@@ -202,7 +215,12 @@ class Tally:
 
 
 def _level_impls(cells: dict, lang: str, lvl: str) -> list:
-    allowed = {"alone": ("alone",), "ecosystem": ("alone", "ecosystem"), "core": ("core",)}[lvl]
+    allowed = {
+        "alone": ("alone",),
+        "ecosystem": ("alone", "ecosystem"),
+        "core": ("core",),
+        "program": ("program",),
+    }[lvl]
     return [i for i in cells if rounds.language(i) == lang and level(i) in allowed]
 
 
@@ -223,25 +241,39 @@ def _score_cell(cells: dict, go_impls, py_impls, unit, better, iv, info) -> Scor
     py = best_side(cells, py_impls, unit, better)
     if go is None or py is None:
         missing = [lang for lang, s, impls in (("Go", go, go_impls), ("Python", py, py_impls)) if s is None]
-        why = " and ".join(missing) + (" has no such variant" if len(missing) == 1 else " have no such variant")
+        # Neither side at this level (a round with no whole program): a bare dash.
+        why = f"{missing[0]} has no such variant" if len(missing) == 1 else ""
         if any(cells.get(i) is not None and cells[i].skip for i in list(go_impls) + list(py_impls)):
             why = "not run here: see the round's section"
         return ScoreCell(None, why=why)
     return ScoreCell(point(go, py, unit, better, iv), note=_concurrency_note(info, go, py))
 
 
+def cell_unit(rnd_name: str, params: dict, rs: benchfmt.ResultSet) -> tuple:
+    """The unit a cell is scored by and which way is better, with the
+    round's declaration (None for a round this version does not know)."""
+    unit, better, info = metric_for(rnd_name, rs)
+    if info is not None:
+        unit = rounds.score_unit(info, params)
+        better = info.units.get(unit, rs.units.get(unit, "lower"))
+    return unit, better, info
+
+
 def score(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> list:
     """One ScoreRow per scored round and size (and per crossing kind)."""
     rows = []
     for rnd_name, sizes in grouped.items():
-        unit, better, info = metric_for(rnd_name, rs)
+        _, _, info = metric_for(rnd_name, rs)
         if info is not None and (info.facts or not info.scored):
             continue
         for size, cells in sizes.items():
+            params = dict(size)
+            unit, better, _ = cell_unit(rnd_name, params, rs)
+            undecided = rounds.undecided(info, params) if info is not None else None
             size_text = size_label(size)
             label = rnd_name if size_text == "default" else f"{rnd_name}: {size_text}"
             levels = {}
-            for lvl in ("alone", "ecosystem"):
+            for lvl in ("alone", "ecosystem", "program"):
                 levels[lvl] = _score_cell(
                     cells, _level_impls(cells, "go", lvl), _level_impls(cells, "py", lvl), unit, better, iv, info
                 )
@@ -252,19 +284,26 @@ def score(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> list:
                 levels["core"] = _score_cell(
                     cells, _level_impls(cells, "go", "core"), _level_impls(cells, "py", "core"), unit, better, iv, info
                 )
+            levels = {lvl: levels[lvl] for lvl in LEVELS}
+            if undecided:
+                for c in levels.values():
+                    c.undecided = undecided
             if any(c.point is not None for c in levels.values()):
-                rows.append(ScoreRow(rnd_name, size_text, label, levels, unit, better))
+                rows.append(ScoreRow(rnd_name, size_text, label, levels, unit, better, params, "", undecided or ""))
             for crossing in groups[1:]:
                 cell = _score_cell(cells, crossing.go, crossing.py, unit, better, iv, info)
                 if cell.point is not None:
+                    empty = {lvl: ScoreCell(None) for lvl in LEVELS}
                     rows.append(
                         ScoreRow(
                             rnd_name,
                             size_text,
                             f"{rnd_name}: {crossing.label}",
-                            {"alone": ScoreCell(None), "ecosystem": ScoreCell(None), "core": cell},
+                            {**empty, "core": cell},
                             unit,
                             better,
+                            params,
+                            crossing.label,
                         )
                     )
     return rows
@@ -278,24 +317,73 @@ def tallies(rows: list) -> dict:
     return out
 
 
-def verdict(t: dict) -> str:
-    """The score in one paragraph, no stronger than the tallies."""
-    parts = []
+LEVEL_LEADS = {
+    "alone": "The language alone (pure code and the standard library)",
+    "ecosystem": "With its ecosystem (the best of pure code and libraries on each side)",
+    "core": "Calling C (the same C core through each binding, so what differs is the crossing)",
+    "program": "As whole programs (started from outside, timed to exit)",
+}
+
+
+def _winner_ratio(p: Point) -> float:
+    return p.ratio if p.ratio >= 1 else 1 / p.ratio
+
+
+def _where(rows: list) -> str:
+    """The rounds of some rows, each once, in order."""
+    names = []
+    for r in rows:
+        if _short(r) not in names:
+            names.append(_short(r))
+    return ", ".join(names)
+
+
+def _short(r: ScoreRow) -> str:
+    """A row as the verdict names it: its round (or its crossing)."""
+    return r.label if r.crossing else r.round
+
+
+def _wins_text(won: list) -> str:
+    """'by 1.32× (jsonl) to 59.2× (matmul)' over (row, point) pairs."""
+    won = sorted(won, key=lambda rp: _winner_ratio(rp[1]))
+    lo, hi = won[0], won[-1]
+    if len(won) == 1 or ratio_text(_winner_ratio(lo[1])) == ratio_text(_winner_ratio(hi[1])):
+        return f"by {ratio_text(_winner_ratio(hi[1]))}× ({_short(hi[0])})"
+    low, high = ratio_text(_winner_ratio(lo[1])), ratio_text(_winner_ratio(hi[1]))
+    return f"by {low}× ({_short(lo[0])}) to {high}× ({_short(hi[0])})"
+
+
+def verdict(rows: list) -> str:
+    """The score in words: per level, where Go wins and by how much (the
+    range across its cells), where Python wins, where they tie, and which
+    cells were listed and not counted. No stronger than the points."""
+    sentences = []
     for lvl in LEVELS:
-        x = t[lvl]
-        if x.total == 0:
-            parts.append(f"{LEVEL_TITLES[lvl]}: no cell measured both languages")
+        counted = [(r, r.levels[lvl].point) for r in rows if r.levels[lvl].winner is not None]
+        if not counted:
             continue
-        if x.go > x.python and x.go > x.tie:
-            lead = f"Go wins {x.go} of {x.total} cells"
-        elif x.python > x.go and x.python > x.tie:
-            lead = f"Python wins {x.python} of {x.total} cells"
-        elif x.tie >= max(x.go, x.python):
-            lead = f"{x.tie} of {x.total} cells are within this run's noise"
-        else:
-            lead = "the cells split"
-        parts.append(f"{LEVEL_TITLES[lvl]}: {lead} ({x.text()})")
-    return "; ".join(parts) + "."
+        go = [(r, p) for r, p in counted if p.winner == "a"]
+        py = [(r, p) for r, p in counted if p.winner == "b"]
+        tie = [r for r, p in counted if p.winner == "tie"]
+        n = len(counted)
+        parts = []
+        for name, won in (("Go", go), ("Python", py)):
+            if won:
+                share = (f"all {n} cells" if n > 1 else "the one cell") if len(won) == n else f"{len(won)} of {n} cells"
+                parts.append(f"{name} wins {share}, {_wins_text(won)}")
+            else:
+                parts.append(f"{name} wins none")
+        if tie:
+            parts.append(
+                f"{len(tie)} {'is a tie' if len(tie) == 1 else 'are ties'} within this run's noise ({_where(tie)})"
+            )
+        sentences.append(f"{LEVEL_LEADS[lvl]}: " + "; ".join(parts) + ".")
+    listed = [r for r in rows if r.undecided]
+    if listed:
+        sentences.append("Listed, not counted: " + "; ".join(f"{r.label} ({r.undecided})" for r in listed) + ".")
+    if not sentences:
+        return "No cell measured both languages."
+    return " ".join(sentences)
 
 
 # ---- headline findings ---------------------------------------------------------------
@@ -310,6 +398,12 @@ class Finding:
     point: Point
     round: str
     size: str
+    level: str = ""
+
+    @property
+    def level_title(self) -> str:
+        """The level, as the sentence's lead: "The language alone"."""
+        return _cap(LEVEL_TITLES.get(self.level, self.level))
 
     @property
     def noise(self) -> bool:
@@ -352,50 +446,62 @@ def headlines() -> list:
     return sorted(found, key=lambda rh: rh[1].rank)
 
 
-def finding(
-    rnd_name: str, spec: rounds.Headline, grouped: dict, rs: benchfmt.ResultSet, iv: Intervals
-) -> Optional[Finding]:
-    sizes = grouped.get(rnd_name)
-    if not sizes:
-        return None
-    size = _pick_size(sizes, spec.where)
-    if size is None:
-        return None
-    cells = sizes[size]
-    better = rs.units.get(spec.unit)
-    if better is None:
-        try:
-            better = rounds.get(rnd_name).units.get(spec.unit, "lower")
-        except KeyError:
-            better = "lower"
-    a = best_side(cells, spec.a, spec.unit, better)
-    b = best_side(cells, spec.b, spec.unit, better)
-    if a is None or b is None:
-        return None
-    p = point(a, b, spec.unit, better, iv)
-    an, bn = spec.a_name.format(impl=a.impl), spec.b_name.format(impl=b.impl)
-    where = f" {spec.context}" if spec.context else ""
-    # The figures in the order the sentence names the two sides: the
-    # winner's first when it names the winner first.
-    first, second = (b, a) if not p.noise and p.ratio <= 1 else (a, b)
-    values = f"{_fmt_value(first.median, spec.unit)} against {_fmt_value(second.median, spec.unit)}"
-    if spec.memory:
+LANGUAGE_NAMES = {"a": "Go", "b": "Python"}
+
+
+def finding_text(
+    row: ScoreRow, lvl: str, verb: str = "is {x} faster than", context: str = "", memory: bool = False
+) -> str:
+    """One score point in words (the report puts its level before it):
+    both sides named with the variant that is each side's best at that
+    level, the ratio with its interval, and both medians (in the order the
+    sentence names them)."""
+    c = row.levels[lvl]
+    p = c.point
+    context = context or f"on {row.label}"
+    a, b = p.a, p.b
+    if p.noise:
+        first, second = a, b
+    else:
+        first, second = (a, b) if p.ratio > 1 else (b, a)
+    side = {id(a): "Go", id(b): "Python"}
+    values = f"{_fmt_value(first.median, row.unit)} against {_fmt_value(second.median, row.unit)}"
+    if memory:
         m1, m2 = first.cell.median_of("B/task"), second.cell.median_of("B/task")
         if m1 is not None and m2 is not None:
             values += f"; memory per task {_fmt_value(m1, '-B')} against {_fmt_value(m2, '-B')}"
+    one = f"{side[id(first)]} ({first.impl})"
+    two = f"{side[id(second)]} ({second.impl})"
     if p.noise:
         ci = f" [{ratio_text(p.ci[0])}, {ratio_text(p.ci[1])}]" if p.ci else ""
-        text = (
-            f"{_cap(an)} and {bn} are within this run's noise of each other{where}: "
-            f"ratio {ratio_text(p.ratio)}{ci} ({values})."
-        )
+        ratio = f"ratio {ratio_text(p.ratio)}{ci}"
+        text = f"{one} and {two} are within this run's noise of each other {context}: {ratio} ({values})."
     else:
-        win, lose = (an, bn) if p.ratio > 1 else (bn, an)
-        text = f"{_cap(win)} {spec.verb.format(x=p.times())} {lose}{where} ({values})."
-    flagged = [s.impl for s in (a, b) if _unstable(s.cell, spec.unit)]
+        text = f"{one} {verb.format(x=p.times())} {two} {context} ({values})."
+    flagged = [s.impl for s in (first, second) if _unstable(s.cell, row.unit)]
     if flagged:
         text += f" ({', '.join(flagged)}: flagged unstable.)"
-    return Finding(text, p, rnd_name, "")
+    return text
+
+
+def _row_for(rows: list, rnd_name: str, spec: rounds.Headline) -> Optional[ScoreRow]:
+    mine = [r for r in rows if r.round == rnd_name and r.crossing == spec.crossing]
+    by_size = {tuple(sorted(r.params.items())): r for r in mine}
+    size = _pick_size(by_size, spec.where)
+    return by_size[size] if size is not None else None
+
+
+def finding(rnd_name: str, spec: rounds.Headline, rows: list) -> Optional[Finding]:
+    """The headline spec's point, from the score's rows, or None where its
+    cell did not run, has no point at its level, or is not counted."""
+    row = _row_for(rows, rnd_name, spec)
+    if row is None:
+        return None
+    c = row.levels[spec.level]
+    if c.point is None or c.undecided:
+        return None
+    text = finding_text(row, spec.level, spec.verb, spec.context, spec.memory)
+    return Finding(text, c.point, rnd_name, row.size, spec.level)
 
 
 def _cap(s: str) -> str:
@@ -407,12 +513,12 @@ def _unstable(cell, unit: str) -> bool:
     return bool(s and s.unstable)
 
 
-def findings(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals, rows: list) -> list:
+def findings(rows: list) -> list:
     """Up to MAX_FINDINGS, from the rounds' headlines where their cells
     ran; a short run (one round, --quick) fills up from its score rows."""
     out = []
     for rnd_name, spec in headlines():
-        f = finding(rnd_name, spec, grouped, rs, iv)
+        f = finding(rnd_name, spec, rows)
         if f is not None:
             out.append(f)
         if len(out) == MAX_FINDINGS:
@@ -423,16 +529,9 @@ def findings(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals, rows: list) -
             continue
         for lvl in LEVELS:
             c = r.levels[lvl]
-            if c.point is None:
+            if c.point is None or c.undecided:
                 continue
-            p = c.point
-            where = f"on {r.label} ({LEVEL_TITLES[lvl]})"
-            if p.noise:
-                text = f"{p.a.impl} and {p.b.impl} are within this run's noise of each other {where}."
-            else:
-                w, l_ = (p.a.impl, p.b.impl) if p.ratio > 1 else (p.b.impl, p.a.impl)
-                text = f"{w} is {p.times()} better than {l_} {where} by {r.unit} ({r.better} is better)."
-            out.append(Finding(text, p, r.round, r.size))
+            out.append(Finding(finding_text(r, lvl), c.point, r.round, r.size, lvl))
             seen.add(r.round)
             break
     return out

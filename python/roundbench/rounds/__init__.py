@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Callable, Optional
 
 from .. import interp, programs
+from ..levels import LEVELS
 
 LANGS = ("c", "go", "py")
 
@@ -131,26 +132,30 @@ def int_at_least(lo: int) -> Callable[[str], int]:
 
 @dataclass(frozen=True)
 class Headline:
-    """One headline finding a round offers the report's first page: side a
-    against side b (each the best of its variants) in one of the round's
-    cells. `rank` orders every round's headlines (the first ten that ran
-    are shown). `where` picks the cell: params it must have (a value "max"
-    picks the cell with the largest value of that parameter). `verb` says
-    how the winner stands to the other side, "is {x} faster than", x being
-    the ratio and its interval; a_name and b_name may name the variant
-    picked ({impl}). `memory`: quote each side's bytes per task beside the
-    times."""
+    """One headline finding a round offers the report's first page: one of
+    the score's own points, so that a finding can never contradict its row.
+    `level` names the score's column (levels.LEVELS: the same level on both
+    sides, best Go variant of that level against best Python variant);
+    `where` picks the cell (params it must have; a value "max" picks the
+    cell with the largest value of that parameter); `crossing` picks, in a
+    round of crossings, the row of that Crossing's label ("" is the round's
+    own row). `rank` orders every round's headlines (the first ten that ran
+    are shown). `verb` says how the winner stands to the other side, "is
+    {x} faster than", x being the ratio and its interval; `context` ends
+    the sentence ("on the arithmetic loop"). `memory`: quote each side's
+    bytes per task beside the times."""
 
     rank: int
     where: dict
-    a: tuple
-    a_name: str
-    b: tuple
-    b_name: str
-    unit: str
-    verb: str
+    level: str
     context: str
+    verb: str = "is {x} faster than"
     memory: bool = False
+    crossing: str = ""
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"headline {self.rank}: level {self.level!r} is none of {', '.join(LEVELS)}")
 
 
 FASTER = "is {x} faster than"
@@ -280,10 +285,10 @@ class Round:
     def __post_init__(self) -> None:
         names = {v.name for v in self.variants}
         # A renamed variant fails here, at import, not silently in the report.
+        labels = {c.label for c in self.crossings[1:]}
         for h in self.headlines:
-            unknown = (set(h.a) | set(h.b)) - names
-            if unknown:
-                raise ValueError(f"round {self.name}: headline {h.rank} names {sorted(unknown)}, no variants of it")
+            if h.crossing and h.crossing not in labels:
+                raise ValueError(f"round {self.name}: headline {h.rank} names crossing {h.crossing!r}, none of its")
         for c in self.crossings:
             unknown = (set(c.py) | set(c.go)) - names
             if unknown:

@@ -37,7 +37,7 @@ import resource
 import sys
 
 from .. import harness
-from . import FASTER, Headline, int_at_least, needs_module, Option, Round, uvloop_loop_factory, Variant
+from . import Headline, int_at_least, needs_module, Option, Round, uvloop_loop_factory, Variant
 
 DEFAULT_N = 100_000
 THREADS_N = 1_000  # py-threads' default size: one OS thread per task
@@ -58,18 +58,7 @@ def _below_published(params: dict) -> bool:
 # The headline findings this round offers the report's first page (rank: their
 # place among every round's; summary.py keeps the first ten that ran).
 HEADLINES = [
-    Headline(
-        7,
-        {"n": "max", "parallel": "1"},
-        ("go",),
-        "Go (goroutines)",
-        ("py-asyncio", "py-greenlet"),
-        "Python's best ({impl})",
-        "ns/hop",
-        FASTER,
-        "passing a value down a chain of tasks",
-        memory=True,
-    ),
+    Headline(7, {"n": "max", "parallel": "1"}, "ecosystem", "passing a value down a chain of tasks", memory=True),
 ]
 
 ROUND = Round(

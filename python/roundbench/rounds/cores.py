@@ -76,18 +76,15 @@ def _gomaxprocs(params: dict) -> dict:
 # The headline findings this round offers the report's first page (rank: their
 # place among every round's; summary.py keeps the first ten that ran).
 HEADLINES = [
-    Headline(
-        10,
-        {"workers": "max"},
-        ("go",),
-        "Go (goroutines)",
-        ("py-threads",),
-        "Python (threads)",
-        "speedup",
-        "gets {x} more speed-up than",
-        "on all cores",
-    ),
+    Headline(10, {"workers": "max"}, "alone", "on all cores", verb="gets {x} more speed-up than"),
 ]
+
+
+def _one_worker(params: dict) -> Optional[str]:
+    if str(params.get("workers", "")) == "1":
+        return "at one worker every speed-up is 1 by construction"
+    return None
+
 
 ROUND = Round(
     name="cores",
@@ -117,6 +114,9 @@ ROUND = Round(
     quick=[{"n": 2_000_000, "workers": 1}, {"n": 2_000_000, "workers": cores()}],
     metric="speedup",
     headlines=HEADLINES,
+    # At one worker the speed-up is the 1-worker time over itself: 1 for
+    # every variant, so the cell is listed in the score, not counted.
+    undecided=_one_worker,
     order=9,
     units={"speedup": "higher", "efficiency": "higher", "t1-ns": "lower"},
     metric_explain="speedup: the 1-worker time divided by the T-worker time, both measured in the same run",

@@ -32,17 +32,7 @@ V = Variant
 # The headline findings this round offers the report's first page (rank: their
 # place among every round's; summary.py keeps the first ten that ran).
 HEADLINES = [
-    Headline(
-        2,
-        {},
-        ("py-c-noargs", "py-c-o", "py-c-fastcall"),
-        "a call into C from Python ({impl})",
-        ("go-c", "go-c-noescape", "go-c-nocallback"),
-        "one from Go ({impl}, cgo)",
-        "ns/call",
-        "is {x} cheaper than",
-        "",
-    ),
+    Headline(2, {}, "core", "for one call into C", verb="is {x} cheaper than"),
 ]
 
 # The score pairs each kind of crossing with its counterpart: a call into C

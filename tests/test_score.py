@@ -1,0 +1,107 @@
+"""The score's rules (issue 22): headline findings drawn from the score's
+own points, the verdict in words, a cell scored by its round's score unit
+(http at a fixed rate: p99 latency), a cell fixed by construction listed and
+not counted (cores at one worker), and whole programs in their own column."""
+
+from __future__ import annotations
+
+import re
+
+from roundbench import benchfmt, cells, report, rounds, summary
+
+from test_report import HEADER, lines, suite_text
+
+
+def _rows(text: str, tmp_path):
+    (tmp_path / "results.txt").write_text(text)
+    rs = benchfmt.read_dir(tmp_path)
+    return summary.score(cells.group(rs), rs, summary.Intervals())
+
+
+def test_every_finding_is_its_rows_point_at_its_level(tmp_path):
+    rows = _rows(suite_text(), tmp_path)
+    found = summary.findings(rows)
+    assert found
+    for f in found:
+        row = next(
+            r
+            for r in rows
+            if r.round == f.round and r.size == f.size and f.point in [c.point for c in r.levels.values()]
+        )
+        cell = row.levels[f.level]
+        assert cell.point is f.point, (f.text, row.label)
+        # both sides named, from the same level
+        assert f"({f.point.a.impl})" in f.text and f"({f.point.b.impl})" in f.text
+
+
+def test_a_headline_never_crosses_levels(tmp_path):
+    """py-numpy (a library) beats pure Go on matmul; the alone level has no
+    Python side there, so the finding is the ecosystem's, and says so."""
+    rows = _rows(suite_text(), tmp_path)
+    spec = rounds.Headline(99, {"n": "max", "threads": "1"}, "alone", "on matmul")
+    assert summary.finding("matmul", spec, rows) is None
+    spec = rounds.Headline(99, {"n": "max", "threads": "1"}, "ecosystem", "on matmul")
+    f = summary.finding("matmul", spec, rows)
+    assert f.level == "ecosystem" and f.text.startswith("Python (py-numpy) is 10.9×") and "Go (go)" in f.text
+
+
+def _http(impl: str, rate: str, rps: float, p99: float) -> str:
+    out = []
+    for k in (1.0, 1.01, 0.99, 1.02, 0.98, 1.0, 1.01, 0.99):
+        name = f"BenchmarkHttp/impl={impl}/conns=250/rate={rate}"
+        out.append(f"{name} 1 {1e9 / rps:.6g} ns/op {rps:.6g} req/s {p99 * k:.6g} p99-ns")
+    return "\n".join(out) + "\n"
+
+
+def test_http_at_a_fixed_rate_is_scored_by_p99_latency(tmp_path):
+    text = HEADER + "Unit req/s better=higher\nUnit p99-ns better=lower\n"
+    # every server serves the rate; the latency differs
+    text += _http("go", "2000", 2000, 1.0e6) + _http("py-asgi", "2000", 2000, 3.0e6)
+    text += _http("go", "0", 90000, 5e6) + _http("py-asgi", "0", 30000, 9e6)
+    rows = {r.params["rate"]: r for r in _rows(text, tmp_path)}
+    fixed, full = rows["2000"], rows["0"]
+    assert fixed.unit == "p99-ns" and full.unit == "req/s"
+    p = fixed.levels["ecosystem"].point
+    assert p.winner == "a" and 2.9 < p.ratio < 3.1 and p.ci is not None
+    assert full.levels["ecosystem"].point.ratio == 3.0
+    spec = next(h for n, h in summary.headlines() if n == "http" and h.where == {"rate": "max"})
+    f = summary.finding("http", spec, list(rows.values()))
+    assert "lower p99 latency than Python (py-asgi) at a fixed request rate" in f.text
+
+
+def test_a_cell_fixed_by_construction_is_listed_not_counted(tmp_path):
+    text = HEADER + "Unit speedup better=higher\n"
+    for w, go, py in (("1", 1.0, 1.0), ("2", 1.98, 1.2)):
+        text += lines("cores", "go", f"/n=1000/workers={w}", "speedup", go)
+        text += lines("cores", "py-threads", f"/n=1000/workers={w}", "speedup", py)
+    rows = _rows(text, tmp_path)
+    one = next(r for r in rows if r.params["workers"] == "1")
+    assert one.undecided and all(c.winner is None for c in one.levels.values())
+    assert one.levels["alone"].text().startswith("not counted: at one worker every speed-up is 1")
+    t = summary.tallies(rows)
+    assert (t["alone"].go, t["alone"].python, t["alone"].tie) == (1, 0, 0)
+    v = summary.verdict(rows)
+    assert "Go wins the one cell, by 1.65× (cores)" in v
+    assert "Listed, not counted: cores: n=1000, workers=1 (at one worker" in v
+
+
+def test_whole_programs_score_in_their_own_column(tmp_path):
+    text = HEADER + "Unit ns/event better=lower\n"
+    size = "/events=277/test=1/sink=pipe"
+    text += lines("aspects", "go-binary", size, "ns/event", 80000.0)
+    text += lines("aspects", "py-script", size, "ns/event", 500000.0)
+    text += lines("aspects", "c-binary", size, "ns/event", 30000.0)
+    (row,) = _rows(text, tmp_path)
+    assert row.levels["ecosystem"].point is None and row.levels["program"].winner == "go"
+    doc_text = report.render(benchfmt.read_dir(tmp_path), "x")
+    assert "| whole program |" in doc_text
+    assert (
+        "As whole programs (started from outside, timed to exit): Go wins the one cell, by 6.25× (aspects)" in doc_text
+    )
+
+
+def test_the_verdict_names_each_side_and_its_range(tmp_path):
+    v = summary.verdict(_rows(suite_text(), tmp_path))
+    sentences = re.split(r"(?<=\.) (?=[A-Z])", v)
+    assert sentences[0].startswith("The language alone") and "Python wins none" in sentences[0]
+    assert any(s.startswith("Calling C") and "Python wins 1 of 2 cells, by" in s for s in sentences)
