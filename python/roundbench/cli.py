@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import compare, machine, report, rounds
-from .commands import listing, run
+from . import machine, report, rounds
+from .commands import compare, listing, run
 from .errors import EXIT_OK, EXIT_USAGE, UsageError
 
 # The subcommands, in `roundbench --help` order; the rounds add their own
