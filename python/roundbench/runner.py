@@ -375,8 +375,8 @@ class RunPolicy:
                 f"auto: at least {self.min_runs} per variant, interleaved, then more for each variant until its "
                 f"median's 95% CI is within ±{self.target * 100:g}% of it or it has {self.max_runs} runs; a cell's "
                 f"runs beyond the minimum share {budget}, each running variant up to an equal share of what the "
-                "stopped ones left, a run started only if it fits its share; no extra runs in a cell that decides "
-                "no point"
+                "stopped ones left, a run started only if it fits its share; no extra runs in a cell its round "
+                "declares undecided (cores at one worker)"
             )
         if self.time_budget_s is not None:
             text += (
