@@ -302,9 +302,13 @@ jsonl-speed: $(BUILD)/rb-jsonl-speed $(VENV_READY) ## the jsonl core's GB/s from
 fidelity: build ## compare the suite's cgo and METH_O figures with go test -bench and python -m timeit
 	$(VPY) scripts/fidelity.py
 
-suite: setup ## run the whole suite at its default sizes, then the report (OUT=dir to choose where)
+# The suite's time budget in minutes (`make suite BUDGET=45`; BUDGET=none
+# for none): the minimum runs are made whatever it says.
+BUDGET ?= 30
+
+suite: setup ## run the whole suite at its default sizes within BUDGET minutes (default 30), then the report (OUT=dir)
 	$(MAKE) build
-	VENV="$(VENV)" ./scripts/suite.sh $(OUT)
+	VENV="$(VENV)" BUDGET="$(BUDGET)" ./scripts/suite.sh $(OUT)
 
 C_FORMATTED := $(wildcard csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h csrc/*/*.cc) python/roundbench/_core.c
 PY_FORMATTED := python tests scripts setup.py

@@ -12,6 +12,7 @@ USAGE_ERRORS = [
     (["run", "loop", "--runs", "0"], "roundbench run: --runs 0: want 'auto' or a count of at least 1"),
     (["run", "loop", "--timeout", "0"], "roundbench run: --timeout 0: want a number of seconds > 0"),
     (["run", "loop", "--budget", "-1"], "roundbench run: --budget -1: want a number of seconds >= 0"),
+    (["run", "loop", "--time-budget", "0"], "roundbench run: --time-budget 0: want a number of minutes > 0"),
     (["run", "loop", "--placement", "sideways"], "argument --placement: invalid choice: 'sideways'"),
     (["run", "loop", "--n", "-1"], "roundbench run: --n -1: want an integer >= 0"),
     (["run", "loop", "--param", "n"], "roundbench run: --param 'n': want key=value"),

@@ -172,3 +172,21 @@ def test_reads_what_benchstat_reads_and_skips_what_it_skips(tmp_path):
     (tmp_path / "r.txt").write_text("BenchmarkLoop/impl=c/n=5 1 x ns/op\n")
     with pytest.raises(ValueError, match=r"r\.txt:1: malformed benchmark line"):
         benchfmt.read_dir(tmp_path / "r.txt")
+
+
+def test_repeatability_counts_unstable_cells_as_the_report_flags_them(tmp_path):
+    """Unstable: the median's 95% CI reaches more than ±5% from it (stats);
+    a cell of fewer than 6 runs has no interval and is not counted."""
+    head = "Unit ns/iter better=lower\n"
+    steady = [100, 101, 99, 100, 102, 98]
+    wide = [100, 112, 99, 100, 102, 98]  # its interval [98, 112]: +12%
+    a = [head] + [f"BenchmarkLoop/impl=c/n=20 1 {v * 20} ns/op {v} ns/iter\n" for v in steady]
+    a += [f"BenchmarkLoop/impl=py/n=20 1 {v * 20} ns/op {v} ns/iter\n" for v in [50, 150, 100]]
+    b = [head] + [f"BenchmarkLoop/impl=c/n=20 1 {v * 20} ns/op {v} ns/iter\n" for v in wide]
+    b += [f"BenchmarkLoop/impl=py/n=20 1 {v * 20} ns/op {v} ns/iter\n" for v in [50, 150, 100]]
+    (tmp_path / "a.txt").write_text("".join(a))
+    (tmp_path / "b.txt").write_text("".join(b))
+    rep = compare.repeatability(benchfmt.read_dir(tmp_path / "a.txt"), benchfmt.read_dir(tmp_path / "b.txt"))
+    assert (rep.unstable_a, rep.unstable_b) == (0, 1)
+    text = compare.format_repeatability(rep, "a", "b")
+    assert "cells flagged unstable (the median's 95% CI reaching more than ±5% from it): A 0 of 2" in text

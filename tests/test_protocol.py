@@ -36,21 +36,30 @@ def test_auto_runs_stop_when_converged_or_the_budget_is_spent(tmp_path, built):
         "py-refuse",
         "--budget",
         "0",
+        "--time-budget",
+        "10",
         "--out",
         str(tmp_path),
         env=plugin_env(tmp_path),
     )
     # A refusal is a skip, not a failure: the run exits 0.
     assert out.returncode == 0, out.stderr
+    # The budget before the first run, the estimate after the first wave,
+    # what was spent at the end (no timing asserted).
+    err = out.stderr
+    assert "; time budget 10 min, the estimate after the first wave" in err
+    assert "roundbench: the first wave took " in err and " of the 10 min time budget for runs beyond" in err
+    assert " of the 10 min time budget, " in err
+    assert "1 of 2 variant cells converged (median's 95% CI within ±2%), 1 at their cell's budget" in err
     rs = benchfmt.read_dir(tmp_path)
     got = stops(rs)
     assert got["py-steady"].runs == 6 and got["py-steady"].why.startswith("converged: median 95% CI +0.0%/+0.0%")
-    assert got["py-noisy"].runs == 6 and got["py-noisy"].why.startswith("budget of 0 s spent")
+    assert got["py-noisy"].runs == 6 and got["py-noisy"].why.startswith("cell budget of 0 s spent")
     assert [s.reason for s in rs.skips] == ["needs more threads than kernel.threads-max allows (threads-max 7)"]
     assert "py-refuse" not in got and not rs.failures
     assert "1 skipped" in out.stderr
     report = (tmp_path / "report.md").read_text()
-    assert "6/6 (converged)" in report and "6/6 (budget of 0 s spent)" in report
+    assert "6/6 (converged)" in report and "6/6 (cell budget of 0 s spent)" in report
 
 
 def test_auto_runs_stop_at_the_most_runs(tmp_path, built, monkeypatch):
@@ -91,7 +100,7 @@ def test_a_round_budget_may_depend_on_the_cell(tmp_path, built, monkeypatch):
     monkeypatch.setattr(harness, "_implementations", dict(harness._implementations))
     monkeypatch.delitem(sys.modules, "plugins.adaptive_round", raising=False)
     rnd = dataclasses.replace(rounds.get("adaptive"), budget_s=lambda params: 0.0 if params["n"] == 1 else 1e9)
-    for n, runs, why in ((1, 6, "budget of 0 s spent"), (2, 8, "at the most runs (8)")):
+    for n, runs, why in ((1, 6, "cell budget of 0 s spent"), (2, 8, "at the most runs (8)")):
         monkeypatch.setenv("ADAPTIVE_COUNTER", str(tmp_path / f"counter-{n}"))
         plans = [runner.Plan(rnd, {"n": n}, [rnd.variant("py-noisy")], [])]
         out = tmp_path / f"results-{n}.txt"

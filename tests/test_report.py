@@ -248,6 +248,26 @@ def test_the_runner_writes_the_end_record(tmp_path):
     assert not end.interrupted and end.seconds < 60 and end.date.endswith("Z")
 
 
+def test_the_flag_is_the_medians_interval_and_outliers_sit_beside_the_runs(tmp_path):
+    """Unstable: the median's 95% CI reaches more than ±5% from it; runs
+    beyond 1.5 IQR from the quartiles are counted in the runs column; fewer
+    than 6 runs have no interval and say so instead of a flag."""
+    n = "/n=5"
+    text = HEADER
+    text += lines("loop", "c", n, "ns/iter", 1.0, spread=[1.0] * 11 + [3.0])  # one far run: an outlier, no flag
+    text += lines("loop", "go", n, "ns/iter", 1.0, spread=[0.9, 0.95, 1.0, 1.0, 1.05, 1.1])  # CI ±10%, no outlier
+    text += lines("loop", "py", n, "ns/iter", 40.0, spread=[1.0, 1.3, 0.7])  # 3 runs: no interval
+    text += "--- RUNS: BenchmarkLoop/impl=c/n=5: 12 runs, converged: median 95% CI +0.0%/+0.0%\n"
+    (tmp_path / "results.txt").write_text(text)
+    md = report.render(benchfmt.read_dir(tmp_path), "x")
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in md.splitlines() if line.startswith("| ")}
+    assert rows["c"].endswith("| 12/12 (converged), 1 outlier |  |")
+    assert rows["go"].endswith("| 6/6 | unstable |")
+    assert rows["py"].endswith("| 3/3 | too few runs for an interval |")
+    assert "the median's 95% CI reaches more than ±5% from the median" in md
+    assert "runs beyond 1.5 interquartile ranges from the quartiles" in md
+
+
 def test_a_round_with_one_language_scores_nothing(tmp_path):
     (tmp_path / "results.txt").write_text(HEADER + lines("loop", "go", "/n=5", "ns/iter", 1.0))
     text = report.render(benchfmt.read_dir(tmp_path), "x")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from roundbench import benchfmt, stats
+from roundbench import benchfmt
 
 from conftest import ROOT, child_env, run_roundbench
 
@@ -229,28 +229,6 @@ def test_import_stays_cheap():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
-
-
-class TestStats:
-    def test_median_ci_order_statistics(self):
-        xs = [5.0, 1.0, 3.0, 2.0, 6.0, 4.0]
-        lo, hi, cov = stats.median_ci(xs)
-        assert (lo, hi) == (1.0, 6.0)
-        assert cov == pytest.approx(1 - 2 / 64)
-        assert stats.median_ci(xs[:5]) == (None, None, None)
-        lo, hi, cov = stats.median_ci(list(range(1, 21)))
-        assert (lo, hi) == (6, 15) and cov >= 0.95  # ranks 6 and 15 of 20
-
-    def test_summary(self):
-        s = stats.summarize([1.0, 2.0, 3.0, 4.0])
-        assert s.mean == 2.5 and s.median == 2.5 and s.min == 1.0
-        assert s.sd == pytest.approx(1.2909944)
-
-    def test_unstable(self):
-        assert not stats.summarize([100, 101, 99, 100, 100, 100]).unstable
-        assert stats.summarize([100, 130, 70, 100, 100, 100]).unstable  # sigma > 10%
-        assert stats.summarize([100] * 20 + [210]).unstable  # one run 100% from the mean
-        assert not stats.summarize([5.0]).unstable
 
 
 class TestBenchfmt:

@@ -29,7 +29,7 @@ from typing import Iterable, Optional, Sequence
 
 from . import benchfmt
 from .errors import EXIT_FAILED, EXIT_OK, UsageError
-from .stats import median
+from .stats import UNSTABLE_CI, median
 
 ALPHA = 0.05
 RESAMPLES = 4000
@@ -426,7 +426,9 @@ def repeatability(a: benchfmt.ResultSet, b: benchfmt.ResultSet, within: float = 
     """Two runs of the same rounds: per cell its primary unit's row, how
     many cells' medians are within `within` of each other and how many the
     U test finds no different, and how many cells each run flagged
-    unstable (stats.is_unstable)."""
+    unstable, as the report flags them (stats.is_unstable: the median's 95%
+    CI reaches more than ±5% from it; a cell of fewer than 6 runs has no
+    interval and is not counted)."""
     from .stats import is_unstable, summarize
 
     every = compare(a, b, units=None)
@@ -434,8 +436,8 @@ def repeatability(a: benchfmt.ResultSet, b: benchfmt.ResultSet, within: float = 
     for r in every:
         by_name.setdefault(r.name, {})[r.unit] = r
     rows = [units[primary_unit(name, units)] for name, units in by_name.items()]
-    unstable_a = sum(1 for r in rows if len(r.a) > 1 and is_unstable(summarize(r.a)))
-    unstable_b = sum(1 for r in rows if len(r.b) > 1 and is_unstable(summarize(r.b)))
+    unstable_a = sum(1 for r in rows if r.a and is_unstable(summarize(r.a)))
+    unstable_b = sum(1 for r in rows if r.b and is_unstable(summarize(r.b)))
     return Repeatability(rows, within, unstable_a, unstable_b)
 
 
@@ -454,7 +456,8 @@ def format_repeatability(rep: Repeatability, label_a: str, label_b: str) -> str:
         f"- cells compared: {n}",
         f"- medians within {rep.within * 100:.0f}% of each other: {pct(len(rep.close))}",
         f"- no significant difference (Mann-Whitney U, p >= {ALPHA}): {pct(len(rep.same))}",
-        f"- cells flagged unstable: A {pct(rep.unstable_a)}, B {pct(rep.unstable_b)}",
+        f"- cells flagged unstable (the median's 95% CI reaching more than ±{UNSTABLE_CI * 100:g}% from it): "
+        f"A {pct(rep.unstable_a)}, B {pct(rep.unstable_b)}",
         "",
         "| cell | unit | A median | B median | B / A [95% CI] | p | within | same |",
         "|---|---|---|---|---|---|---|---|",

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import benchfmt, fairness, levels, rounds, summary
+from . import benchfmt, fairness, levels, rounds, stats, summary
 from .cells import group, metric_for
 from .textfmt import fmt, fmt_bytes, fmt_unit, size_label
 from .errors import UsageError
@@ -51,9 +51,17 @@ COLUMNS = [
     (
         "runs",
         "runs that succeeded / runs attempted, and why no more were made: converged (the median's 95% CI "
-        "within ±2% of it), the cell's time budget spent, the most runs reached, or a failure",
+        "within ±2% of it), the cell's budget spent (the seconds beyond the minimum runs that a cell's variants "
+        "share, cheap runs many and costly ones few), the run's time budget spent, the most runs reached, no "
+        "extra runs (a cell that decides no point), or a failure; then the outliers among them, runs beyond "
+        f"{stats.OUTLIER_IQR:g} interquartile ranges from the quartiles (counted, kept in every figure, not a flag)",
     ),
-    ("flag", "unstable: σ above 10% of the mean or a run 50% away from it; FAILED: see the failures below"),
+    (
+        "flag",
+        f"unstable: the median's 95% CI reaches more than ±{stats.UNSTABLE_CI * 100:g}% from the median, so the "
+        f"median is not pinned down; with fewer than {stats.CI_MIN_RUNS} runs there is no interval and no flag "
+        "(too few runs for an interval); FAILED: see the failures below",
+    ),
 ]
 
 
@@ -80,6 +88,13 @@ def _stop_label(why: Optional[str]) -> str:
     if not why or why == "fixed":
         return ""
     return f" ({why.split(':')[0]})"
+
+
+def _outlier_label(count: int) -> str:
+    """', 1 outlier' beside the run count (stats.outliers)."""
+    if not count:
+        return ""
+    return f", {count} outlier" + ("s" if count > 1 else "")
 
 
 def _ratio(value: Optional[float], ref: Optional[float], better: str) -> Optional[float]:
@@ -192,6 +207,8 @@ def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: d
             flags = []
             if s.unstable:
                 flags.append("unstable")
+            elif s.ci_low is None:
+                flags.append("too few runs for an interval")
             if c.failures:
                 flags.append(f"FAILED {len(c.failures)}")
             scanned = _scan_kinds(config, rnd_name, c.impl)
@@ -203,7 +220,7 @@ def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: d
                 f"{fmt(_ratio(s.median, best_m, better), 3)} | {fmt(_ratio(s.median, ref_m, better), 3)} | "
                 + "".join(f"{fmt_unit(c.median_of(u), u)} | " for u, _ in extra)
                 + f"{fmt_bytes(c.median_of('peak-B'))} | {fmt(user, 3)} s / {fmt(sys_, 3)} s | "
-                f"{len(c.runs)}/{attempted}{_stop_label(c.stop)} | {' '.join(flags)} |"
+                f"{len(c.runs)}/{attempted}{_stop_label(c.stop)}{_outlier_label(s.outliers)} | {' '.join(flags)} |"
             )
         w("")
         hits = [(c.impl, config[f"scan-{rnd_name}/{c.impl}"]) for c in ordered if f"scan-{rnd_name}/{c.impl}" in config]

@@ -12,6 +12,7 @@ with its exit status or signal and its last stderr lines; the suite goes on.
 from __future__ import annotations
 
 import datetime
+import math
 import os
 import selectors
 import signal
@@ -22,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import benchfmt, harness, programs, provenance, rounds, stats
+from . import benchfmt, harness, programs, provenance, rounds, stats, summary
+from .levels import LEVELS
 from .machine import format_cpulist
 from .placement import Placement
 
@@ -291,42 +293,108 @@ def _fmt_secs(s: float) -> str:
     return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
-# --quick's bounds on adaptive runs: a cell stops at this many runs, or once
-# its own runs have taken this long.
+def _minutes(s: float) -> str:
+    return summary.duration_text(max(s, 0.0))
+
+
+# --quick's bounds on adaptive runs: a variant stops at this many runs, and
+# a cell's runs beyond the minimum share this many seconds.
 QUICK_MAX_RUNS = 12
 QUICK_BUDGET_S = 2.0
+
+# Under a time budget, the weight of a variant that decides no score point
+# (c, a published program, a variant that is not its level's best) beside
+# that of a decision sitting on its threshold (1): its extra runs come after
+# those of the close decisions, cheapest and widest first.
+UNDECIDING_WEIGHT = 0.01
+# The least cost a run is reckoned at: a priority divides by it.
+MIN_COST_S = 1e-3
+# Under a time budget, a wave beyond the minimum runs the variants whose
+# priority is within this factor of the highest: the two sides of a close
+# decision run together, interleaved, and the far ones wait their turn.
+PRIORITY_BAND = 10.0
 
 
 @dataclass(frozen=True)
 class RunPolicy:
-    """How many runs a cell gets. fixed=K: exactly K runs per variant
-    (`--runs K`). fixed=None (`--runs auto`, the default, the pyperf and
-    hyperfine habit): at least min_runs, interleaved, then more interleaved
-    rounds for the variants whose median is not yet pinned down, until the
-    median's 95% confidence interval lies within ±target of it, or the
-    cell's budget (the round's budget_s, or budget_s here when set) is
-    spent, or max_runs is reached. A round of facts runs once."""
+    """How many runs each variant of a cell gets.
+
+    fixed=K (`--runs K`): exactly K runs per variant. A round of facts runs
+    once whatever the policy.
+
+    fixed=None (`--runs auto`, the default, the pyperf and hyperfine
+    habit): at least min_runs per variant, interleaved (A B C A B C); then
+    more runs for each variant whose median's 95% confidence interval is not
+    yet within ±target of it, until it is or the variant has max_runs runs,
+    within two budgets:
+
+    - The cell's budget (the round's budget_s, or budget_s here when set):
+      the seconds of runs beyond the minimum that the variants of one cell
+      spend between them, shared out by what a run buys. Each variant still
+      running may spend up to an equal share of what the stopped ones left,
+      (budget - spent by the stopped ones) / (variants still running), and
+      starts a run only when that run (at its median run time) fits in its
+      share. A cheap variant thus gets many runs for the price of one of a
+      costly variant's, a variant that converges or reaches max_runs gives
+      what it did not spend back to the others, and a variant whose next run
+      does not fit sits out waves (its later runs still interleaved with the
+      others') until a share grows or no running variant fits; then the
+      cell stops.
+    - The whole run's time budget (time_budget_s, `--time-budget`), when
+      set. Every cell gets its minimum runs first, whatever the time: never
+      fewer, even beyond the budget. Then the time left goes by priority: a
+      variant's priority is (the closeness of the closest score decision it
+      takes part in (`closeness`) + UNDECIDING_WEIGHT) x (its median's CI
+      half-width / target) / its median run time, so that the runs go where
+      a point of the score is nearest to flipping, the interval widest and
+      the runs cheapest. Each wave runs once each, interleaved cell by
+      cell, the variants whose priority is within PRIORITY_BAND of the
+      highest (the two sides of a close decision together; the far ones
+      wait until the close ones converge, reach their most runs or their
+      cell's budget), highest first as long as the time left pays for a
+      run; then everything is reckoned again. The run stops when no run
+      fits in the time left: it ends within the budget, plus the run in
+      progress when a run outlasts its median.
+
+    A cell that cannot decide a point (Round.undecided: cores at one
+    worker) gets no runs beyond the minimum."""
 
     fixed: Optional[int] = None
     min_runs: int = 6
     max_runs: int = 40
     target: float = 0.02
     budget_s: Optional[float] = None
+    time_budget_s: Optional[float] = None
 
     def describe(self) -> str:
         if self.fixed is not None:
-            return f"{self.fixed} per variant (fixed)"
-        budget = f"{self.budget_s:g} s" if self.budget_s is not None else "the round's budget"
-        return (
-            f"auto: at least {self.min_runs} per variant, interleaved, then more until the median's 95% CI is "
-            f"within ±{self.target * 100:g}% of it, {budget} per cell is spent, or {self.max_runs} runs"
-        )
+            text = f"{self.fixed} per variant (fixed)"
+        else:
+            budget = f"{self.budget_s:g} s" if self.budget_s is not None else "the round's budget"
+            text = (
+                f"auto: at least {self.min_runs} per variant, interleaved, then more for each variant until its "
+                f"median's 95% CI is within ±{self.target * 100:g}% of it or it has {self.max_runs} runs; a cell's "
+                f"runs beyond the minimum share {budget}, each running variant up to an equal share of what the "
+                "stopped ones left, a run started only if it fits its share; no extra runs in a cell its round "
+                "declares undecided (cores at one worker)"
+            )
+        if self.time_budget_s is not None:
+            text += (
+                f"; time budget {_minutes(self.time_budget_s)} for the whole run: every cell's minimum runs first "
+                "(never fewer), then extra runs by priority, (closeness of the score decision the variant takes "
+                f"part in + {UNDECIDING_WEIGHT:g}) x median CI half-width / target / run time, each wave the "
+                f"variants within a factor {PRIORITY_BAND:g} of the highest priority, interleaved, while a run fits "
+                "in the time left"
+            )
+        return text
 
 
-def primary(rnd: rounds.Round, metrics: dict) -> float:
-    """The value a cell's convergence is judged by: the round's metric when
-    the run has it, else ns/op."""
-    return metrics.get(rnd.metric, metrics["ns/op"])
+def primary(rnd: rounds.Round, params: dict, metrics: dict) -> float:
+    """The value a cell's convergence is judged by: the unit the score
+    judges the cell by (rounds.score_unit: the round's metric, or another
+    unit in some cells, p99 latency in http's fixed-rate ones) when the run
+    has it, else ns/op."""
+    return metrics.get(rounds.score_unit(rnd, params), metrics["ns/op"])
 
 
 def converged(values: list, target: float) -> Optional[tuple]:
@@ -335,11 +403,8 @@ def converged(values: list, target: float) -> Optional[tuple]:
     if len(values) < 2:
         return None
     lo, hi, _ = stats.median_ci(values)
-    m = stats.median(values)
-    if lo is None or m == 0:
-        return None
-    rel = (lo / m - 1.0, hi / m - 1.0)
-    return rel if -target <= rel[0] and rel[1] <= target else None
+    rel = stats.relative_ci(stats.median(values), lo, hi)
+    return rel if rel is not None and -target <= rel[0] and rel[1] <= target else None
 
 
 def _ci_text(values: list) -> str:
@@ -356,23 +421,142 @@ def runs_line(name: str, runs: int, why: str) -> str:
     return f"--- RUNS: {name}: {runs} runs, {why}\n"
 
 
-class _Cell:
-    """The runner's state for one plan: each variant's values of the cell's
-    metric, its failures, why it stopped, and the cross-check reference (the
-    first variant that passes sets it)."""
+# ---- the score's decisions, as the runs stand -------------------------------------
 
-    def __init__(self, plan: Plan):
+
+class _Medians:
+    """A variant of a running cell as summary.best_side reads a cells.Cell:
+    its median in the unit the cell is scored by."""
+
+    def __init__(self, values: list):
+        self._values = values
+
+    def median_of(self, unit: str) -> Optional[float]:
+        return stats.median(self._values) if self._values else None
+
+
+def score_pairs(rnd: rounds.Round, impls) -> list:
+    """The (Go variants, Python variants) pairs whose best sides make a
+    cell's score points, paired as summary.score pairs them: per level
+    (alone, with its ecosystem, calling C), or per crossing for a round of
+    crossings (ffi). The variants of a level are summary's own
+    _level_impls, so that the runs go to the pairs the score makes."""
+    names = dict.fromkeys(impls)
+    pairs = [(summary._level_impls(names, "go", lvl), summary._level_impls(names, "py", lvl)) for lvl in LEVELS[:2]]
+    if rnd.crossings:
+        pairs += [(list(x.go), list(x.py)) for x in rnd.crossings]
+    else:
+        pairs.append((summary._level_impls(names, "go", "core"), summary._level_impls(names, "py", "core")))
+    return pairs
+
+
+def closeness(a: list, b: list) -> float:
+    """How near the score's decision between two sides' runs is to its
+    threshold, from 1 (on it) towards 0 (decided): 1 / (1 + (gap/width)^2),
+    where gap is the distance of |log(median a / median b)| from
+    log(1 + summary.TIE_WITHIN), the edge of a tie, and width the two
+    medians' 95% CI half-widths (as logs) combined in quadrature, the
+    ratio's interval as the order statistics give it (the report's
+    bootstrap interval is too dear to draw each wave). A side without an
+    interval yet, or a median that is not positive, counts as on the
+    threshold."""
+    ma, mb = stats.median(a), stats.median(b)
+    wa, wb = stats.median_half_width(a), stats.median_half_width(b)
+    if ma <= 0 or mb <= 0 or wa is None or wb is None or not math.isfinite(wa + wb):
+        return 1.0
+    gap = abs(abs(math.log(ma / mb)) - math.log1p(summary.TIE_WITHIN))
+    width = math.hypot(math.log1p(wa), math.log1p(wb))
+    if width == 0:
+        return 1.0 if gap == 0 else 0.0
+    return 1.0 / (1.0 + (gap / width) ** 2)
+
+
+def decision_weights(rnd: rounds.Round, params: dict, values: dict) -> dict:
+    """variant -> the closeness of the closest score decision it is a side
+    of (0 for none: not its language's best at any level, the C core, a
+    published program, a round that is not scored, a cell that decides
+    nothing). values: variant -> its values in the cell's score unit."""
+    out = {v: 0.0 for v in values}
+    if not rnd.scored or rnd.facts or rounds.undecided(rnd, params):
+        return out
+    unit = rounds.score_unit(rnd, params)
+    better = rnd.units.get(unit, "lower")
+    view = {v: _Medians(vals) for v, vals in values.items() if vals}
+    for go_impls, py_impls in score_pairs(rnd, view):
+        g = summary.best_side(view, go_impls, unit, better)
+        p = summary.best_side(view, py_impls, unit, better)
+        if g is None or p is None:
+            continue
+        w = closeness(values[g.impl], values[p.impl])
+        for side in (g.impl, p.impl):
+            out[side] = max(out[side], w)
+    return out
+
+
+# ---- the runner ---------------------------------------------------------------------
+
+
+class _Cell:
+    """The runner's state for one plan: each variant's values in the
+    cell's score unit, its failures, the wall time of each of its runs and
+    of those beyond the minimum, why it stopped, and the cross-check
+    reference (the first variant that passes sets it)."""
+
+    def __init__(self, plan: Plan, min_runs: int, budget_s: float, undecided: Optional[str]):
         self.plan = plan
-        self.values = {v.name: [] for v in plan.variants}
-        self.failures = {v.name: 0 for v in plan.variants}
-        self.stopped: dict = {}
+        self.min_runs = min_runs
+        self.budget_s = budget_s
+        self.undecided = undecided  # why the cell decides no point, or None
+        names = [v.name for v in plan.variants]
+        self.values: dict = {n: [] for n in names}
+        self.failures: dict = {n: 0 for n in names}
+        self.walls: dict = {n: [] for n in names}
+        self.extra_s: dict = {n: 0.0 for n in names}
+        self.stopped: dict = {}  # variant -> why (the --- RUNS: reason)
+        self.kinds: dict = {}  # variant -> how it stopped (Runner.STOP_KINDS)
         self.reference: Optional[tuple] = None
         self.active = list(plan.variants)
-        self.k = 0  # waves run
-        self.spent_s = 0.0  # the wall time of the cell's runs so far
+
+    def attempts(self, name: str) -> int:
+        return len(self.walls[name])
+
+    def in_minimum(self, name: str) -> bool:
+        return self.attempts(name) < self.min_runs
+
+    def cost(self, name: str) -> float:
+        """What a run of the variant costs: its runs' median wall time."""
+        w = self.walls[name]
+        return max(stats.median(w), MIN_COST_S) if w else MIN_COST_S
+
+    def share(self) -> float:
+        """What each variant still running may spend beyond the minimum:
+        an equal part of what the stopped ones left of the cell's budget."""
+        running = {v.name for v in self.active}
+        if not running:
+            return 0.0
+        left = self.budget_s - sum(s for n, s in self.extra_s.items() if n not in running)
+        return left / len(running)
+
+    def fits(self, name: str) -> bool:
+        """Whether the variant's next run fits in its share."""
+        return self.extra_s[name] + self.cost(name) <= self.share() * (1 + 1e-9)
+
+    def stop(self, name: str, kind: str, why: str) -> None:
+        self.stopped[name] = why
+        self.kinds[name] = kind
 
 
 class Runner:
+    # How a variant's runs may stop, for the run's last line.
+    STOP_KINDS = {
+        "converged": "converged",
+        "most": "at the most runs",
+        "cell-budget": "at their cell's budget",
+        "time-budget": "at the time budget",
+        "undecided": "at the minimum (their cell decides no point)",
+        "failed": "with failed runs",
+    }
+
     def __init__(
         self,
         out_file: Path,
@@ -380,11 +564,15 @@ class Runner:
         timeout: float,
         progress=sys.stderr,
         placement: Optional[Placement] = None,
+        notices=None,
     ):
         self.out_file = out_file
         self.policy = policy
         self.timeout = timeout
         self.progress = progress
+        # The estimate, the budget and what was spent: said even when the
+        # progress lines are not.
+        self.notices = notices
         self.placement = placement
         self.ok = 0
         self.failed = 0
@@ -392,6 +580,13 @@ class Runner:
         # A variant's known failures (its runs' `known-failure/CHECK` facts:
         # a library's declared shortcoming, its run measured): variant -> checks.
         self.known_failures: dict = {}
+        # The clock the budgets are kept by (tests give their own).
+        self.clock = time.monotonic
+        self._start = self.clock()  # run() starts it again
+        self._cells: list = []
+        self._extra_s = 0.0  # wall time of the runs beyond the minimum
+        self._minimum_s: Optional[float] = None  # when every cell had its minimum runs
+        self._said_over = False
 
     def _write(self, fh, text: str) -> None:
         # Ctrl-C or SIGTERM waits until the record is on disk: the file
@@ -420,21 +615,32 @@ class Runner:
         b = p.round.budget_s
         return b(p.params) if callable(b) else b
 
+    def _undecided(self, p: Plan) -> Optional[str]:
+        if self.policy.fixed is not None or p.round.facts:
+            return None
+        return rounds.undecided(p.round, p.params)
+
+    @property
+    def _deadline(self) -> Optional[float]:
+        tb = self.policy.time_budget_s
+        return None if tb is None else self._start + tb
+
     def run(self, plans: list, header: dict) -> int:
         """Runs every plan; returns the number of failed runs. Raises
         KeyboardInterrupt after saving what was done.
 
         The runs go in waves: each wave runs every variant of every cell
-        that still needs runs once, cell after cell (and within a cell,
+        that needs a run in it once, cell after cell (and within a cell,
         variant after variant: A B C A B C). A cell's runs are thus spread
         over the whole suite rather than bunched in one stretch of it, so a
         machine whose speed drifts over minutes (a shared VM) moves every
         cell's sample alike, and a second run of the suite samples the same
         range of the machine's states: figures repeat (README, "How a run
-        is measured")."""
+        is measured"). Which variants need a run in a wave beyond the
+        minimum is RunPolicy's rule."""
         self._total = self.planned(plans)
         self._done = 0
-        self._start = time.monotonic()
+        self._start = self.clock()
         pl = self.placement
         if pl is not None and pl.runner is not None:
             os.sched_setaffinity(0, pl.runner)
@@ -445,7 +651,8 @@ class Runner:
             for p in plans:
                 units.update(p.round.units)
             self._write(fh, "".join(benchfmt.unit_line(u, b) for u, b in units.items()) + "\n")
-            cells = [_Cell(p) for p in plans]
+            cells = [_Cell(p, self._min_runs(p), self._budget(p), self._undecided(p)) for p in plans]
+            self._cells = cells
             for c in cells:
                 for v, why in c.plan.skipped:
                     self._write(fh, f"--- SKIP: {bench_name(c.plan.round, v.name, c.plan.params)}: {why}\n")
@@ -454,56 +661,238 @@ class Runner:
             # suite duration), stopped or not.
             interrupted = True
             try:
-                while any(c.active for c in cells):
-                    for c in cells:
-                        if c.active:
-                            self._wave(fh, c)
+                self._waves(fh, cells)
                 interrupted = False
             finally:
                 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-                self._write(fh, benchfmt.end_line(now, time.monotonic() - self._start, interrupted))
+                self._write(fh, benchfmt.end_line(now, self.clock() - self._start, interrupted))
         return self.failed
 
-    def _wave(self, fh, c: "_Cell") -> None:
-        """One run of each of the cell's active variants, then the decision
-        of which of them need more."""
+    def _waves(self, fh, cells: list) -> None:
+        first = True
+        while True:
+            wave = self._next_wave(fh, cells)
+            if not wave:
+                return
+            for c, names in wave:
+                for name in names:
+                    if self._affordable(c, name):
+                        self._run_in(fh, c, name)
+                self._decide(fh, c)
+            if first:
+                self._estimate(cells)
+                first = False
+
+    def _next_wave(self, fh, cells: list) -> list:
+        """The next wave: (cell, variant names) in cell order, each cell's
+        variants in their declared order. A cell short of its minimum runs
+        all its running variants; beyond it, the variants whose next run
+        fits their cell's share, and under a time budget only those funded
+        (RunPolicy)."""
+        minimum = {id(c) for c in cells if any(c.in_minimum(v.name) for v in c.active)}
+        wanting = [(c, v.name) for c in cells if id(c) not in minimum for v in c.active if c.fits(v.name)]
+        if not minimum and self._minimum_s is None:
+            self._minimum_s = self.clock() - self._start
+        deadline = self._deadline
+        if deadline is not None:
+            now = self.clock()
+            if minimum and now > deadline and not self._said_over:
+                self._said_over = True
+                self._notice(
+                    f"the {_minutes(self.policy.time_budget_s)} time budget is spent, but not every cell has had "
+                    "its minimum runs: they are made all the same (never fewer), and no more"
+                )
+            # The minimum runs still to come are paid for first.
+            owed = sum(
+                c.cost(v.name) * (c.min_runs - c.attempts(v.name))
+                for c in cells
+                if id(c) in minimum
+                for v in c.active
+                if c.in_minimum(v.name)
+            )
+            funded = self._fund(wanting, deadline - now - owed)
+            if not funded and not minimum:
+                self._stop_all(fh, cells, "time-budget", "time budget spent")
+                return []
+            wanting = [(c, n) for c, n in wanting if (id(c), n) in funded]
+        chosen = {(id(c), n) for c, n in wanting}
+        wave = []
+        for c in cells:
+            if id(c) in minimum:
+                wave.append((c, [v.name for v in c.active]))
+                continue
+            names = [v.name for v in c.active if (id(c), v.name) in chosen]
+            if names:
+                wave.append((c, names))
+                self._total += len(names)
+        return wave
+
+    def priority(self, c: _Cell, name: str, weights: dict) -> float:
+        """RunPolicy's priority of a variant's next run: (the closeness of
+        its closest score decision + UNDECIDING_WEIGHT) x its median's CI
+        half-width / target / its run time."""
+        hw = stats.median_half_width(c.values[name])
+        need = (hw if hw is not None and math.isfinite(hw) else 1.0) / self.policy.target
+        return (weights.get(name, 0.0) + UNDECIDING_WEIGHT) * need / c.cost(name)
+
+    def _fund(self, wanting: list, left: float) -> set:
+        """The (cell id, variant) pairs this wave runs under a time budget:
+        those whose priority is within PRIORITY_BAND of the highest, highest
+        first, as many as the time left pays for (a run at its median run
+        time)."""
+        weights = {}
+        for c, _ in wanting:
+            if id(c) not in weights:
+                weights[id(c)] = decision_weights(c.plan.round, c.plan.params, c.values)
+        ranked = [(self.priority(c, n, weights[id(c)]), c, n) for c, n in wanting if c.cost(n) <= left]
+        ranked.sort(key=lambda pcn: -pcn[0])
+        funded = set()
+        for prio, c, name in ranked:
+            if prio < ranked[0][0] / PRIORITY_BAND:
+                break
+            one = c.cost(name)
+            if one <= left:
+                funded.add((id(c), name))
+                left -= one
+        return funded
+
+    def _affordable(self, c: _Cell, name: str) -> bool:
+        """A minimum run is always made; under a time budget a run beyond it
+        starts only if it fits in the time left (at its median run time)."""
+        deadline = self._deadline
+        if deadline is None or c.in_minimum(name):
+            return True
+        return c.cost(name) <= deadline - self.clock()
+
+    def _run_in(self, fh, c: _Cell, name: str) -> None:
         p = c.plan
-        c.k += 1
-        for v in c.active:
-            o = self._run_one(fh, p, v, c.k, c)
-            c.spent_s += o.wall_s
-            if o.skipped:
-                c.stopped[v.name] = "skipped"
-            elif o.ok:
-                c.values[v.name].append(primary(p.round, benchfmt.parse_bench_line(o.line).metrics))
-            else:
-                c.failures[v.name] += 1
-        c.active = [v for v in c.active if v.name not in c.stopped]
-        if c.k < self._min_runs(p):
-            return
+        v = next(x for x in p.variants if x.name == name)
+        extra = not c.in_minimum(name)
+        o = self._run_one(fh, p, v, c.attempts(name) + 1, c)
+        c.walls[name].append(o.wall_s)
+        if extra:
+            c.extra_s[name] += o.wall_s
+            self._extra_s += o.wall_s
+        if o.skipped:
+            c.stop(name, "skipped", "skipped")
+        elif o.ok:
+            c.values[name].append(primary(p.round, p.params, benchfmt.parse_bench_line(o.line).metrics))
+        else:
+            c.failures[name] += 1
+
+    def _decide(self, fh, c: _Cell) -> None:
+        """Which of the cell's variants stop, and why (RunPolicy)."""
+        p = c.plan
         still = []
         for v in c.active:
-            vals = c.values[v.name]
-            if self.policy.fixed is not None or p.round.facts:
-                c.stopped[v.name] = "fixed" if not p.round.facts else "facts: one run"
-            elif c.failures[v.name]:
-                c.stopped[v.name] = f"{c.failures[v.name]} failed"
+            n = v.name
+            vals = c.values[n]
+            if n in c.stopped:
+                continue
+            if c.in_minimum(n):
+                still.append(v)
+            elif self.policy.fixed is not None or p.round.facts:
+                c.stop(n, "fixed", "fixed" if not p.round.facts else "facts: one run")
+            elif c.failures[n]:
+                c.stop(n, "failed", f"{c.failures[n]} failed")
             elif converged(vals, self.policy.target):
-                c.stopped[v.name] = f"converged: {_ci_text(vals)}"
-            elif c.k >= self.policy.max_runs:
-                c.stopped[v.name] = f"at the most runs ({self.policy.max_runs}): {_ci_text(vals)}"
-            elif c.spent_s >= self._budget(p):
-                c.stopped[v.name] = f"budget of {self._budget(p):g} s spent: {_ci_text(vals)}"
+                c.stop(n, "converged", f"converged: {_ci_text(vals)}")
+            elif c.attempts(n) >= self.policy.max_runs:
+                c.stop(n, "most", f"at the most runs ({self.policy.max_runs}): {_ci_text(vals)}")
+            elif c.undecided:
+                c.stop(n, "undecided", f"no extra runs (the cell decides no point): {c.undecided}; {_ci_text(vals)}")
             else:
                 still.append(v)
-        self._total += len(still)
         c.active = still
-        if not still:
-            for v in p.variants:
-                why = c.stopped.get(v.name, "")
-                if why and why != "skipped":
-                    runs = len(c.values[v.name]) + c.failures[v.name]
-                    self._write(fh, runs_line(bench_name(p.round, v.name, p.params), runs, why))
+        if still and not any(c.in_minimum(v.name) or c.fits(v.name) for v in still):
+            share = c.share()
+            for v in still:
+                c.stop(
+                    v.name,
+                    "cell-budget",
+                    f"cell budget of {c.budget_s:g} s spent: this variant's share {share:.3g} s, "
+                    f"{c.extra_s[v.name]:.3g} s used; {_ci_text(c.values[v.name])}",
+                )
+            c.active = []
+        if not c.active:
+            self._write_stops(fh, c)
+
+    def _stop_all(self, fh, cells: list, kind: str, why: str) -> None:
+        for c in cells:
+            if not c.active:
+                continue
+            for v in c.active:
+                c.stop(v.name, kind, f"{why}: {_ci_text(c.values[v.name])}")
+            c.active = []
+            self._write_stops(fh, c)
+
+    def _write_stops(self, fh, c: _Cell) -> None:
+        p = c.plan
+        for v in p.variants:
+            why = c.stopped.get(v.name, "")
+            if why and why != "skipped":
+                runs = len(c.values[v.name]) + c.failures[v.name]
+                self._write(fh, runs_line(bench_name(p.round, v.name, p.params), runs, why))
+
+    def _estimate(self, cells: list) -> None:
+        """After the first wave: what the minimum runs will take, from each
+        variant's first run, against the budgets."""
+        took = self.clock() - self._start
+        est = 0.0
+        for c in cells:
+            for name, walls in c.walls.items():
+                if walls:
+                    est += walls[0] * (1 if c.kinds.get(name) == "skipped" else c.min_runs)
+        text = f"the first wave took {_minutes(took)}: the minimum runs should take about {_minutes(est)}"
+        tb = self.policy.time_budget_s
+        if self.policy.fixed is not None:
+            pass
+        elif tb is None:
+            cap = sum(c.budget_s for c in cells if not c.plan.round.facts and not c.undecided)
+            text += f", and the runs beyond the minimum at most {_minutes(cap)} more (each cell's budget)"
+        elif est <= tb:
+            text += (
+                f", leaving about {_minutes(tb - est)} of the {_minutes(tb)} time budget for runs beyond the "
+                "minimum, spent where the score's decisions are closest"
+            )
+        else:
+            text += (
+                f", more than the {_minutes(tb)} time budget: they are all made (never fewer than the minimum), "
+                "and no more"
+            )
+        self._notice(text)
+
+    def end_text(self) -> str:
+        """What the runs took against the budget, and how each variant's
+        runs stopped (said at the end of `roundbench run`)."""
+        took = self.clock() - self._start
+        tb = self.policy.time_budget_s
+        text = f"the runs took {_minutes(took)}"
+        if tb is not None:
+            if took <= tb:
+                text += f" of the {_minutes(tb)} time budget"
+            elif not self._extra_s:
+                text += f", beyond the {_minutes(tb)} time budget: the minimum runs alone took that (never fewer)"
+            else:
+                text += f", beyond the {_minutes(tb)} time budget: the last run outlasted its estimate"
+        text += f", {_minutes(self._extra_s)} of them beyond the minimum"
+        if self.policy.fixed is not None:
+            return text
+        kinds: dict = {}
+        measured = 0
+        for c in self._cells:
+            for name in c.values:
+                kind = c.kinds.get(name)
+                if kind in (None, "skipped", "fixed"):
+                    continue
+                measured += 1
+                kinds[kind] = kinds.get(kind, 0) + 1
+        parts = [f"{kinds[k]} {label}" for k, label in self.STOP_KINDS.items() if kinds.get(k) and k != "converged"]
+        text += (
+            f"; {kinds.get('converged', 0)} of {measured} variant cells converged (median's 95% CI within "
+            f"±{self.policy.target * 100:g}%)" + (f", {', '.join(parts)}" if parts else "")
+        )
+        return text
 
     def _run_one(self, fh, p: Plan, v, k: int, c: "_Cell") -> Outcome:
         name = bench_name(p.round, v.name, p.params)
@@ -543,8 +932,11 @@ class Runner:
             self.failed += 1
             detail = "".join(f"    {ln}\n" for ln in o.stderr_tail)
             self._write(fh, f"--- FAIL: {name} (run {k}): {o.reason}\n{detail}")
-        elapsed = time.monotonic() - self._start
+        elapsed = self.clock() - self._start
         eta = elapsed / self._done * max(self._total - self._done, 0)
+        if self._minimum_s is not None and self._deadline is not None:
+            # Beyond the minimum the time budget bounds what is left.
+            eta = max(self._deadline - self.clock(), 0.0)
         size = " ".join(f"{a}={b}" for a, b in p.params.items())
         known = sorted(
             k[len(benchfmt.KNOWN_FAILURE) :]
@@ -569,6 +961,10 @@ class Runner:
     def _say(self, text: str) -> None:
         if self.progress:
             print(text, file=self.progress, flush=True)
+
+    def _notice(self, text: str) -> None:
+        if self.notices:
+            print(f"roundbench: {text}", file=self.notices, flush=True)
 
 
 def header_for(

@@ -29,6 +29,7 @@ examples:
   roundbench run loop --n 1000000         override a size parameter
   roundbench run chain --hop-work 100 --parallel 2   chain round options
   roundbench run --quick                  every round scaled down (tests, CI)
+  roundbench run --time-budget 30         every round, its runs within 30 minutes (beyond the minimum runs)
   roundbench run matmul --threads all     BLAS on every core (default: 1 thread)
   roundbench report results/latest        write results/latest/report.md and report.html
   roundbench compare results/A results/B  is B different from A? (ratio, CI and a U test per cell)
@@ -67,15 +68,30 @@ def add_parser(sub) -> None:
         default="auto",
         metavar="K|auto",
         help="runs per variant and size, interleaved across variants. auto (the default): at least 6, then more "
-        "for the variants whose median's 95%% CI is not yet within ±2%% of it, until it is, the cell's time "
-        "budget is spent, or 40 runs; the report says how many each took and why it stopped. K: exactly K",
+        "for each variant whose median's 95%% CI is not yet within ±2%% of it, until it is or it has 40 runs, "
+        "within its cell's budget (--budget) and the run's (--time-budget); the report says how many each took "
+        "and why it stopped. K: exactly K. A cell (a variant at a size) is flagged unstable in the report when "
+        "its median's 95%% CI reaches more than ±5%% from the median; with fewer than 6 runs there is no interval "
+        "and no flag ('too few runs for an interval'). Outliers (runs beyond 1.5 interquartile ranges from the "
+        "quartiles) are counted beside the runs, not flagged",
     )
     r.add_argument(
         "--budget",
         type=float,
         metavar="S",
-        help="with --runs auto: seconds a cell may spend on runs beyond the minimum (default: each round's own, "
-        "shown by `roundbench list`)",
+        help="with --runs auto: seconds of runs beyond the minimum that the variants of one cell share (default: "
+        "each round's own Round.budget_s: 60 s, 30 s in round aspects, none in its launch cells); each variant "
+        "still running may use an equal share of what the stopped ones left, so cheap runs are many and costly "
+        "ones few",
+    )
+    r.add_argument(
+        "--time-budget",
+        type=float,
+        metavar="MIN",
+        help="minutes the whole run's runs may take (make suite: 30). Every cell still gets its minimum runs, "
+        "even beyond it; the time left after them goes to extra runs where the score's decisions are closest "
+        "to their threshold and the runs cheapest. The estimate is said after the first wave, what was spent "
+        "at the end",
     )
     r.add_argument(
         "--placement",
@@ -88,7 +104,8 @@ def add_parser(sub) -> None:
     r.add_argument(
         "--quick",
         action="store_true",
-        help="every round at its small sizes, for tests and CI (adaptive runs stop at 12 runs or 2 s of a cell's runs)",
+        help="every round at its small sizes, for tests and CI (adaptive runs stop at 12 runs, and a cell's runs "
+        "beyond the minimum share 2 s)",
     )
     r.add_argument("--out", metavar="DIR", help="where results.txt and report.md go (default results/<date-time>)")
     r.add_argument("--n", type=int, metavar="N", help="set the size parameter n of every round that has one")
@@ -217,12 +234,17 @@ def cmd_run(args) -> int:
         raise UsageError(f"--runs {args.runs}: want 'auto' or a count of at least 1")
     if args.budget is not None and not args.budget >= 0:
         raise UsageError(f"--budget {args.budget:g}: want a number of seconds >= 0")
+    if args.time_budget is not None and not args.time_budget > 0:
+        raise UsageError(f"--time-budget {args.time_budget:g}: want a number of minutes > 0")
+    time_budget = args.time_budget * 60 if args.time_budget is not None else None
     if args.quick:
         # --quick is for tests and CI: adaptive still, but cells stop early.
         budget = args.budget if args.budget is not None else runner.QUICK_BUDGET_S
-        policy = runner.RunPolicy(fixed=fixed, budget_s=budget, max_runs=runner.QUICK_MAX_RUNS)
+        policy = runner.RunPolicy(
+            fixed=fixed, budget_s=budget, max_runs=runner.QUICK_MAX_RUNS, time_budget_s=time_budget
+        )
     else:
-        policy = runner.RunPolicy(fixed=fixed, budget_s=args.budget)
+        policy = runner.RunPolicy(fixed=fixed, budget_s=args.budget, time_budget_s=time_budget)
     place = placement.plan(args.placement)
     if not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout:g}: want a number of seconds > 0")
@@ -232,10 +254,23 @@ def cmd_run(args) -> int:
     out_file = out_dir / "results.txt"
     plans = runner.make_plans(selected, impls or None, args.quick, overrides, options)
     header = runner.header_for(selected, policy, args.quick, place, plans)
-    r = runner.Runner(out_file, policy, args.timeout, progress=None if args.quiet else sys.stderr, placement=place)
+    r = runner.Runner(
+        out_file,
+        policy,
+        args.timeout,
+        progress=None if args.quiet else sys.stderr,
+        placement=place,
+        notices=sys.stderr,
+    )
     more = "" if fixed is not None else " at least"
+    budget_text = (
+        f"; time budget {args.time_budget:g} min, the estimate after the first wave"
+        if args.time_budget is not None
+        else ""
+    )
     print(
-        f"roundbench:{more} {r.planned(plans)} runs ({', '.join(r.name for r in selected)}) -> {out_file}",
+        f"roundbench:{more} {r.planned(plans)} runs ({', '.join(r.name for r in selected)}) -> {out_file}"
+        + budget_text,
         file=sys.stderr,
     )
     # Said before the first run, not only in the report: a reader who stops
@@ -256,6 +291,7 @@ def cmd_run(args) -> int:
                 file=sys.stderr,
             )
     took = time.monotonic() - t0
+    print(f"roundbench: {r.end_text()}", file=sys.stderr)
     latest = out_dir.parent / "latest"
     try:
         if latest.is_symlink() or not latest.exists():
