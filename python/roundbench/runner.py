@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Optional
 
 from . import benchfmt, harness, programs, provenance, rounds, stats, summary
-from .levels import LEVELS
 from .machine import format_cpulist
 from .placement import Placement
 
@@ -438,15 +437,16 @@ class _Medians:
 def score_pairs(rnd: rounds.Round, impls) -> list:
     """The (Go variants, Python variants) pairs whose best sides make a
     cell's score points, paired as summary.score pairs them: per level
-    (alone, with its ecosystem, calling C), or per crossing for a round of
-    crossings (ffi). The variants of a level are summary's own
-    _level_impls, so that the runs go to the pairs the score makes."""
+    (alone, with its ecosystem, whole program, calling C), or per crossing
+    for a round of crossings (ffi). The variants of a level are summary's
+    own level_impls, so that the runs go to the pairs the score makes."""
     names = dict.fromkeys(impls)
-    pairs = [(summary._level_impls(names, "go", lvl), summary._level_impls(names, "py", lvl)) for lvl in LEVELS[:2]]
+    levels = ("alone", "ecosystem", "program")
+    pairs = [(summary.level_impls(names, "go", lvl), summary.level_impls(names, "py", lvl)) for lvl in levels]
     if rnd.crossings:
         pairs += [(list(x.go), list(x.py)) for x in rnd.crossings]
     else:
-        pairs.append((summary._level_impls(names, "go", "core"), summary._level_impls(names, "py", "core")))
+        pairs.append((summary.level_impls(names, "go", "core"), summary.level_impls(names, "py", "core")))
     return pairs
 
 

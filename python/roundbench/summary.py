@@ -214,7 +214,7 @@ class Tally:
         return self.go + self.python + self.tie
 
 
-def _level_impls(cells: dict, lang: str, lvl: str) -> list:
+def level_impls(cells: dict, lang: str, lvl: str) -> list:
     allowed = {
         "alone": ("alone",),
         "ecosystem": ("alone", "ecosystem"),
@@ -275,14 +275,14 @@ def score(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> list:
             levels = {}
             for lvl in ("alone", "ecosystem", "program"):
                 levels[lvl] = _score_cell(
-                    cells, _level_impls(cells, "go", lvl), _level_impls(cells, "py", lvl), unit, better, iv, info
+                    cells, level_impls(cells, "go", lvl), level_impls(cells, "py", lvl), unit, better, iv, info
                 )
             groups = info.crossings if info is not None else []
             if groups:
                 levels["core"] = _score_cell(cells, groups[0].go, groups[0].py, unit, better, iv, info)
             else:
                 levels["core"] = _score_cell(
-                    cells, _level_impls(cells, "go", "core"), _level_impls(cells, "py", "core"), unit, better, iv, info
+                    cells, level_impls(cells, "go", "core"), level_impls(cells, "py", "core"), unit, better, iv, info
                 )
             levels = {lvl: levels[lvl] for lvl in LEVELS}
             if undecided:
