@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -123,6 +124,19 @@ def test_a_users_file_for_a_round_that_takes_none_is_a_usage_error(tmp_path):
     out = run_roundbench("run", "jsonl", "loop", "--param", f"file={log}", "--out", str(tmp_path / "r"))
     _one_line_usage(out, "--param file=", "only round jsonl takes (not loop)")
     assert not (tmp_path / "r").exists()
+
+
+def test_the_report_shows_the_reference_result_else_the_first():
+    def cells(**results):
+        return {impl: SimpleNamespace(facts={"result": text} if text else {}) for impl, text in results.items()}
+
+    rnd = rounds.get("jsonl")
+    assert rounds.user_result(rnd, cells(go="a", c="a", py="b")) == (("c", "a"), ["b"])
+    assert rounds.user_result(rnd, cells(c=None, go="a", py="a")) == (("go", "a"), [])
+    assert rounds.user_result(rnd, cells(c=None)) == (None, [])
+    text = jsonl.report_section({"file": "x-12345678"}, cells(c=None, go="lines=1 statuses=200:1", py="z"), {})
+    assert "go (c did not count it)" in text and "| 200 | 1 |" in text and "kept different results: z" in text
+    assert jsonl.report_section({"lines": 20000}, cells(c="a"), {}) == ""
 
 
 # ---- jsonl --------------------------------------------------------------------------

@@ -606,6 +606,19 @@ def user_inputs(selected: list, overrides: dict) -> tuple:
     return out, rest
 
 
+def user_result(rnd: Round, cells: dict) -> tuple:
+    """For a round's report_section at a user's file's cell (impl -> Cell,
+    whose facts hold each variant's unchecked `result`): (impl, text) of the
+    result the others were held to, the reference variant's (the first
+    result of its cell), else the first there is, or None when no variant
+    found one; and the other results some variants found, sorted (their
+    runs failed the cross-check)."""
+    found = [(impl, c.facts["result"]) for impl, c in cells.items() if "result" in c.facts]
+    ref = next((f for f in found if f[0] == rnd.reference), found[0] if found else None)
+    others = sorted({text for _, text in found} - {ref[1]}) if ref else []
+    return ref, others
+
+
 def user_file_line(rnd: Round) -> Optional[tuple]:
     """The provenance line of a round bound to a user's file, (key, value),
     or None: which cell it is and the file's whole path (white space and `%`

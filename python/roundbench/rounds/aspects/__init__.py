@@ -42,7 +42,7 @@ from pathlib import Path
 from ... import harness, interp, programs
 from ...pure import aspects as pa
 from . import ephemeris
-from .. import Round, UserInput, Variant, build_dir, needs_all, needs_command, needs_module, needs_program
+from .. import Round, UserInput, Variant, build_dir, needs_all, needs_command, needs_module, needs_program, user_result
 
 EPHEMERIS_ENV = "ROUNDBENCH_ASPECTS_EPHEMERIS"
 EVENTS_ENV = "ROUNDBENCH_ASPECTS_EVENTS"
@@ -180,11 +180,10 @@ def _user_events_section(size: dict, cells: dict, config: dict) -> str:
     """A user's events file: what the C core found in it, the result every
     other variant was held to."""
     where = config.get("aspects-user-file", f"events={size.get('events')}")
-    found = [(impl, c.facts["result"]) for impl, c in cells.items() if "result" in c.facts]
-    ref = [(impl, text) for impl, text in found if impl == ROUND.reference] or found[:1]
-    if not ref:
+    ref, others = user_result(ROUND, cells)
+    if ref is None:
         return f"Your events: {where}. No variant searched them (see the failures above).\n\n"
-    impl, text = ref[0]
+    impl, text = ref
     who = "the C core (variant c)" if impl == ROUND.reference else f"{impl} (c did not search them)"
     w = [
         f"Your events: {where}. Searched by {who} for {size.get('combo', pa.DEFAULT_COMBO)} (test "
@@ -192,7 +191,6 @@ def _user_events_section(size: dict, cells: dict, config: dict) -> str:
         "output); every other variant's result "
         "was held to this one (a variant that finds anything else fails its run)."
     ]
-    others = sorted({t for _, t in found} - {text})
     if others:
         w.append(f"**Variants kept different results: {'; '.join(others)}** (their runs failed above).")
     return "\n\n".join(w) + "\n\n"

@@ -49,7 +49,7 @@ import os
 from ... import harness, programs
 from ...pure import jsonl as pure
 from . import genlog
-from .. import build_dir, FASTER, Headline, needs_module, Round, UserInput, Variant
+from .. import build_dir, FASTER, Headline, needs_module, Round, UserInput, user_result, Variant
 
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
 # The file holding the log's expected result (harness.expect_path): the
@@ -326,12 +326,11 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
     result every other variant was held to."""
     if "file" not in size:
         return ""
-    found = [(impl, c.facts["result"]) for impl, c in cells.items() if "result" in c.facts]
-    ref = [(impl, text) for impl, text in found if impl == ROUND.reference] or found[:1]
+    ref, others = user_result(ROUND, cells)
     where = config.get("jsonl-user-file", f"file={size['file']}")
-    if not ref:
+    if ref is None:
         return f"Your log: {where}. No variant counted it (see the failures above).\n"
-    impl, text = ref[0]
+    impl, text = ref
     got = dict(item.partition("=")[::2] for item in text.split())
     who = "The C core (variant c)" if impl == ROUND.reference else f"{impl} (c did not count it)"
     w = [
@@ -357,7 +356,6 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
             w.append(f"| {len(statuses) - REPORT_STATUSES} other statuses | {rest} |")
     else:
         w.append("- no valid line with a status")
-    others = sorted({text for _, text in found} - {text})
     if others:
         w += ["", f"**Variants kept different results: {'; '.join(others)}** (their runs failed above)."]
     return "\n".join(w) + "\n"
