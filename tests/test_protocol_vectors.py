@@ -18,6 +18,7 @@ NUMBERS = load_at_least("protocol-number", 25)
 LINES = load_at_least("protocol-line", 5)
 JSONL = load_at_least("protocol-jsonl", 6)
 ENVS = load_at_least("protocol-env", 4)
+EXPECTS = load_at_least("protocol-expect", 3)
 LIMIT_VECTORS = load_at_least("protocol-limit", 7)
 LIMITS = {v["name"]: int(v["value"]) for v in LIMIT_VECTORS}
 
@@ -85,6 +86,20 @@ def test_input_variables():
     for v in ENVS:
         assert declared.get(v["var"]) == v["name"].split("-")[0], v
     assert set(declared) == {v["var"] for v in ENVS}
+
+
+@pytest.mark.parametrize("v", EXPECTS, ids=lambda v: f"{v['var']}-{v['input']}")
+def test_expect_path(monkeypatch, capsys, v):
+    """Where a child finds its input's expected result; and what it prints
+    for an input that has none."""
+    env = "RBT_PROTOCOL_EXPECT"
+    if v["var"] == "unset":
+        monkeypatch.delenv(env, raising=False)
+    else:
+        monkeypatch.setenv(env, "" if v["var"] == "-" else v["var"])
+    assert harness.expect_path(env, v["input"]) == (None if v["path"] == "-" else v["path"])
+    harness.result_unchecked("lines=0 blank=0")
+    assert capsys.readouterr().out == "result: lines=0 blank=0\nfact: result lines=0 blank=0\n"
 
 
 def test_jsonl_limits():

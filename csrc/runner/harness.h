@@ -27,6 +27,10 @@ enum {
 #define RBC_ENV_JSONL_WARMUP_FILE "ROUNDBENCH_JSONL_WARMUP_FILE"
 #define RBC_ENV_ASPECTS_EPHEMERIS "ROUNDBENCH_ASPECTS_EPHEMERIS"
 #define RBC_ENV_ASPECTS_EVENTS "ROUNDBENCH_ASPECTS_EVENTS"
+/* The file holding the expected result of a round's input (rbc_expect_path):
+ * set empty for the user's own input, which has none. */
+#define RBC_ENV_JSONL_EXPECT "ROUNDBENCH_JSONL_EXPECT"
+#define RBC_ENV_ASPECTS_EXPECT "ROUNDBENCH_ASPECTS_EXPECT"
 
 #define RBC_MAX_PARAMS 8
 
@@ -93,6 +97,21 @@ void rbc_emit(const rbc_args *a, int64_t iters, double ns_per_op, const rbc_metr
 
 /* Prints `result: <text>`: the value the parent compares across variants. */
 void rbc_result(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Where the expected result of the input at `input` is: the file that
+ * environment variable `env` names when it is set, else INPUT.expect beside
+ * the input (a generated input run by hand). Writes that path into buf
+ * (`size` bytes) and returns 1; returns 0, buf untouched, when `env` is set
+ * empty: the input is the user's own and has no expected result (print the
+ * result with rbc_result_unchecked). A path longer than buf: a message and
+ * exit with RBC_EXIT_USAGE. The Go and Python harnesses have the same rule. */
+int rbc_expect_path(const char *env, const char *input, char *buf, size_t size);
+
+/* rbc_result for an input with no expected result (the user's own): also
+ * prints `fact: result <text>`, which the parent keeps in the result file,
+ * so that it holds what each variant found (the runner holds the variants
+ * to each other; the report shows the reference's). */
+void rbc_result_unchecked(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Reports a wrong result (got/want) and exits with RBC_EXIT_WRONG. */
 _Noreturn void rbc_wrong(const char *what, long long got, long long want);

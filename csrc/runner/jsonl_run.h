@@ -29,8 +29,10 @@ int rbc_jsonl_expected(const char *who, const char *path, char *want, size_t siz
 #define RBC_JSONL_MAX_LINES 100000000
 
 /* Runs one jsonl variant: checks its `lines` parameter, reads the log named
- * by $ROUNDBENCH_JSONL_FILE and the result the generator expects
- * (FILE.expect), warms up (counts the small log of
+ * by $ROUNDBENCH_JSONL_FILE and the result the generator expects (in the
+ * file $ROUNDBENCH_JSONL_EXPECT names, FILE.expect when it is unset; none
+ * when it is set empty: a user's own log, whose result is printed
+ * unchecked, rbc_result_unchecked), warms up (counts the small log of
  * $ROUNDBENCH_JSONL_WARMUP_FILE, checked too, then reads the log into the
  * page cache), times one count, checks it and prints the result line.
  * `what` names the counter in error messages. Returns the child's exit

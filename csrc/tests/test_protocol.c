@@ -37,6 +37,8 @@ static const struct {
             {"jsonl-warmup-file", RBC_ENV_JSONL_WARMUP_FILE},
             {"aspects-ephemeris", RBC_ENV_ASPECTS_EPHEMERIS},
             {"aspects-events", RBC_ENV_ASPECTS_EVENTS},
+            {"jsonl-expect", RBC_ENV_JSONL_EXPECT},
+            {"aspects-expect", RBC_ENV_ASPECTS_EXPECT},
             {NULL, NULL}};
 
 /* Checks one vector's value against the table entry it names. */
@@ -85,6 +87,27 @@ static void env_vector(const rbt_vector *v, void *ctx)
         }
     }
     CHECK(0, "protocol-env %s: C has no such variable", name);
+}
+
+static void expect_vector(const rbt_vector *v, void *ctx)
+{
+    (void)ctx;
+    const char *env = "RBT_PROTOCOL_EXPECT", *var = rbt_str(v, "var");
+    const char *input = rbt_str(v, "input"), *want = rbt_str(v, "path");
+    if (strcmp(var, "unset") == 0)
+        unsetenv(env);
+    else
+        setenv(env, strcmp(var, "-") == 0 ? "" : var, 1);
+    char got[512] = "untouched";
+    int found = rbc_expect_path(env, input, got, sizeof got);
+    if (strcmp(want, "-") == 0)
+        CHECK(!found && strcmp(got, "untouched") == 0,
+              "rbc_expect_path(%s=%s, %s) = %d '%s'; want 0, untouched", env, var, input, found,
+              got);
+    else
+        CHECK(found && strcmp(got, want) == 0, "rbc_expect_path(%s=%s, %s) = %d '%s'; want 1 '%s'",
+              env, var, input, found, got, want);
+    unsetenv(env);
 }
 
 /* A `line` or `text` value of the vectors, with each `+` read as a space. */
@@ -236,6 +259,7 @@ int main(int argc, char **argv)
     for (int i = 0; envs[i].name; i++)
         CHECK(env_seen[i] == 1, "protocol-env %s is in the vectors %d times; want once",
               envs[i].name, env_seen[i]);
+    CHECK(rbt_each(vpath, "protocol-expect", expect_vector, NULL) >= 3, "too few protocol-expect");
     CHECK(rbt_each(vpath, "protocol-limit", limit_vector, NULL) >= 7, "too few protocol-limit");
     check_all_seen(limits, "protocol-limit");
     return rbt_done("test_protocol");

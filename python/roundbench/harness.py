@@ -10,6 +10,7 @@ with the same exit statuses and the same output.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -180,6 +181,27 @@ def result(text: str) -> None:
     """Prints `result: text`, the value the parent compares across variants."""
     sys.stdout.write(f"result: {text}\n")
     sys.stdout.flush()
+
+
+def expect_path(env: str, input_path: str) -> str | None:
+    """Where the expected result of an input is: the file $env names when
+    it is set; None when it is set empty (the input is the user's own, with
+    no expected result: print the result with result_unchecked); else
+    INPUT.expect beside the input (a generated input run by hand). Same
+    rule as the C and Go harnesses."""
+    named = os.environ.get(env)
+    if named is None:
+        return f"{input_path}.expect"
+    return named or None
+
+
+def result_unchecked(text: str) -> None:
+    """`result: text` for an input with no expected result (the user's
+    own): also kept as the fact `result TEXT`, so that the result file
+    holds what each variant found (the runner holds the variants to each
+    other; the report shows the reference's)."""
+    result(text)
+    fact("result", text)
 
 
 def fact(key: str, value: str) -> None:

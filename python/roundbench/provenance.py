@@ -234,6 +234,9 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
     items.update(got_items)
     warnings = fairness.warnings(checks) + got_warnings
     for r in selected_rounds:
+        user = rounds.user_file_line(r)
+        if user is not None:
+            items[user[0]] = user[1]
         extra = rounds.hook(r.name, "provenance")
         if extra:
             got_items, got_warnings = extra()

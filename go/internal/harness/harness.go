@@ -36,6 +36,10 @@ const (
 	EnvJsonlWarmupFile  = "ROUNDBENCH_JSONL_WARMUP_FILE"
 	EnvAspectsEphemeris = "ROUNDBENCH_ASPECTS_EPHEMERIS"
 	EnvAspectsEvents    = "ROUNDBENCH_ASPECTS_EVENTS"
+	// The file holding the expected result of a round's input
+	// (ExpectPath): set empty for the user's own input, which has none.
+	EnvJsonlExpect   = "ROUNDBENCH_JSONL_EXPECT"
+	EnvAspectsExpect = "ROUNDBENCH_ASPECTS_EXPECT"
 )
 
 // The warm-up's and the calibration's limits, the C and Python harnesses'
@@ -155,6 +159,29 @@ func line(a *Args, iters int64, nsPerOp float64, metrics []Metric) string {
 // Result prints `result: text`, the value the parent compares across variants.
 func Result(format string, args ...any) {
 	fmt.Fprintf(os.Stdout, "result: "+format+"\n", args...)
+}
+
+// ResultUnchecked is Result for an input with no expected result (the
+// user's own): it also prints `fact: result TEXT`, which the parent keeps in
+// the result file, so that it holds what each variant found (the runner
+// holds the variants to each other; the report shows the reference's).
+func ResultUnchecked(format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	fmt.Fprintf(os.Stdout, "result: %s\nfact: result %s\n", text, text)
+}
+
+// ExpectPath says where the expected result of the input at input is: the
+// file that the environment variable env names when it is set, else
+// INPUT.expect beside the input (a generated input run by hand). ok is
+// false when env is set empty: the input is the user's own and has no
+// expected result (print the result with ResultUnchecked). The C and
+// Python harnesses have the same rule.
+func ExpectPath(env, input string) (path string, ok bool) {
+	named, set := os.LookupEnv(env)
+	if !set {
+		return input + ".expect", true
+	}
+	return named, named != ""
 }
 
 // Exit prints a message to stderr and ends the child with status code.

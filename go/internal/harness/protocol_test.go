@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,9 +65,31 @@ func TestProtocolEnvironment(t *testing.T) {
 		"jsonl-warmup-file": EnvJsonlWarmupFile,
 		"aspects-ephemeris": EnvAspectsEphemeris,
 		"aspects-events":    EnvAspectsEvents,
+		"jsonl-expect":      EnvJsonlExpect,
+		"aspects-expect":    EnvAspectsExpect,
 	}
 	if others := vectors.Named(t, "protocol-env", "var", envs); len(others) > 0 {
 		t.Errorf("protocol-env %v: the Go harness has no such variable", others)
+	}
+}
+
+func TestProtocolExpectPath(t *testing.T) {
+	const env = "RBT_PROTOCOL_EXPECT"
+	for _, v := range vectors.AtLeast(t, "protocol-expect", 3) {
+		switch val := v.Str(t, "var"); val {
+		case "unset":
+			t.Setenv(env, "") // restored after the test
+			os.Unsetenv(env)
+		case "-":
+			t.Setenv(env, "")
+		default:
+			t.Setenv(env, val)
+		}
+		input, want := v.Str(t, "input"), v.Str(t, "path")
+		got, ok := ExpectPath(env, input)
+		if want == "-" && ok || want != "-" && (!ok || got != want) {
+			t.Errorf("ExpectPath(%s=%s, %s) = %q, %v; want %s", env, v.Str(t, "var"), input, got, ok, want)
+		}
 	}
 }
 

@@ -109,7 +109,15 @@ def add_parser(sub) -> None:
     )
     r.add_argument("--out", metavar="DIR", help="where results.txt and report.md go (default results/<date-time>)")
     r.add_argument("--n", type=int, metavar="N", help="set the size parameter n of every round that has one")
-    r.add_argument("--param", action="append", metavar="KEY=VALUE", help="set any size parameter (repeatable)")
+    r.add_argument(
+        "--param",
+        action="append",
+        metavar="KEY=VALUE",
+        help="set any size parameter (repeatable). Your own input instead of the generated one: jsonl "
+        "--param file=PATH (a JSON Lines log) and aspects --param events=PATH (an events file; an integer is "
+        "still a count of generated events), one cell named by the file, every variant held to the C core's "
+        "result (README, 'Your own input')",
+    )
     r.add_argument(
         "--timeout",
         type=float,
@@ -249,6 +257,9 @@ def cmd_run(args) -> int:
     if not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout:g}: want a number of seconds > 0")
     overrides = _overrides(args)
+    # A user's file (jsonl's file=PATH, aspects' events=PATH) is checked now,
+    # before any child, and becomes its round's one cell.
+    selected, overrides = rounds.user_inputs(selected, overrides)
     options = _options(args, selected)
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"

@@ -16,10 +16,15 @@ this to run the runner against variants that crash or lie.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import hashlib
 import importlib
 import os
 import pkgutil
+import re
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -174,6 +179,40 @@ class Crossing:
     go: tuple
 
 
+def _any_path(value: str) -> bool:
+    return True
+
+
+def _counts_any(v: Variant) -> Optional[str]:
+    return None
+
+
+@dataclass(frozen=True)
+class UserInput:
+    """A size parameter of a round that may name the user's own input file
+    instead of the one the round generates (`roundbench run jsonl --param
+    file=PATH`, `roundbench run aspects --param events=PATH`). A run given
+    one (user_inputs) has one cell of that round, PARAM=TOKEN (input_token:
+    the file's name made safe for a benchmark name, and a hash of its whole
+    path), and the whole path is in the result file's provenance
+    (user_file_line). A user's file has no expected result: each child is
+    told so by its round's expect variable, set empty, prints its result
+    unchecked and keeps it as a `result` fact; the variants are held to
+    each other by the runner's cross-check, whose reference is the round's
+    `reference` variant, run first in the cell."""
+
+    param: str
+    # (the cell's parameters, the file's whole path) -> the child's
+    # environment: Variant.make_inputs for a user's file.
+    make_inputs: Callable[[dict, str], dict]
+    # Whether a value of `param` names a file (aspects: anything that is not
+    # an integer; an integer is still a count of generated events).
+    is_path: Callable[[str], bool] = _any_path
+    # Why a variant does not count a user's file (None: it does); such a
+    # variant is a skip row of the cell, with that reason.
+    refuses: Callable[[Variant], Optional[str]] = _counts_any
+
+
 @dataclass(frozen=True)
 class Round:
     """A round, as its module declares it: the contract between a round and
@@ -200,7 +239,9 @@ class Round:
           add_parser(sub), as every subcommand module: jsonl's gen-log).
 
     A variant's `make_inputs` generates the cell's input (cached) before
-    each child; its `env` says how the child runs (threads)."""
+    each child; its `env` says how the child runs (threads). A round whose
+    input may be the user's own file says under which size parameter
+    (`user_input`: UserInput)."""
 
     name: str
     title: str
@@ -281,6 +322,11 @@ class Round:
     # every speed-up is 1), or None. The score lists such a cell and counts
     # no point from it.
     undecided: Optional[Callable] = None
+    # A size parameter that may name the user's own input file (UserInput),
+    # and, in the round user_inputs binds to one for a run, that file:
+    # (the cell's token, its whole path).
+    user_input: Optional[UserInput] = None
+    user_file: Optional[tuple] = None
 
     def __post_init__(self) -> None:
         names = {v.name for v in self.variants}
@@ -450,6 +496,153 @@ def needs_all(*checks: Callable[[], Optional[str]]) -> Callable[[], Optional[str
         return None
 
     return check
+
+
+# ---- the user's own input ----------------------------------------------------------
+
+# What a token keeps of a file's name: the characters that mean nothing in a
+# benchmark name (benchfmt: `/` splits the keys, `=` a key from its value,
+# white space ends the name) nor in the report's Markdown tables (`|`).
+_TOKEN_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+TOKEN_NAME_MAX = 40
+
+
+def input_token(path: str) -> str:
+    """The value that names a user's file in a cell: its file name, with
+    every run of other characters than letters, digits and `._+-` made one
+    `_` and cut to TOKEN_NAME_MAX characters, then `-` and 8 hex digits of
+    the SHA-256 of its whole path, so that two files of one name are two
+    cells ("my log.jsonl" -> "my_log.jsonl-1f0c9a2e")."""
+    name = _TOKEN_UNSAFE.sub("_", os.path.basename(path)).strip("_")[:TOKEN_NAME_MAX] or "input"
+    return f"{name}-{hashlib.sha256(os.fsencode(path)).hexdigest()[:8]}"
+
+
+def _shown(value: str) -> str:
+    """A path as a message shows it: as given, or quoted when it holds a
+    character that would not print on one line."""
+    return value if value.isprintable() else repr(value)
+
+
+def checked_file(key: str, value: str) -> str:
+    """The whole path of the user's file that `--param KEY=VALUE` names,
+    checked before any child runs: UsageError, naming it, when it is
+    missing, a directory, not a regular file (each child reads it more than once)
+    or unreadable."""
+    from ..errors import UsageError
+
+    where = f"--param {key}={_shown(value)}"
+    if not value:
+        raise UsageError(f"{where}: names no file")
+    path = os.path.realpath(os.path.expanduser(value))
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"{where}: no such file") from None
+    except OSError as e:
+        raise UsageError(f"{where}: {e.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{where}: is a directory, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"{where}: is not a regular file (each child reads it more than once)")
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+    except OSError as e:
+        raise UsageError(f"{where}: cannot read it: {e.strerror}") from None
+    return path
+
+
+def _refused(why: str) -> Callable[[], Optional[str]]:
+    return lambda: why
+
+
+def bind_user_file(rnd: Round, path: str) -> Round:
+    """The round for a run on the user's file at `path` (whole, checked):
+    one cell, PARAM=TOKEN, whatever its declared or --quick sizes; the
+    reference variant first (the runner's cross-check takes the first
+    result of a cell as the one the others must equal); every variant that
+    counts a user's file made to find it, and run whatever its default_if
+    says (a size given on the command line runs every variant); the others
+    skipped with their reason."""
+    ui = rnd.user_input
+    token = input_token(path)
+    cell = {ui.param: token}
+    variants = []
+    for v in sorted(rnd.variants, key=lambda v: v.name != rnd.reference):
+        why = ui.refuses(v)
+        if why:
+            variants.append(dataclasses.replace(v, requires=_refused(why), default_if=None))
+        else:
+            variants.append(
+                dataclasses.replace(v, make_inputs=functools.partial(ui.make_inputs, path=path), default_if=None)
+            )
+    return dataclasses.replace(rnd, sizes=[cell], quick=[cell], variants=variants, user_file=(token, path))
+
+
+def user_inputs(selected: list, overrides: dict) -> tuple:
+    """`roundbench run`'s --param overrides, read for the user's files: a
+    KEY=VALUE that names one for a round that takes it (Round.user_input)
+    is checked (checked_file), leaves the overrides, and binds each such
+    round to the file (bind_user_file). A round in the run that takes no
+    user's file under KEY makes it a usage error rather than a parameter
+    passed on: a user's log given to the loop round is a mistake, not a
+    size. Returns (the rounds, the overrides left)."""
+    from ..errors import UsageError
+
+    rest = dict(overrides)
+    out = list(selected)
+    for key, value in overrides.items():
+        value = str(value)
+        takers = [r for r in all_rounds() if r.user_input and r.user_input.param == key]
+        takers = [r.name for r in takers if r.user_input.is_path(value)]
+        if not takers:
+            continue
+        others = [r.name for r in out if r.name not in takers]
+        if others:
+            which = " and ".join(takers)
+            those = ", ".join(others) if len(others) <= 3 else f"the {len(others)} other rounds of this run"
+            raise UsageError(
+                f"--param {key}={_shown(value)} names a user's file, which only round {which} takes (not "
+                f"{those}): run `roundbench run {which} --param {key}=PATH`"
+            )
+        path = checked_file(key, value)
+        del rest[key]
+        out = [bind_user_file(r, path) for r in out]
+    return out, rest
+
+
+def user_result(rnd: Round, cells: dict) -> tuple:
+    """For a round's report_section at a user's file's cell (impl -> Cell,
+    whose facts hold each variant's unchecked `result`): (impl, text) of the
+    result the others were held to, the reference variant's (the first
+    result of its cell), else the first there is, or None when no variant
+    found one; and the other results some variants found, sorted (their
+    runs failed the cross-check)."""
+    found = [(impl, c.facts["result"]) for impl, c in cells.items() if "result" in c.facts]
+    ref = next((f for f in found if f[0] == rnd.reference), found[0] if found else None)
+    others = sorted({text for _, text in found} - {ref[1]}) if ref else []
+    return ref, others
+
+
+def user_file_line(rnd: Round) -> Optional[tuple]:
+    """The provenance line of a round bound to a user's file, (key, value),
+    or None: which cell it is and the file's whole path (white space and `%`
+    %-escaped, so that the line keeps it exactly), size and time."""
+    if rnd.user_file is None:
+        return None
+    import datetime
+    import string
+    import urllib.parse
+
+    token, path = rnd.user_file
+    try:
+        st = os.stat(path)
+        mtime = datetime.datetime.fromtimestamp(st.st_mtime, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        about = f"{st.st_size} bytes, modified {mtime}"
+    except OSError as e:
+        about = f"unreadable now: {e.strerror}"
+    shown = urllib.parse.quote(os.fsencode(path), safe=string.punctuation.replace("%", ""))
+    return f"{rnd.name}-user-file", f"{rnd.user_input.param}={token} is {shown} ({about})"
 
 
 def module_names() -> list:

@@ -343,9 +343,15 @@ def cached_events(data_dir, n: int = DEFAULT_EVENTS, seed: int = DEFAULT_SEED) -
 def expected(events_path, test: int, combo: str) -> Optional[dict]:
     """The .expect line of (test, combo) beside an events file, as a dict
     (matches, len, crc), or None when it has none."""
+    return read_expected(str(events_path) + ".expect", test, combo)
+
+
+def read_expected(expect_path, test: int, combo: str) -> Optional[dict]:
+    """The line of (test, combo) of the .expect file at expect_path, as
+    expected() gives it; None when the file or the line is missing."""
     want = f"test={test} combo={combo} "
     try:
-        text = Path(str(events_path) + ".expect").read_text()
+        text = Path(expect_path).read_text()
     except FileNotFoundError:
         return None
     for line in text.splitlines():

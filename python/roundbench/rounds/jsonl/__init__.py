@@ -25,6 +25,15 @@ are not exactly any library's defaults, so each library is held to the
 rules (UTF-8, control characters, duplicates, depth) and all agree exactly,
 bad lines included.
 
+A user's own log (`roundbench run jsonl --param file=PATH`) replaces the
+generated sizes with one cell, file=NAME-HASH (rounds.UserInput); it has no
+expected result, so $ROUNDBENCH_JSONL_EXPECT is set empty, every child
+prints its result unchecked (and keeps it as a fact), and the runner holds
+the variants to the first result of the cell, the C core's (c runs first);
+report_section shows that result. The warm-up log stays the generated one,
+checked as ever. The published programs skip a user's log (they stop at
+the first line they cannot read, and the log's lines are not known).
+
 The published programs, as published (py-published: a Counter over
 json.loads(line)["status"]; go-published: bufio.Scanner and json.Unmarshal
 into an int field) follow no rules and stop at the first line they cannot
@@ -40,9 +49,12 @@ import os
 from ... import harness, programs
 from ...pure import jsonl as pure
 from . import genlog
-from .. import build_dir, Headline, needs_module, Round, Variant
+from .. import build_dir, Headline, needs_module, Round, UserInput, user_result, Variant
 
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
+# The file holding the log's expected result (harness.expect_path): the
+# generator's FILE.expect, or empty for a user's log, which has none.
+EXPECT_ENV = "ROUNDBENCH_JSONL_EXPECT"
 # The warm-up log: the same generator at 1/50 of the default lines, counted
 # once, untimed, by every variant before it times the real log (code,
 # caches, the allocator and the branch predictors warmed by the very work).
@@ -77,7 +89,25 @@ def _make_logs(params: dict) -> dict:
     rate = bad_rate(params)
     path = genlog.cached(build_dir() / "data", lines, seed, rate)
     warm = genlog.cached(build_dir() / "data", min(lines, WARMUP_LINES), seed + 1, rate)
-    return {FILE_ENV: str(path), WARMUP_ENV: str(warm)}
+    return {FILE_ENV: str(path), EXPECT_ENV: f"{path}.expect", WARMUP_ENV: str(warm)}
+
+
+def _user_log(params: dict, path: str) -> dict:
+    """make_inputs for a user's log (UserInput): the log, no expected result,
+    and the warm-up log the default sizes use (generated, checked)."""
+    warm = genlog.cached(build_dir() / "data", WARMUP_LINES, genlog.DEFAULT_SEED + 1, BAD_RATE)
+    return {FILE_ENV: path, EXPECT_ENV: "", WARMUP_ENV: str(warm)}
+
+
+def _refuses_user_log(v: Variant) -> str | None:
+    """The published programs stop at the first line they cannot read: the
+    generated clean log is theirs to count, a user's log is not."""
+    if v.name.endswith("-published"):
+        return (
+            f"{v.name} stops at the first line it cannot read: it counts the generated clean log "
+            "only (bad-rate=0), not a user's log"
+        )
+    return None
 
 
 def _clean_log(params: dict) -> bool:
@@ -192,6 +222,7 @@ ROUND = Round(
     units={"MB/s": "higher", "invalid-lines": "lower"},
     metric_explain="MB/s: log bytes divided by the wall time of one count over the whole file (in page cache)",
     columns=[("invalid-lines", "invalid lines")],
+    user_input=UserInput("file", _user_log, refuses=_refuses_user_log),
 )
 
 
@@ -278,6 +309,53 @@ def _simdjson_info() -> str:
     return out.stdout.strip() or f"unknown (exit {out.returncode}: {out.stderr.strip()[-200:]})"
 
 
+# ---- the report ------------------------------------------------------------
+
+
+def report_section(size: dict, cells: dict, config: dict) -> str:
+    """For a user's log (a file=... cell): what the C core found in it, the
+    result every other variant was held to."""
+    if "file" not in size:
+        return ""
+    ref, others = user_result(ROUND, cells)
+    where = config.get("jsonl-user-file", f"file={size['file']}")
+    if ref is None:
+        return f"Your log: {where}. No variant counted it (see the failures above).\n"
+    impl, text = ref
+    got = dict(item.partition("=")[::2] for item in text.split())
+    who = "The C core (variant c)" if impl == ROUND.reference else f"{impl} (c did not count it)"
+    w = [
+        f"Your log: {where}. {who} counted it as below; every other variant's result was held to this one "
+        "(a variant that finds anything else fails its run):",
+        "",
+        f"- lines: {got.get('lines', '?')} (blank {got.get('blank', '?')}, valid {got.get('valid', '?')}, "
+        f"invalid {got.get('invalid', '?')})",
+    ]
+    reported, _, digest = got.get("reported", "").partition(":")
+    if reported not in ("", "0"):
+        w.append(
+            f"- invalid lines reported by line number and reason (at most the first 100): {reported}, "
+            f"their FNV-1a hash {digest}, the same in every variant"
+        )
+    statuses = [pair.partition(":")[::2] for pair in got.get("statuses", "").split(",") if pair]
+    if statuses:
+        statuses.sort(key=lambda sc: -int(sc[1]))
+        w += ["", "| status | lines |", "|---|---|"]
+        w += [f"| {st} | {n} |" for st, n in statuses[:REPORT_STATUSES]]
+        if len(statuses) > REPORT_STATUSES:
+            rest = sum(int(n) for _, n in statuses[REPORT_STATUSES:])
+            w.append(f"| {len(statuses) - REPORT_STATUSES} other statuses | {rest} |")
+    else:
+        w.append("- no valid line with a status")
+    if others:
+        w += ["", f"**Variants kept different results: {'; '.join(others)}** (their runs failed above)."]
+    return "\n".join(w) + "\n"
+
+
+# The most statuses the report lists of a user's log (the most frequent).
+REPORT_STATUSES = 20
+
+
 def result_text(r: dict) -> str:
     return genlog.result_text(r["lines"], r["blank"], r["valid"], r["invalid"], r["statuses"], r["reported"])
 
@@ -295,9 +373,22 @@ def _log(args: harness.Args) -> str:
     return path
 
 
+def _expected(path: str) -> str | None:
+    """The expected result of the log at path (harness.expect_path), or
+    None for a user's log, which has none."""
+    expect = harness.expect_path(EXPECT_ENV, path)
+    if expect is None:
+        return None
+    try:
+        with open(expect, encoding="utf-8") as f:
+            return f.readline().strip()
+    except OSError as e:
+        raise harness.UsageError(f"jsonl: cannot read the expected result {expect}: {e.strerror}") from None
+
+
 def _run(args: harness.Args, count) -> None:
     path = _log(args)
-    want = genlog.expected(path)
+    want = _expected(path)
     # Warm-up: one untimed count of the small log (checked too), then the
     # real log into the page cache.
     warm = os.environ.get(WARMUP_ENV)
@@ -309,8 +400,11 @@ def _run(args: harness.Args, count) -> None:
     size = os.path.getsize(path)
     elapsed, got = harness.time_once(lambda: count(path))
     text = result_text(got)
-    harness.check("result", text, want)
-    harness.result(text)
+    if want is None:
+        harness.result_unchecked(text)
+    else:
+        harness.check("result", text, want)
+        harness.result(text)
     harness.emit(args, 1, elapsed, {"MB/s": size / elapsed * 1e3 if elapsed else 0.0, "invalid-lines": got["invalid"]})
 
 
