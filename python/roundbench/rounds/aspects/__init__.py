@@ -42,7 +42,18 @@ from pathlib import Path
 from ... import harness, interp, programs
 from ...pure import aspects as pa
 from . import ephemeris
-from .. import Round, UserInput, Variant, build_dir, needs_all, needs_command, needs_module, needs_program, user_result
+from .. import (
+    Headline,
+    Round,
+    UserInput,
+    Variant,
+    build_dir,
+    needs_all,
+    needs_command,
+    needs_module,
+    needs_program,
+    user_result,
+)
 
 EPHEMERIS_ENV = "ROUNDBENCH_ASPECTS_EPHEMERIS"
 EVENTS_ENV = "ROUNDBENCH_ASPECTS_EVENTS"
@@ -406,10 +417,18 @@ def _budget(in_process):
     return lambda params: 0.0 if _is_launch(params) else in_process
 
 
+# The headline findings this round offers the report's first page (rank: their
+# place among every round's; summary.py keeps the first ten that ran).
+HEADLINES = [
+    Headline(15, {"events": "max"}, "alone", "searching dated events for combinations of aspects"),
+    Headline(16, {"test": "1", "sink": "pipe"}, "program", "started, run and exited"),
+]
+
 # The round declared above, with the launch cells, their variants, units
 # and report columns added; the in-process variants keep out of them.
 ROUND = dataclasses.replace(
     ROUND,
+    headlines=HEADLINES,
     explain=ROUND.explain
     + " The launch cells (sink=...) start the whole program instead, from process start to exit, its output "
     "on a pipe, a file, /dev/null or a terminal.",
