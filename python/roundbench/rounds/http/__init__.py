@@ -11,6 +11,8 @@ access log, on 127.0.0.1 only:
               and httptools, one worker per server core
   py-granian  the same callable under granian (Rust, hyper): one worker per
               server core, each one single-threaded runtime, on uvloop
+  py-stdlib   the standard library alone: http.server's ThreadingHTTPServer,
+              one OS thread per connection, one process (one GIL)
   go-fasthttp github.com/valyala/fasthttp, GOMAXPROCS = the server's cores
   c           the core's server (csrc/http.c): epoll, one worker thread per
               server core, the core's own C handler
@@ -56,18 +58,25 @@ from .. import FASTER, Headline, needs_all, needs_command, needs_module, needs_p
 
 # The core's servers.
 CORE_VARIANTS = ("c", "py-c", "go-c")
-# The servers that also get the robustness stress (on each cell's first run): the core's
-# and the library servers added with it. go, py-flask and py-fastapi are
-# not stressed (yet): net/http, for one, answers no 408 to a slow client.
-STRESSED = (*CORE_VARIANTS, "go-fasthttp", "py-asgi", "py-granian")
-# What a library server fails of the stress on every machine (found with
-# the versions in requirements-dev.txt), by check (stress.CHECKS)
-# and why. Such a run keeps its measured figures and says FAILED for each
+# The servers that also get the robustness stress (on each cell's first run): the core's,
+# the library servers added with it, and Python's standard library's (py-stdlib).
+# go, py-flask and py-fastapi are not stressed (yet): net/http, for one, answers no 408 to a slow client.
+STRESSED = (*CORE_VARIANTS, "go-fasthttp", "py-asgi", "py-granian", "py-stdlib")
+# What a library server (the standard library's included) fails of the
+# stress on every machine (found with the versions in requirements-dev.txt
+# and go.mod, and http.server with the Python that runs the suite), by
+# check (stress.CHECKS) and why. Such a run keeps its measured figures and says FAILED for each
 # check in the report and the progress line (a `known-failure/CHECK` fact),
 # and the run's summary counts it apart from failed runs: it is a finding
 # about the library, not a fault of the run. Any other failed check fails
 # the run. tests/test_http.py holds this table to what each server does.
 KNOWN_FAILURES = {
+    "py-stdlib": {
+        "slow-client-408": "http.server's socket timeout closes a slow client's connection without a 408",
+        "malformed-400": "http.server answers a request line without an HTTP version as HTTP/0.9: a 400 page with "
+        "no status line",
+        "oversized-431": "http.server answers a 10 kB head 200: it limits each header line to 64 kB",
+    },
     "py-asgi": {
         "slow-client-408": "uvicorn sets no deadline for a request's head: a slow client holds its connection",
         "slow-client-close": "uvicorn keeps the slow client's connection open past the header timeout",
@@ -300,6 +309,14 @@ ROUND = Round(
             default_if=_not_published_load,
         ),
         V(
+            "py-stdlib",
+            "python",
+            "the standard library alone: http.server's ThreadingHTTPServer (one OS thread per connection, one "
+            "process), HTTP/1.1 keep-alive, listen backlog 2048, one buffered write per answer with Nagle off",
+            requires=_BASE,
+            default_if=_not_published_load,
+        ),
+        V(
             "py-flask",
             "python",
             "Flask under gunicorn, 2 x cores + 1 sync workers (flask-workers=W: W of them)",
@@ -366,6 +383,7 @@ ROUND = Round(
         "py-fastapi": ["roundbench.pure.http.__getattr__"],
         "py-asgi": ["roundbench.pure.http.asgi_app"],
         "py-granian": ["roundbench.pure.http.asgi_app"],
+        "py-stdlib": ["roundbench.pure.http.serve_stdlib", "roundbench.pure.http.stdlib_handler"],
         "go-fasthttp": [],
         "py-flask": ["roundbench.pure.http.__getattr__"],
     },
@@ -377,6 +395,7 @@ ROUND = Round(
         "py-fastapi": "event-loop",
         "py-asgi": "event-loop",
         "py-granian": "event-loop",
+        "py-stdlib": "os-thread",
         "go-fasthttp": "stackful",
         "py-flask": "process",
     },
@@ -384,7 +403,18 @@ ROUND = Round(
 
 
 @harness.implements(
-    "http", "c", "go", "go-c", "go-fasthttp", "py-c", "py-fastapi", "py-asgi", "py-granian", "py-flask", units=UNITS
+    "http",
+    "c",
+    "go",
+    "go-c",
+    "go-fasthttp",
+    "py-c",
+    "py-fastapi",
+    "py-asgi",
+    "py-granian",
+    "py-stdlib",
+    "py-flask",
+    units=UNITS,
 )
 def run(args: harness.Args) -> None:
     from .driver import measure

@@ -45,7 +45,7 @@ def free_port() -> int:
 def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000, flask_workers: int = 0) -> tuple:
     """(argv, extra environment) that start variant impl's server; the
     header timeout applies to the servers that have one (c, py-c, go-c,
-    go-fasthttp, py-granian), and
+    go-fasthttp, py-granian, py-stdlib: its socket timeout), and
     flask_workers > 0 to py-flask (otherwise 2 x cores + 1, gunicorn's
     advice)."""
     py = [interp.executable()]
@@ -107,6 +107,10 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
         }
     if impl == "py-c":
         return py + ["-m", "roundbench.pure.http", str(port), str(cores), str(header_timeout_ms)], {}
+    if impl == "py-stdlib":
+        # One process whatever the cores: ThreadingHTTPServer's threads
+        # share one GIL, as the standard library offers them.
+        return py + ["-m", "roundbench.pure.http", "stdlib", str(port), str(header_timeout_ms)], {}
     if impl == "py-flask":
         return (
             py
