@@ -254,9 +254,10 @@ def test_go_server_answers_the_valid_vectors(built):
 # libraries' own) fails exactly the checks KNOWN_FAILURES declares for it: a
 # server that starts passing a check, or fails another, fails the test below,
 # so the declaration stays what the libraries in requirements-dev.txt and
-# go.mod and http.server do. Each library server, with the module
+# go.mod, net/http and http.server do. Each library server, with the module
 # it needs (None: nothing to install).
 LIBRARY_SERVERS = {
+    "go": None,
     "go-fasthttp": None,
     "py-asgi": "uvicorn",
     "py-granian": "granian",
