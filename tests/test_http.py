@@ -503,11 +503,18 @@ def test_report_names_a_load_bound_cell():
 
 
 def test_round_fixed_rate_mode(tmp_path, built):
+    """Each server held to the rate answers it, without errors, and every
+    run's line carries the p99 the cell is scored by."""
+    from roundbench import rounds
+    from roundbench.rounds import http as rhttp
+
     out = run_roundbench(
         "run",
         "http",
         "--impl",
         "c",
+        "--impl",
+        "py-stdlib",
         "--runs",
         "1",
         "--out",
@@ -524,9 +531,33 @@ def test_round_fixed_rate_mode(tmp_path, built):
         timeout=300,
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    (run,) = benchfmt.read_dir(tmp_path).runs
-    assert run.params["rate"] == "300" and run.metrics["errors"] == 0
-    assert 250 <= run.metrics["req/s"] <= 310
+    runs = benchfmt.read_dir(tmp_path).runs
+    assert sorted(r.params["impl"] for r in runs) == ["c", "py-stdlib"]
+    for run in runs:
+        assert run.params["rate"] == "300" and run.metrics["errors"] == 0
+        assert 250 <= run.metrics["req/s"] <= 310
+        assert rounds.score_unit(rhttp.ROUND, run.params) == "p99-ns"
+        assert 0 < run.metrics["p50-ns"] <= run.metrics["p99-ns"] <= run.metrics["max-ns"]
+
+
+def test_fixed_rate_cell_is_scored_by_p99():
+    """At a fixed rate every server serves the same requests per second:
+    p99 latency scores the cell, and the report says so; at full speed and
+    in the published load, requests per second do."""
+    from roundbench import rounds
+    from roundbench.rounds import http as rhttp
+
+    for size in rhttp.ROUND.sizes + rhttp.ROUND.quick:
+        want = "p99-ns" if size.get("rate") else "req/s"
+        assert rounds.score_unit(rhttp.ROUND, size) == want, size
+        # As the report has the size: the values read back from the names.
+        assert rounds.score_unit(rhttp.ROUND, {k: str(v) for k, v in size.items()}) == want, size
+    assert rhttp.ROUND.units["p99-ns"] == "lower"
+    c = Cell("c")
+    c.runs.append(benchfmt.Run("BenchmarkHttp/impl=c", 1, {"p99-ns": 1.0}, {}))
+    text = rhttp.report_section({"conns": "250", "rate": "2000"}, {"c": c}, {})
+    assert "2,000 requests per second" in text and "scored by p99 latency" in text, text
+    assert "scored by" not in rhttp.report_section({"conns": "250", "rate": "0"}, {"c": c}, {})
 
 
 # ---- the published load: hey -c 250 -n 5000 --------------------------------------

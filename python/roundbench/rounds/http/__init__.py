@@ -35,6 +35,12 @@ result line. Load: wrk (rate=0: as fast as 'conns' connections go) or, for
 rate>0, build/rb-load, the project's fixed-rate generator, which measures
 latency from each request's intended send time.
 
+What scores a cell (Round.score_unit): at rate=0 and in the published load,
+requests per second; at a fixed rate every server is held to the same
+requests per second, so that figure only says whether it kept up, and the
+cell is scored by p99 latency (p99-ns, lower is better), its median over
+runs with its interval.
+
 The published load, `hey -c 250 -n 5000` (load=hey, requests=5000: one run
 of a fixed number of requests, no warm-up), is a cell of its own beside
 wrk's, against go, py-flask (3 sync workers, as published:
@@ -213,6 +219,14 @@ V = Variant
 PUBLISHED_LOAD = "hey"
 
 
+def _score_unit(params: dict):
+    """Round.score_unit: p99 latency at a fixed rate (rate>0), where every
+    server serves the same requests per second; None (req/s) otherwise.
+    params' values are numbers in a plan and strings read back from a
+    result file's names."""
+    return "p99-ns" if int(params.get("rate") or 0) > 0 else None
+
+
 def _not_published_load(params: dict) -> bool:
     """default_if of the servers the published comparison did not load:
     every cell but the published load's."""
@@ -242,7 +256,9 @@ ROUND = Round(
     explain=(
         "Each server answers GET / with 'Hello, World!' (keep-alive, no access log) on 127.0.0.1, with the same "
         "number of cores, loaded by a separate load generator on other cores: wrk at full speed (rate=0), or "
-        "rb-load at a fixed rate with latency from the intended send time (rate>0)."
+        "rb-load at a fixed rate with latency from the intended send time (rate>0). The full-speed and published "
+        "cells are scored by requests per second; the fixed-rate cell holds every server to the same rate, so it is "
+        "scored by p99 latency (lower is better), its median over runs with its interval."
     ),
     variants=[
         V(
@@ -366,7 +382,11 @@ ROUND = Round(
         "load-cpu-%": "lower",
         **{_hist_unit(ns): "higher" for ns in HIST_NS},
     },
-    metric_explain="req/s: responses per second during the measured period (ns/op is its inverse)",
+    metric_explain=(
+        "req/s: responses per second during the measured period (ns/op is its inverse); at a fixed rate (rate>0) "
+        "p99-ns, the 99th percentile of latency, scores the cell instead"
+    ),
+    score_unit=_score_unit,
     reference="c",
     run_index_env=True,
     columns=[
@@ -533,8 +553,16 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
             f"({flask}). Beside wrk's cells it shows what a short run on a cold server reports; hey's summary has "
             "no p99.9 and no share under a bound, so those cells are empty.\n\n"
         )
+    scored = ""
+    rate = int(size.get("rate") or 0)
+    if rate:
+        scored = (
+            f"This cell holds every server to the same rate, {rate:,} requests per second, so requests per second "
+            "only say whether a server kept up: the cell is scored by p99 latency (lower is better), its median over "
+            "runs with its 95% interval, latency measured from each request's intended send time.\n\n"
+        )
     return (
-        published + "Latency (median over runs) and the share of requests answered within each bound. "
+        published + scored + "Latency (median over runs) and the share of requests answered within each bound. "
         f"Pinning: {how}.\n\n" + "\n".join(rows) + "\n" + _load_bound(size, cells) + _robustness_table(cells)
     )
 
