@@ -195,7 +195,9 @@ def provenance() -> tuple:
         + f"; uvicorn {_uvicorn_impl()} for py-fastapi, --loop uvloop --http httptools for py-asgi; "
         + _versions("granian")
         + " for py-granian: --workers = server cores, --runtime-mode st --runtime-threads 1 "
-        "--runtime-blocking-threads 1 --blocking-threads 1 --loop uvloop, every thread pinned to the server's CPUs",
+        "--runtime-blocking-threads 1 --blocking-threads 1 --loop uvloop, every thread pinned to the server's CPUs; "
+        "py-stdlib: http.server's ThreadingHTTPServer in the children's Python, request_queue_size 2048, wbufsize -1 "
+        "with TCP_NODELAY, the header timeout as its socket timeout",
         "http-go-fasthttp": _go_module("github.com/valyala/fasthttp"),
         "http-stressed": ", ".join(STRESSED)
         + ": the first run of each cell also stresses a fresh instance (400, 431, pipelining, 408 for a slow "
