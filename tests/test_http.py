@@ -469,14 +469,14 @@ def test_round_quick_run_every_variant(tmp_path, built):
     for impl in known:
         assert f"http {impl}: " in out.stderr and "known failures of their libraries" in out.stderr, out.stderr
     skipped = {s.name for s in rs.skips} if hasattr(rs, "skips") else set()
-    for impl in ("c", "go", "go-c", "go-fasthttp", "py-c", "py-fastapi", "py-flask"):
+    for impl in ("c", "go", "go-c", "go-fasthttp", "py-c", "py-fastapi", "py-flask", "py-stdlib"):
         if impl in got:
             r = got[impl]
             assert r.metrics["req/s"] > 0 and r.metrics["errors"] == 0 and r.metrics["server-peak-B"] > 0
             assert r.metrics["p50-ns"] <= r.metrics["p99-ns"] <= r.metrics["max-ns"]
             # wrk's own CPU use, a share of its CPUs (rusage can round a little over).
             assert 0 < r.metrics["load-cpu-%"] <= 105, r.metrics
-    assert {"c", "go", "go-c", "go-fasthttp", "py-c"} <= set(got), (got.keys(), skipped)
+    assert {"c", "go", "go-c", "go-fasthttp", "py-c", "py-stdlib"} <= set(got), (got.keys(), skipped)
     text = (tmp_path / "results.txt").read_text()
     assert "http-pinning: " in text
 
