@@ -384,10 +384,7 @@ ROUND = Round(
         "load-cpu-%": "lower",
         **{_hist_unit(ns): "higher" for ns in HIST_NS},
     },
-    metric_explain=(
-        "req/s: responses per second during the measured period (ns/op is its inverse); at a fixed rate (rate>0) "
-        "p99-ns, the 99th percentile of latency, scores the cell instead"
-    ),
+    metric_explain="req/s: responses per second during the measured period (ns/op is its inverse)",
     score_unit=_score_unit,
     reference="c",
     run_index_env=True,
