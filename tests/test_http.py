@@ -18,7 +18,7 @@ from roundbench import benchfmt
 from roundbench.cells import Cell
 from roundbench.pure import http as pure_http
 from roundbench.rounds.http.client import exchange
-from roundbench.rounds.http import KNOWN_FAILURES, STRESSED
+from roundbench.rounds.http import CORE_VARIANTS, KNOWN_FAILURES, STRESSED
 
 from conftest import BUILD, ROOT, child_env, load_vectors, run_roundbench
 
@@ -185,6 +185,53 @@ def test_server_processes_answer_and_stop_cleanly(built, argv, sig):
     assert re.search(r"stopped requests=\d+ bad=\d+ timeouts=\d+ open=0", out), out
 
 
+def test_stdlib_server_is_the_language_alone():
+    """py-stdlib is scored with the standard libraries (go's net/http), not
+    with the frameworks, and is labelled with OS threads."""
+    from roundbench import levels
+    from roundbench.rounds import http as rhttp
+
+    assert levels.level("py-stdlib") == levels.level("go") == "alone"
+    assert rhttp.ROUND.models["py-stdlib"] == "os-thread"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_stdlib_server_keeps_alive_and_stops_cleanly(sig):
+    """py-stdlib (http.server): the round's answers on one kept-alive
+    connection, each with its Content-Length; a client that resets its
+    connection costs no traceback; a clean exit on either stop signal."""
+    proc, port = serve_process([sys.executable, "-m", "roundbench.pure.http", "stdlib", "0"])
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=3) as s:
+            f = s.makefile("rb")
+            for method, path, status, body in (
+                (b"GET", b"/", 200, b"Hello, World!"),
+                (b"HEAD", b"/", 200, b""),
+                (b"GET", b"/missing", 404, b""),
+                (b"GET", b"/", 200, b"Hello, World!"),
+            ):
+                s.sendall(method + b" " + path + b" HTTP/1.1\r\nHost: h\r\n\r\n")
+                assert f.readline().startswith(b"HTTP/1.1 %d " % status)
+                head = {}
+                while (line := f.readline()) != b"\r\n":
+                    k, _, v = line.decode().partition(":")
+                    head[k.lower()] = v.strip()
+                assert head.get("connection", "keep-alive") != "close"
+                want = len(b"Hello, World!") if method == b"HEAD" else len(body)
+                assert int(head["content-length"]) == want
+                assert (f.read(len(body)) if body else b"") == body
+        with socket.create_connection(("127.0.0.1", port)) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+            time.sleep(0.05)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        assert ask(port, b"GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")[:2] == (200, b"Hello, World!")
+    finally:
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=15)
+    assert proc.returncode == 0 and out.endswith("stopped\n"), (out, err)
+    assert err == "", err
+
+
 def test_go_server_answers_the_valid_vectors(built):
     proc, port = serve_process([str(BUILD / "rb-go-http"), "http-serve", "go", "port=0"])
     try:
@@ -203,11 +250,19 @@ def test_go_server_answers_the_valid_vectors(built):
 
 # ---- the library servers under the robustness stress ----------------------------
 
-# Every stressed server (the core's and the library servers) fails exactly
-# the checks KNOWN_FAILURES declares for it: a server that starts passing a
-# check, or fails another, fails the test below, so the declaration stays
-# what the libraries in requirements-dev.txt and go.mod do.
-LIBRARY_SERVERS = {"go-fasthttp": None, "py-asgi": "uvicorn", "py-granian": "granian"}
+# Every stressed server (the core's, the library servers and the standard
+# libraries' own) fails exactly the checks KNOWN_FAILURES declares for it: a
+# server that starts passing a check, or fails another, fails the test below,
+# so the declaration stays what the libraries in requirements-dev.txt and
+# go.mod, net/http and http.server do. Each library server, with the module
+# it needs (None: nothing to install).
+LIBRARY_SERVERS = {
+    "go": None,
+    "go-fasthttp": None,
+    "py-asgi": "uvicorn",
+    "py-granian": "granian",
+    "py-stdlib": None,
+}
 
 
 def asgi_call(scope: dict) -> list:
@@ -262,6 +317,7 @@ def test_server_answers_stresses_and_stops(built, impl):
     valid vectors, fails exactly the stress checks KNOWN_FAILURES declares
     for it (none for the core's servers and go-fasthttp), and stops cleanly
     on SIGTERM."""
+    assert set(STRESSED) == set(CORE_VARIANTS) | set(LIBRARY_SERVERS)
     from roundbench.rounds.http.servers import Server, check_clean_exit, free_port, server_command, wait_ready
     from roundbench.rounds.http.stress import CHECKS, STRESS_HEADER_TIMEOUT_MS, stress
 
@@ -413,14 +469,14 @@ def test_round_quick_run_every_variant(tmp_path, built):
     for impl in known:
         assert f"http {impl}: " in out.stderr and "known failures of their libraries" in out.stderr, out.stderr
     skipped = {s.name for s in rs.skips} if hasattr(rs, "skips") else set()
-    for impl in ("c", "go", "go-c", "go-fasthttp", "py-c", "py-fastapi", "py-flask"):
+    for impl in ("c", "go", "go-c", "go-fasthttp", "py-c", "py-fastapi", "py-flask", "py-stdlib"):
         if impl in got:
             r = got[impl]
             assert r.metrics["req/s"] > 0 and r.metrics["errors"] == 0 and r.metrics["server-peak-B"] > 0
             assert r.metrics["p50-ns"] <= r.metrics["p99-ns"] <= r.metrics["max-ns"]
             # wrk's own CPU use, a share of its CPUs (rusage can round a little over).
             assert 0 < r.metrics["load-cpu-%"] <= 105, r.metrics
-    assert {"c", "go", "go-c", "go-fasthttp", "py-c"} <= set(got), (got.keys(), skipped)
+    assert {"c", "go", "go-c", "go-fasthttp", "py-c", "py-stdlib"} <= set(got), (got.keys(), skipped)
     text = (tmp_path / "results.txt").read_text()
     assert "http-pinning: " in text
 
@@ -447,11 +503,18 @@ def test_report_names_a_load_bound_cell():
 
 
 def test_round_fixed_rate_mode(tmp_path, built):
+    """Each server held to the rate answers it, without errors, and every
+    run's line carries the p99 the cell is scored by."""
+    from roundbench import rounds
+    from roundbench.rounds import http as rhttp
+
     out = run_roundbench(
         "run",
         "http",
         "--impl",
         "c",
+        "--impl",
+        "py-stdlib",
         "--runs",
         "1",
         "--out",
@@ -468,9 +531,33 @@ def test_round_fixed_rate_mode(tmp_path, built):
         timeout=300,
     )
     assert out.returncode == 0, out.stdout + out.stderr
-    (run,) = benchfmt.read_dir(tmp_path).runs
-    assert run.params["rate"] == "300" and run.metrics["errors"] == 0
-    assert 250 <= run.metrics["req/s"] <= 310
+    runs = benchfmt.read_dir(tmp_path).runs
+    assert sorted(r.params["impl"] for r in runs) == ["c", "py-stdlib"]
+    for run in runs:
+        assert run.params["rate"] == "300" and run.metrics["errors"] == 0
+        assert 250 <= run.metrics["req/s"] <= 310
+        assert rounds.score_unit(rhttp.ROUND, run.params) == "p99-ns"
+        assert 0 < run.metrics["p50-ns"] <= run.metrics["p99-ns"] <= run.metrics["max-ns"]
+
+
+def test_fixed_rate_cell_is_scored_by_p99():
+    """At a fixed rate every server serves the same requests per second:
+    p99 latency scores the cell, and the report says so; at full speed and
+    in the published load, requests per second do."""
+    from roundbench import rounds
+    from roundbench.rounds import http as rhttp
+
+    for size in rhttp.ROUND.sizes + rhttp.ROUND.quick:
+        want = "p99-ns" if size.get("rate") else "req/s"
+        assert rounds.score_unit(rhttp.ROUND, size) == want, size
+        # As the report has the size: the values read back from the names.
+        assert rounds.score_unit(rhttp.ROUND, {k: str(v) for k, v in size.items()}) == want, size
+    assert rhttp.ROUND.units["p99-ns"] == "lower"
+    c = Cell("c")
+    c.runs.append(benchfmt.Run("BenchmarkHttp/impl=c", 1, {"p99-ns": 1.0}, {}))
+    text = rhttp.report_section({"conns": "250", "rate": "2000"}, {"c": c}, {})
+    assert "2,000 requests per second" in text and "scored by p99 latency" in text, text
+    assert "scored by" not in rhttp.report_section({"conns": "250", "rate": "0"}, {"c": c}, {})
 
 
 # ---- the published load: hey -c 250 -n 5000 --------------------------------------

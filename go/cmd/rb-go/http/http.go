@@ -24,7 +24,8 @@ import (
 
 func main() { harness.Main() }
 
-// go is net/http's server; GOMAXPROCS comes from the driver's environment.
+// go is net/http's server; GOMAXPROCS comes from the driver's environment,
+// and header_timeout_ms=T (10 s by default) is its ReadHeaderTimeout.
 func init() {
 	harness.RegisterHelper("http-serve", "go", serveGo)
 }
@@ -44,7 +45,8 @@ func serveGo(a *harness.Args) {
 	port := a.Int("port", 0, 0, 65535)
 	ln, err := net.Listen("tcp4", fmt.Sprintf("127.0.0.1:%d", port))
 	harness.Must(err)
-	srv := &http.Server{Handler: newHelloMux(), ReadHeaderTimeout: 10 * time.Second}
+	timeout := time.Duration(a.Int("header_timeout_ms", 10000, 1, 3600000)) * time.Millisecond
+	srv := &http.Server{Handler: newHelloMux(), ReadHeaderTimeout: timeout}
 	serveUntilSignal(ln, srv.Serve, srv.Shutdown)
 }
 

@@ -11,6 +11,8 @@ access log, on 127.0.0.1 only:
               and httptools, one worker per server core
   py-granian  the same callable under granian (Rust, hyper): one worker per
               server core, each one single-threaded runtime, on uvloop
+  py-stdlib   the standard library alone: http.server's ThreadingHTTPServer,
+              one OS thread per connection, one process (one GIL)
   go-fasthttp github.com/valyala/fasthttp, GOMAXPROCS = the server's cores
   c           the core's server (csrc/http.c): epoll, one worker thread per
               server core, the core's own C handler
@@ -32,6 +34,12 @@ this module declares the round and turns the driver's record into one
 result line. Load: wrk (rate=0: as fast as 'conns' connections go) or, for
 rate>0, build/rb-load, the project's fixed-rate generator, which measures
 latency from each request's intended send time.
+
+What scores a cell (Round.score_unit): at rate=0 and in the published load,
+requests per second; at a fixed rate every server is held to the same
+requests per second, so that figure only says whether it kept up, and the
+cell is scored by p99 latency (p99-ns, lower is better), its median over
+runs with its interval.
 
 The published load, `hey -c 250 -n 5000` (load=hey, requests=5000: one run
 of a fixed number of requests, no warm-up), is a cell of its own beside
@@ -56,18 +64,30 @@ from .. import FASTER, Headline, needs_all, needs_command, needs_module, needs_p
 
 # The core's servers.
 CORE_VARIANTS = ("c", "py-c", "go-c")
-# The servers that also get the robustness stress (on each cell's first run): the core's
-# and the library servers added with it. go, py-flask and py-fastapi are
-# not stressed (yet): net/http, for one, answers no 408 to a slow client.
-STRESSED = (*CORE_VARIANTS, "go-fasthttp", "py-asgi", "py-granian")
-# What a library server fails of the stress on every machine (found with
-# the versions in requirements-dev.txt), by check (stress.CHECKS)
-# and why. Such a run keeps its measured figures and says FAILED for each
-# check in the report and the progress line (a `known-failure/CHECK` fact),
-# and the run's summary counts it apart from failed runs: it is a finding
-# about the library, not a fault of the run. Any other failed check fails
-# the run. tests/test_http.py holds this table to what each server does.
+# The servers that also get the robustness stress (on each cell's first run): the core's,
+# the library servers added with it, and each language's standard library (go, py-stdlib).
+# py-flask and py-fastapi are not stressed (yet).
+STRESSED = (*CORE_VARIANTS, "go", "go-fasthttp", "py-asgi", "py-granian", "py-stdlib")
+# What a library server (the standard library's included) fails of the
+# stress on every machine (found with the versions in requirements-dev.txt
+# and go.mod, net/http with the Go toolchain and http.server with the
+# Python that run the suite), by check (stress.CHECKS) and why. Such a run
+# keeps its measured figures and says FAILED for each check in the report
+# and the progress line (a `known-failure/CHECK` fact), and the run's
+# summary counts it apart from failed runs: it is a finding about the
+# library, not a fault of the run. Any other failed check fails the run.
+# tests/test_http.py holds this table to what each server does.
 KNOWN_FAILURES = {
+    "go": {
+        "slow-client-408": "net/http closes a connection at its ReadHeaderTimeout without a 408",
+        "oversized-431": "net/http answers a 10 kB head 200: its limit (DefaultMaxHeaderBytes) is 1 MB",
+    },
+    "py-stdlib": {
+        "slow-client-408": "http.server's socket timeout closes a slow client's connection without a 408",
+        "malformed-400": "http.server answers a request line without an HTTP version as HTTP/0.9: a 400 page with "
+        "no status line",
+        "oversized-431": "http.server answers a 10 kB head 200: it limits each header line to 64 kB",
+    },
     "py-asgi": {
         "slow-client-408": "uvicorn sets no deadline for a request's head: a slow client holds its connection",
         "slow-client-close": "uvicorn keeps the slow client's connection open past the header timeout",
@@ -175,7 +195,9 @@ def provenance() -> tuple:
         + f"; uvicorn {_uvicorn_impl()} for py-fastapi, --loop uvloop --http httptools for py-asgi; "
         + _versions("granian")
         + " for py-granian: --workers = server cores, --runtime-mode st --runtime-threads 1 "
-        "--runtime-blocking-threads 1 --blocking-threads 1 --loop uvloop, every thread pinned to the server's CPUs",
+        "--runtime-blocking-threads 1 --blocking-threads 1 --loop uvloop, every thread pinned to the server's CPUs; "
+        "py-stdlib: http.server's ThreadingHTTPServer in the children's Python, request_queue_size 2048, wbufsize -1 "
+        "with TCP_NODELAY, the header timeout as its socket timeout",
         "http-go-fasthttp": _go_module("github.com/valyala/fasthttp"),
         "http-stressed": ", ".join(STRESSED)
         + ": the first run of each cell also stresses a fresh instance (400, 431, pipelining, 408 for a slow "
@@ -199,6 +221,14 @@ V = Variant
 PUBLISHED_LOAD = "hey"
 
 
+def _score_unit(params: dict):
+    """Round.score_unit: p99 latency at a fixed rate (rate>0), where every
+    server serves the same requests per second; None (req/s) otherwise.
+    params' values are numbers in a plan and strings read back from a
+    result file's names."""
+    return "p99-ns" if int(params.get("rate") or 0) > 0 else None
+
+
 def _not_published_load(params: dict) -> bool:
     """default_if of the servers the published comparison did not load:
     every cell but the published load's."""
@@ -220,7 +250,9 @@ ROUND = Round(
     explain=(
         "Each server answers GET / with 'Hello, World!' (keep-alive, no access log) on 127.0.0.1, with the same "
         "number of cores, loaded by a separate load generator on other cores: wrk at full speed (rate=0), or "
-        "rb-load at a fixed rate with latency from the intended send time (rate>0)."
+        "rb-load at a fixed rate with latency from the intended send time (rate>0). The full-speed and published "
+        "cells are scored by requests per second; the fixed-rate cell holds every server to the same rate, so it is "
+        "scored by p99 latency (lower is better), its median over runs with its interval."
     ),
     variants=[
         V(
@@ -292,6 +324,14 @@ ROUND = Round(
             default_if=_not_published_load,
         ),
         V(
+            "py-stdlib",
+            "python",
+            "the standard library alone: http.server's ThreadingHTTPServer (one OS thread per connection, one "
+            "process), HTTP/1.1 keep-alive, listen backlog 2048, one buffered write per answer with Nagle off",
+            requires=_BASE,
+            default_if=_not_published_load,
+        ),
+        V(
             "py-flask",
             "python",
             "Flask under gunicorn, 2 x cores + 1 sync workers (flask-workers=W: W of them)",
@@ -337,6 +377,7 @@ ROUND = Round(
         **{_hist_unit(ns): "higher" for ns in HIST_NS},
     },
     metric_explain="req/s: responses per second during the measured period (ns/op is its inverse)",
+    score_unit=_score_unit,
     reference="c",
     run_index_env=True,
     columns=[
@@ -358,6 +399,7 @@ ROUND = Round(
         "py-fastapi": ["roundbench.pure.http.__getattr__"],
         "py-asgi": ["roundbench.pure.http.asgi_app"],
         "py-granian": ["roundbench.pure.http.asgi_app"],
+        "py-stdlib": ["roundbench.pure.http.serve_stdlib", "roundbench.pure.http.stdlib_handler"],
         "go-fasthttp": [],
         "py-flask": ["roundbench.pure.http.__getattr__"],
     },
@@ -369,6 +411,7 @@ ROUND = Round(
         "py-fastapi": "event-loop",
         "py-asgi": "event-loop",
         "py-granian": "event-loop",
+        "py-stdlib": "os-thread",
         "go-fasthttp": "stackful",
         "py-flask": "process",
     },
@@ -376,7 +419,18 @@ ROUND = Round(
 
 
 @harness.implements(
-    "http", "c", "go", "go-c", "go-fasthttp", "py-c", "py-fastapi", "py-asgi", "py-granian", "py-flask", units=UNITS
+    "http",
+    "c",
+    "go",
+    "go-c",
+    "go-fasthttp",
+    "py-c",
+    "py-fastapi",
+    "py-asgi",
+    "py-granian",
+    "py-stdlib",
+    "py-flask",
+    units=UNITS,
 )
 def run(args: harness.Args) -> None:
     from .driver import measure
@@ -490,8 +544,16 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
             f"({flask}). Beside wrk's cells it shows what a short run on a cold server reports; hey's summary has "
             "no p99.9 and no share under a bound, so those cells are empty.\n\n"
         )
+    scored = ""
+    rate = int(size.get("rate") or 0)
+    if rate:
+        scored = (
+            f"This cell holds every server to the same rate, {rate:,} requests per second, so requests per second "
+            "only say whether a server kept up: the cell is scored by p99 latency (lower is better), its median over "
+            "runs with its 95% interval, latency measured from each request's intended send time.\n\n"
+        )
     return (
-        published + "Latency (median over runs) and the share of requests answered within each bound. "
+        published + scored + "Latency (median over runs) and the share of requests answered within each bound. "
         f"Pinning: {how}.\n\n" + "\n".join(rows) + "\n" + _load_bound(size, cells) + _robustness_table(cells)
     )
 

@@ -44,8 +44,8 @@ def free_port() -> int:
 
 def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000, flask_workers: int = 0) -> tuple:
     """(argv, extra environment) that start variant impl's server; the
-    header timeout applies to the servers that have one (c, py-c, go-c,
-    go-fasthttp, py-granian), and
+    header timeout applies to the servers that have one (c, py-c, go-c, go,
+    go-fasthttp, py-granian, py-stdlib: its socket timeout), and
     flask_workers > 0 to py-flask (otherwise 2 x cores + 1, gunicorn's
     advice)."""
     py = [interp.executable()]
@@ -53,7 +53,7 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
     if impl == "c":
         return [str(programs.path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
     if impl == "go":
-        return [str(programs.path(GO_SERVERS)), "http-serve", "go", f"port={port}"], {"GOMAXPROCS": str(cores)}
+        return [str(programs.path(GO_SERVERS)), "http-serve", "go", f"port={port}", hto], {"GOMAXPROCS": str(cores)}
     if impl == "go-fasthttp":
         return [str(programs.path(GO_SERVERS)), "http-serve", "go-fasthttp", f"port={port}", hto], {
             "GOMAXPROCS": str(cores)
@@ -107,6 +107,10 @@ def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10
         }
     if impl == "py-c":
         return py + ["-m", "roundbench.pure.http", str(port), str(cores), str(header_timeout_ms)], {}
+    if impl == "py-stdlib":
+        # One process whatever the cores: ThreadingHTTPServer's threads
+        # share one GIL, as the standard library offers them.
+        return py + ["-m", "roundbench.pure.http", "stdlib", str(port), str(header_timeout_ms)], {}
     if impl == "py-flask":
         return (
             py
