@@ -204,7 +204,8 @@ def test_report_html_in_a_browser(browser, tmp_path):
         assert len(shown) == len(doc.findings) >= 5
         for (visible, text), f in zip(shown, doc.findings):
             assert visible, text
-            assert text.startswith(f.text.replace("`", "")[:40]), (text, f.text)
+            # the level first, then the sentence
+            assert text.startswith(f"{f.level_title}: " + f.text.replace("`", "")[:40]), (text, f.text)
         tops = dt.evaluate(
             "['verdict', 'score', 'findings', 'claims', 'round-loop'].map("
             "id => document.getElementById(id).getBoundingClientRect().top + window.scrollY)"
