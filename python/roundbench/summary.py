@@ -350,7 +350,9 @@ def _wins_text(won: list) -> str:
     if len(won) == 1 or ratio_text(_winner_ratio(lo[1])) == ratio_text(_winner_ratio(hi[1])):
         return f"by {ratio_text(_winner_ratio(hi[1]))}× ({_short(hi[0])})"
     low, high = ratio_text(_winner_ratio(lo[1])), ratio_text(_winner_ratio(hi[1]))
-    return f"by {low}× ({_short(lo[0])}) to {high}× ({_short(hi[0])})"
+    # Both ends in one round: its cells are told apart by their sizes.
+    name = _short if _short(lo[0]) != _short(hi[0]) else (lambda r: r.label)
+    return f"by {low}× ({name(lo[0])}) to {high}× ({name(hi[0])})"
 
 
 def verdict(rows: list) -> str:
