@@ -139,6 +139,19 @@ def test_the_report_shows_the_reference_result_else_the_first():
     assert jsonl.report_section({"lines": 20000}, cells(c="a"), {}) == ""
 
 
+def _one_cell(rnd: str, key: str, path: Path, tmp_path: Path) -> tuple:
+    """Runs one round on a user's file: the run passes, with one cell named
+    by the file's token and no failed run. Returns the results and the
+    variants that ran."""
+    out = _run(rnd, "--param", f"{key}={path}", out=tmp_path / "r")
+    assert out.returncode == 0, out.stderr[-3000:]
+    rs = _results(tmp_path / "r")
+    token = rounds.input_token(str(path))
+    assert _cell_names(rs) == {f"Benchmark{rnd.capitalize()}/{key}={token}"}
+    assert not rs.failures
+    return rs, {r.params["impl"] for r in rs.runs}
+
+
 # ---- jsonl --------------------------------------------------------------------------
 
 
@@ -147,13 +160,7 @@ def test_jsonl_counts_a_users_log_with_every_variant(tmp_path):
     the C core, whose result the report shows; the whole path, spaces and
     all, in the provenance."""
     log = _write(tmp_path / AWKWARD / "access log.jsonl", b"\n".join(LOG_LINES) + b"\n")
-    out = _run("jsonl", "--param", f"file={log}", out=tmp_path / "r")
-    assert out.returncode == 0, out.stderr[-3000:]
-    rs = _results(tmp_path / "r")
-    token = rounds.input_token(str(log))
-    assert _cell_names(rs) == {f"BenchmarkJsonl/file={token}"}
-    assert not rs.failures
-    ran = {r.params["impl"] for r in rs.runs}
+    rs, ran = _one_cell("jsonl", "file", log, tmp_path)
     assert {"c", "py", "go", "py-c", "go-c"} <= ran
     skipped = {benchfmt.split_name(s.name)[1]["impl"]: s.reason for s in rs.skips}
     assert "counts the generated clean log only" in skipped["py-published"]
@@ -162,7 +169,7 @@ def test_jsonl_counts_a_users_log_with_every_variant(tmp_path):
     assert "lines=10 blank=1 valid=4 invalid=5 statuses=200:2,404:1,500:1 " in want
     assert _facts(rs) == {impl: want for impl in ran}
     config = rs.configs[0]
-    assert config["jsonl-user-file"].startswith(f"file={token} is ")
+    assert config["jsonl-user-file"].startswith(f"file={rounds.input_token(str(log))} is ")
     assert str(log).replace(" ", "%20") in config["jsonl-user-file"]
     report = (tmp_path / "r" / "report.md").read_text()
     assert "The C core (variant c) counted it" in report
@@ -211,20 +218,14 @@ def test_aspects_searches_a_users_events_with_every_variant(tmp_path):
     events = tmp_path / AWKWARD / "events.tsv"
     events.parent.mkdir(parents=True)
     shutil.copy(EVENTS, events)
-    out = _run("aspects", "--param", f"events={events}", out=tmp_path / "r")
-    assert out.returncode == 0, out.stderr[-3000:]
-    rs = _results(tmp_path / "r")
-    token = rounds.input_token(str(events))
-    assert _cell_names(rs) == {f"BenchmarkAspects/events={token}"}
-    assert not rs.failures
-    ran = {r.params["impl"] for r in rs.runs}
+    rs, ran = _one_cell("aspects", "events", events, tmp_path)
     assert {"c", "py", "go", "py-c", "go-c"} <= ran <= set(_takers(aspects.ROUND))
     skipped = {benchfmt.split_name(s.name)[1]["impl"] for s in rs.skips}
     assert set(aspects.PROGRAM_ENV) <= skipped
     want = aspects.ephemeris.expected(EVENTS, 1, aspects.pa.DEFAULT_COMBO)
     text = f"matches={want['matches']} crc={want['crc']} len={want['len']}"
     assert _facts(rs) == {impl: text for impl in ran}
-    assert rs.configs[0]["aspects-user-file"].startswith(f"events={token} is ")
+    assert rs.configs[0]["aspects-user-file"].startswith(f"events={rounds.input_token(str(events))} is ")
     report = (tmp_path / "r" / "report.md").read_text()
     assert f"Searched by the C core (variant c) for {aspects.pa.DEFAULT_COMBO} (test 1): {text}" in report
 
