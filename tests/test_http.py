@@ -262,6 +262,8 @@ LIBRARY_SERVERS = {
     "py-asgi": "uvicorn",
     "py-granian": "granian",
     "py-stdlib": None,
+    "py-fastapi": "fastapi",
+    "py-flask": "gunicorn",
 }
 
 

@@ -25,7 +25,7 @@ for every variant, whatever language its server is in: the driver
 (rounds/http/driver.py) starts the server pinned to its cores through
 build/rb-spawn (so the server's peak RSS and CPU time are its own, from
 wait4), loads it from a separate process on the other cores, stops it, and
-for the core's servers and the ones added beside them (STRESSED) runs a
+for every server (STRESSED) runs a
 short robustness stress on a fresh instance after each cell's first run
 (a server that fails a check is a failed run naming each check, unless
 the check is one of the library's KNOWN_FAILURES, reported as FAILED
@@ -64,10 +64,9 @@ from .. import FASTER, Headline, needs_all, needs_command, needs_module, needs_p
 
 # The core's servers.
 CORE_VARIANTS = ("c", "py-c", "go-c")
-# The servers that also get the robustness stress (on each cell's first run): the core's,
-# the library servers added with it, and each language's standard library (go, py-stdlib).
-# py-flask and py-fastapi are not stressed (yet).
-STRESSED = (*CORE_VARIANTS, "go", "go-fasthttp", "py-asgi", "py-granian", "py-stdlib")
+# The servers that also get the robustness stress (on each cell's first run): every one,
+# the core's, each language's standard library (go, py-stdlib) and the libraries.
+STRESSED = (*CORE_VARIANTS, "go", "go-fasthttp", "py-asgi", "py-granian", "py-stdlib", "py-fastapi", "py-flask")
 # What a library server (the standard library's included) fails of the
 # stress on every machine (found with the versions in requirements-dev.txt
 # and go.mod, net/http with the Go toolchain and http.server with the
@@ -96,6 +95,18 @@ KNOWN_FAILURES = {
     "py-granian": {
         "slow-client-408": "granian (hyper) closes a slow client's connection at the timeout without a 408",
         "oversized-431": "granian (hyper) answers a 10 kB head 200: its limit is larger",
+    },
+    "py-fastapi": {
+        "slow-client-408": "uvicorn sets no deadline for a request's head: a slow client holds its connection",
+        "slow-client-close": "uvicorn keeps the slow client's connection open past the header timeout",
+        "oversized-431": "uvicorn with httptools limits no request head's size: a 10 kB head is answered 200",
+    },
+    "py-flask": {
+        "slow-client-408": "gunicorn's sync worker sets no deadline for a request's head (its --timeout kills a busy "
+        "worker, it answers nothing)",
+        "slow-client-close": "gunicorn's sync worker keeps reading a slow client's head past the header timeout",
+        "pipelined": "gunicorn's sync worker answers one request a connection and closes it: pipelined requests "
+        "after the first go unanswered",
     },
 }
 # The latency histogram's upper bounds (ns): the share of requests at or below each.

@@ -1,5 +1,5 @@
-"""A short robustness check of a server (the core's c, py-c and go-c, and
-the library servers added beside them: rounds/http/__init__.py's STRESSED), run on a
+"""A short robustness check of a server (every one of round http:
+rounds/http/__init__.py's STRESSED), run on a
 fresh instance after the measured one: what a server under real traffic
 meets (malformed, oversized, pipelined and slow requests, and clients that
 drop mid-request) must neither stall it nor leak its descriptors. Every
