@@ -12,6 +12,7 @@ from typing import Optional
 
 from . import benchfmt, cells, summary
 from .levels import LEVEL_TITLES, LEVELS
+from .textfmt import size_key
 
 
 @dataclass
@@ -39,13 +40,6 @@ def _ratio(c: summary.ScoreCell) -> str:
     p = c.point
     ci = f" [{summary.ratio_text(p.ci[0])}, {summary.ratio_text(p.ci[1])}]" if p.ci else ""
     return f"{summary.ratio_text(p.ratio)}{ci}"
-
-
-def _impls(r: Optional[summary.ScoreRow]) -> set:
-    """Every variant of a row's cells that has runs (its sides' candidates)."""
-    if r is None:
-        return set()
-    return {s.impl for c in r.levels.values() if c.point is not None for s in (c.point.a, c.point.b)}
 
 
 def _why(ra, rb, ca, cb, cells_a: dict, cells_b: dict) -> str:
@@ -96,8 +90,9 @@ def changes(a: benchfmt.ResultSet, b: benchfmt.ResultSet) -> tuple:
     out = []
     for k in keys:
         ra, rb = by_a.get(k), by_b.get(k)
-        cells_a = ga.get(k[0], {}).get(_size_key(ga, k), {})
-        cells_b = gb.get(k[0], {}).get(_size_key(gb, k), {})
+        # The row's cells, by the size key cells.group made from its parameters.
+        cells_a = ga[k[0]][size_key(ra.params)] if ra is not None else {}
+        cells_b = gb[k[0]][size_key(rb.params)] if rb is not None else {}
         for lvl in LEVELS:
             ca = ra.levels[lvl] if ra is not None else None
             cb = rb.levels[lvl] if rb is not None else None
@@ -121,15 +116,6 @@ def changes(a: benchfmt.ResultSet, b: benchfmt.ResultSet) -> tuple:
                 )
             )
     return out, rows_a, rows_b
-
-
-def _size_key(grouped: dict, k: tuple):
-    from .textfmt import size_label
-
-    for size in grouped.get(k[0], {}):
-        if size_label(size) == k[1]:
-            return size
-    return None
 
 
 def format_text(found: list, rows_a: list, rows_b: list, label_a: str, label_b: str) -> str:
