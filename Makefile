@@ -65,7 +65,7 @@ BLAS_CFLAGS := $(BLAS_MACROS) -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 
-.PHONY: help setup build c go py install test test-c test-go test-py bench jsonl-speed fidelity suite report asan format lint clean links
+.PHONY: help setup build c go py install test test-c test-go test-py bench jsonl-speed fidelity suite matrix cgo-by-go report asan format lint clean links
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -309,6 +309,17 @@ BUDGET ?= 30
 suite: setup ## run the whole suite at its default sizes within BUDGET minutes (default 30), then the report (OUT=dir)
 	$(MAKE) build
 	VENV="$(VENV)" BUDGET="$(BUDGET)" ./scripts/suite.sh $(OUT)
+
+matrix: setup ## the rounds where runtime versions matter under the age-matched Go, the newest Go, CPython and PyPy (scripts/matrix.sh; OUT=dir)
+	$(MAKE) build
+	VENV="$(VENV)" ./scripts/matrix.sh $(OUT)
+
+# The cgo call's cost by Go release: round ffi under each of these toolchains.
+CGO_GO ?= 1.20 1.22 1.24 1.25 1.26
+
+cgo-by-go: setup ## round ffi's crossings under each Go of CGO_GO (default 1.20 1.22 1.24 1.25 1.26), then the report
+	$(MAKE) build
+	PYTHONPATH=python $(VPY) -m roundbench run ffi $(foreach v,$(CGO_GO),--go $(v)) $(if $(OUT),--out $(OUT))
 
 C_FORMATTED := $(wildcard csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h csrc/*/*.cc) python/roundbench/_core.c
 PY_FORMATTED := python tests scripts setup.py

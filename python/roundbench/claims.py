@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Optional
 
+from . import runtimes
 from .stats import median
 
 REPRODUCED = 1.5
@@ -181,9 +182,49 @@ def load() -> list:
 # ---- judging -------------------------------------------------------------------------
 
 
-def _find(grouped: dict, q: Quantity) -> tuple:
+def runtime_pick(pick: dict, rs) -> dict:
+    """A view's runtimes (runtimes.view: kind -> label), completed from its
+    provenance where the run did not vary a kind: the installed Go
+    (go-version) and the children's CPython, so that a claim naming
+    `go=1.26` finds a plain run made with Go 1.26."""
+    out = dict(pick)
+    if runtimes.GO not in out:
+        for cfg in reversed(rs.configs):
+            version = cfg.get("go-version", "")
+            if version.startswith("go"):
+                out[runtimes.GO] = version[2:].split()[0]
+                break
+    if runtimes.PYTHON not in out:
+        cpython = runtimes.cpython_of(rs, {})
+        if cpython:
+            out[runtimes.PYTHON] = f"cpython-{cpython}"
+    return out
+
+
+def _find(grouped: dict, q: Quantity, views: Optional[list] = None) -> tuple:
     """(Found or None, why not): the first cell of q's round whose
-    parameters include q's and that has runs of q.impl in q.unit."""
+    parameters include q's and that has runs of q.impl in q.unit. A
+    runtime key among q's parameters (go=1.26, python=pypy) picks the view
+    of that runtime (views: [(its runtimes, its grouped results)], the
+    newest pair first); a quantity that names none is looked for in the
+    newest pair's results, then under the other runtimes, and `Found.size`
+    then names the runtime it ran under."""
+    rest, rt = runtimes.of_params(dict(q.params))
+    if views and (rt or not _in(grouped, q)):
+        why = ""
+        for pick, g in views:
+            if all(k in pick and runtimes.matches(pick[k], v, k) for k, v in rt.items()):
+                plain = Quantity(q.round, q.impl, tuple(rest.items()), q.unit)
+                found, why_here = _find(g, plain)
+                if found is not None:
+                    kinds = rt or [runtimes.GO if q.impl.startswith("go") else runtimes.PYTHON]
+                    shown = {k: pick[k] for k in kinds if k in pick}
+                    found.size = tuple(found.size) + tuple(shown.items())
+                    return found, ""
+                why = why or why_here
+        if rt:
+            named = ", ".join(f"{k}={v}" for k, v in rt.items())
+            return None, why or f"no runs of {q.label()} under {named} in these results"
     sizes = grouped.get(q.round)
     if not sizes:
         return None, f"the {q.round} round is not in these results"
@@ -206,10 +247,21 @@ def _find(grouped: dict, q: Quantity) -> tuple:
     return None, skip or f"no runs of {q.label()} in these results"
 
 
-def _side_found(grouped: dict, alternatives: tuple, notes: list) -> tuple:
+def _in(grouped: dict, q: Quantity) -> bool:
+    """Whether q has runs in these grouped results."""
+    want = dict(q.params)
+    for size, cells in grouped.get(q.round, {}).items():
+        have = dict(size)
+        c = cells.get(q.impl)
+        if c is not None and not any(have.get(k) != v for k, v in want.items()) and c.values(q.unit):
+            return True
+    return False
+
+
+def _side_found(grouped: dict, alternatives: tuple, notes: list, views: Optional[list] = None) -> tuple:
     first_why = ""
     for i, q in enumerate(alternatives):
-        found, why = _find(grouped, q)
+        found, why = _find(grouped, q, views)
         if found is not None:
             if i > 0:
                 first = alternatives[0]
@@ -222,6 +274,10 @@ def _side_found(grouped: dict, alternatives: tuple, notes: list) -> tuple:
                     f"{q.impl} ran in the fit=1 cell, at N = {n} or the largest N this machine holds, "
                     "not at the claim's N: the ratio is not like for like"
                 )
+            if views and not runtimes.of_params(dict(q.params))[1]:
+                ran = dict(found.size).get(runtimes.PYTHON)
+                if ran and not ran.startswith("cpython"):
+                    notes.append(f"{q.impl} ran under {runtimes.describe(runtimes.PYTHON, ran)}")
             return found, ""
         first_why = first_why or why
     return None, first_why
@@ -238,14 +294,16 @@ def verdict(ratio: float, ci: Optional[tuple], published: float) -> str:
     return "not reproduced"
 
 
-def check(claim: Claim, grouped: dict, iv) -> Checked:
+def check(claim: Claim, grouped: dict, iv, views: Optional[list] = None) -> Checked:
     """One claim against a result set (grouped as report.group gives it);
-    iv: summary.Intervals."""
+    iv: summary.Intervals; views: the result set under each pair of
+    runtimes that ran, [(runtimes, grouped)], for the claims that name a
+    runtime or whose variant ran under another runtime only (_find)."""
     if claim.ratio is None:
         return Checked(claim, "not measured here", notes=["this suite has no cell that measures it"])
     notes: list = []
-    num, why_n = _side_found(grouped, claim.numerator, notes)
-    den, why_d = _side_found(grouped, claim.denominator, notes)
+    num, why_n = _side_found(grouped, claim.numerator, notes, views)
+    den, why_d = _side_found(grouped, claim.denominator, notes, views)
     if num is None or den is None:
         whys = [w for w in (why_n, why_d) if w]
         return Checked(claim, "not measured here", num, den, notes=notes + list(dict.fromkeys(whys)))
@@ -254,8 +312,8 @@ def check(claim: Claim, grouped: dict, iv) -> Checked:
     return Checked(claim, verdict(ratio, ci, claim.ratio), num, den, ratio, ci, notes)
 
 
-def check_all(grouped: dict, iv, claims: Optional[list] = None) -> list:
-    return [check(c, grouped, iv) for c in (claims if claims is not None else load())]
+def check_all(grouped: dict, iv, claims: Optional[list] = None, views: Optional[list] = None) -> list:
+    return [check(c, grouped, iv, views) for c in (claims if claims is not None else load())]
 
 
 def counts(checked: list) -> dict:

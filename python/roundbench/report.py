@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import benchfmt, fairness, levels, rounds, stats, summary
+from . import benchfmt, fairness, levels, rounds, runtimereport, runtimes, stats, summary
 from .cells import group, metric_for
 from .textfmt import fmt, fmt_bytes, fmt_unit, size_label
 from .errors import UsageError
@@ -287,6 +287,10 @@ class Document:
     notes: list = field(default_factory=list)  # what the report could not do here, and why
     grouped: dict = field(default_factory=dict, repr=False)  # group(results), for the pictures
     results: Optional[benchfmt.ResultSet] = field(default=None, repr=False)
+    # Runtimes as an axis (runtimes.py): the age-matched pair's score, and
+    # every row, the other runtimes' included (results holds the newest pair's).
+    age: Optional[runtimereport.AgeScore] = None
+    all_results: Optional[benchfmt.ResultSet] = field(default=None, repr=False)
 
 
 def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> Document:
@@ -294,6 +298,12 @@ def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> 
     write_report, which knows where to put them)."""
     from . import claims as claims_mod
 
+    # With runtimes as an axis, every table and the score compare the newest
+    # pair; the Runtimes section and the age-matched score read the rest.
+    full = rs
+    axis = bool(runtimes.mentioned(full))
+    all_views = runtimes.views(full) if axis else [({}, full)]
+    rs = all_views[0][1]
     grouped = group(rs)
     iv = summary.Intervals()
     rows = summary.score(grouped, rs, iv)
@@ -311,11 +321,15 @@ def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> 
     ]
     for rnd_name, sizes in grouped.items():
         sections.append(_round_section(rnd_name, sizes, rs, config, by_size))
+    if axis:
+        found = runtimereport.findings(full, iv)
+        sections.append(Section("runtimes", "Runtimes", runtimereport.section(full, iv, found)))
     sections.append(Section("provenance", "Provenance", _provenance(rs)))
     # Computed once: the summary's paragraph and the fairness section say the same.
     warned = fairness.warned(rs.configs)
     sections.append(Section("fairness", "Fairness", _fairness(rs, warned)))
-    checked = claims_mod.check_all(grouped, iv)
+    others = [(claims_mod.runtime_pick(pick, v), group(v)) for pick, v in all_views]
+    checked = claims_mod.check_all(grouped, iv, views=others)
     notes = [iv.missing] if iv.missing else []
     t = summary.tallies(rows)
     return Document(
@@ -331,6 +345,8 @@ def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> 
         notes=notes,
         grouped=grouped,
         results=rs,
+        age=runtimereport.age_score(full, rows, iv),
+        all_results=full,
     )
 
 
@@ -426,6 +442,8 @@ def render_markdown(doc: Document) -> str:
         w("")
     else:
         w("No round and size measured both languages.\n")
+    if doc.age is not None:
+        w(runtimereport.age_markdown(doc.age))
     w("### Headline findings\n")
     if doc.findings:
         for i, f in enumerate(doc.findings, 1):
@@ -512,6 +530,10 @@ def draw(doc: Document, out_dir: Path) -> None:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     claims_fig = attempt("claims", charts.claims_chart, doc.claims, out_dir)
+    if doc.all_results is not None and runtimes.mentioned(doc.all_results):
+        for sec in doc.sections:
+            if sec.id == "runtimes":
+                sec.figures += attempt("runtimes", runtimereport.go_chart, doc.all_results, out_dir) or []
     doc.figures = [claims_fig] if claims_fig is not None else []
     # Each round's own pictures (its module's `charts` hook) go to the
     # summary's gallery, in suite order.
@@ -560,6 +582,7 @@ def render_html(doc: Document) -> str:
         level_titles=levels.LEVEL_TITLES,
         score_explain=SCORE_EXPLAIN,
         claims_explain=claims_explain(),
+        age_md=runtimereport.age_markdown(doc.age) if doc.age is not None else "",
     )
 
 

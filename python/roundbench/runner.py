@@ -11,6 +11,7 @@ with its exit status or signal and its last stderr lines; the suite goes on.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 import os
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import benchfmt, harness, programs, provenance, rounds, stats, summary
+from . import benchfmt, harness, programs, provenance, rounds, runtimes, stats, summary
 from .machine import format_cpulist
 from .placement import Placement
 
@@ -234,8 +235,18 @@ def run_child(
     return Outcome(name, True, line=line, result=results[-1] if results else None, wall_s=wall, facts=facts)
 
 
-def bench_name(rnd: rounds.Round, impl: str, params: dict) -> str:
-    return f"{rnd.bench_prefix}/impl={impl}" + "".join(f"/{k}={v}" for k, v in params.items())
+def bench_name(rnd: rounds.Round, impl: str, params: dict, runtime=None) -> str:
+    """A result's name: the round, the variant, its runtime when the run
+    has runtimes as an axis (runtimes.py: `go=1.20.14`, its own key so that
+    `benchstat -col /go` splits by it), then the cell's parameters."""
+    rt = f"/{runtime.key()}" if runtime is not None else ""
+    return f"{rnd.bench_prefix}/impl={impl}{rt}" + "".join(f"/{k}={v}" for k, v in params.items())
+
+
+def _renamed(line: str, name: str) -> str:
+    """A child's result line under the runner's name for it (the child
+    knows nothing of the runtime axis, so its line lacks the runtime key)."""
+    return name + line[len(line.split(None, 1)[0]) :]
 
 
 @dataclass
@@ -248,12 +259,53 @@ class Plan:
     skipped: list  # (variant, reason)
 
 
+def expand(rnd: rounds.Round, v: rounds.Variant, axes: Optional[dict]) -> list:
+    """The rows of variant v under the runtimes of the axis (axes: kind ->
+    [runtimes.Runtime], from `--go` and `--python`): (variant with its
+    runtime, why it cannot run or None) each. A Go variant runs under each
+    Go toolchain when a Go runner runs it; a Python variant under each
+    interpreter when it is a Python child. Any other (a program that
+    another starts: round startup's, round aspects' whole programs, the
+    http round's servers) runs under the runtime a run without the axis
+    uses, and is a skip row, saying so, under the others. A round of facts
+    is not on the axis."""
+    kind = {"go": runtimes.GO, "py": runtimes.PYTHON}.get(v.language)
+    if not axes or rnd.facts or kind not in axes:
+        return [(v, None)]
+    out = []
+    for rt in axes[kind]:
+        row = dataclasses.replace(v, runtime=rt)
+        ours = rounds.runs_go(v) if kind == runtimes.GO else v.program == "python"
+        if ours or rt.default:
+            out.append((row, None))
+            continue
+        program = rounds.program_of(rnd, v)
+        if kind == runtimes.GO:
+            why = (
+                f"{v.name} is run by {program}, not a Go runner: the Go toolchain axis builds the Go runners "
+                f"(rb-go-<round>) with each toolchain, and {v.name} runs with the installed Go's build only"
+            )
+        else:
+            why = (
+                f"{v.name} is started by {program}, not run as a Python child: it runs under the runner's own "
+                f"interpreter only, not under {runtimes.describe(rt.kind, rt.label)}"
+            )
+        out.append((row, why))
+    return out
+
+
 def make_plans(
-    selected: list, impls: Optional[set], quick: bool, overrides: dict, options: Optional[dict] = None
+    selected: list,
+    impls: Optional[set],
+    quick: bool,
+    overrides: dict,
+    options: Optional[dict] = None,
+    axes: Optional[dict] = None,
 ) -> list:
     """The cells to run. overrides (--n, --param) apply to every round;
     options (round name -> {param: value}, from each round's own Options)
-    to their round only."""
+    to their round only; axes (kind -> [runtimes.Runtime]) puts each
+    variant's rows under each runtime (expand)."""
     plans = []
     for rnd in selected:
         mine = {**overrides, **(options or {}).get(rnd.name, {})}
@@ -281,8 +333,9 @@ def make_plans(
                     continue
                 if v.default_if and not sized and not v.default_if(params):
                     continue
-                why = rounds.unavailable(rnd, v)
-                (skipped.append((v, why)) if why else run.append(v))
+                for row, why in expand(rnd, v, axes):
+                    why = why or rounds.unavailable(rnd, row)
+                    (skipped.append((row, why)) if why else run.append(row))
             plans.append(Plan(rnd, params, run, skipped))
     return plans
 
@@ -493,6 +546,19 @@ def decision_weights(rnd: rounds.Round, params: dict, values: dict) -> dict:
     return out
 
 
+def newest_pair(plans: list) -> dict:
+    """kind -> the label of the newest runtime of that kind among the
+    plans' rows (runtimes.newest_of)."""
+    seen: dict = {}
+    for p in plans:
+        for v in p.variants:
+            if v.runtime is not None:
+                labels = seen.setdefault(v.runtime.kind, [])
+                if v.runtime.label not in labels:
+                    labels.append(v.runtime.label)
+    return runtimes.newest_of(seen)
+
+
 # ---- the runner ---------------------------------------------------------------------
 
 
@@ -507,7 +573,7 @@ class _Cell:
         self.min_runs = min_runs
         self.budget_s = budget_s
         self.undecided = undecided  # why the cell decides no point, or None
-        names = [v.name for v in plan.variants]
+        names = [v.key for v in plan.variants]
         self.values: dict = {n: [] for n in names}
         self.failures: dict = {n: 0 for n in names}
         self.walls: dict = {n: [] for n in names}
@@ -531,7 +597,7 @@ class _Cell:
     def share(self) -> float:
         """What each variant still running may spend beyond the minimum:
         an equal part of what the stopped ones left of the cell's budget."""
-        running = {v.name for v in self.active}
+        running = {v.key for v in self.active}
         if not running:
             return 0.0
         left = self.budget_s - sum(s for n, s in self.extra_s.items() if n not in running)
@@ -587,6 +653,8 @@ class Runner:
         self._extra_s = 0.0  # wall time of the runs beyond the minimum
         self._minimum_s: Optional[float] = None  # when every cell had its minimum runs
         self._said_over = False
+        # With runtimes as an axis: the newest pair, kind -> label (set by run()).
+        self.newest: dict = {}
 
     def _write(self, fh, text: str) -> None:
         # Ctrl-C or SIGTERM waits until the record is on disk: the file
@@ -653,10 +721,11 @@ class Runner:
             self._write(fh, "".join(benchfmt.unit_line(u, b) for u, b in units.items()) + "\n")
             cells = [_Cell(p, self._min_runs(p), self._budget(p), self._undecided(p)) for p in plans]
             self._cells = cells
+            self.newest = newest_pair(plans)
             for c in cells:
                 for v, why in c.plan.skipped:
-                    self._write(fh, f"--- SKIP: {bench_name(c.plan.round, v.name, c.plan.params)}: {why}\n")
-                    self._say(f"skip {c.plan.round.name} {v.name}: {why}")
+                    self._write(fh, f"--- SKIP: {bench_name(c.plan.round, v.name, c.plan.params, v.runtime)}: {why}\n")
+                    self._say(f"skip {c.plan.round.name} {v.key}: {why}")
             # The end record says how long the command ran (the report's
             # suite duration), stopped or not.
             interrupted = True
@@ -689,8 +758,8 @@ class Runner:
         all its running variants; beyond it, the variants whose next run
         fits their cell's share, and under a time budget only those funded
         (RunPolicy)."""
-        minimum = {id(c) for c in cells if any(c.in_minimum(v.name) for v in c.active)}
-        wanting = [(c, v.name) for c in cells if id(c) not in minimum for v in c.active if c.fits(v.name)]
+        minimum = {id(c) for c in cells if any(c.in_minimum(v.key) for v in c.active)}
+        wanting = [(c, v.key) for c in cells if id(c) not in minimum for v in c.active if c.fits(v.key)]
         if not minimum and self._minimum_s is None:
             self._minimum_s = self.clock() - self._start
         deadline = self._deadline
@@ -704,11 +773,11 @@ class Runner:
                 )
             # The minimum runs still to come are paid for first.
             owed = sum(
-                c.cost(v.name) * (c.min_runs - c.attempts(v.name))
+                c.cost(v.key) * (c.min_runs - c.attempts(v.key))
                 for c in cells
                 if id(c) in minimum
                 for v in c.active
-                if c.in_minimum(v.name)
+                if c.in_minimum(v.key)
             )
             funded = self._fund(wanting, deadline - now - owed)
             if not funded and not minimum:
@@ -719,9 +788,9 @@ class Runner:
         wave = []
         for c in cells:
             if id(c) in minimum:
-                wave.append((c, [v.name for v in c.active]))
+                wave.append((c, [v.key for v in c.active]))
                 continue
-            names = [v.name for v in c.active if (id(c), v.name) in chosen]
+            names = [v.key for v in c.active if (id(c), v.key) in chosen]
             if names:
                 wave.append((c, names))
                 self._total += len(names)
@@ -743,7 +812,7 @@ class Runner:
         weights = {}
         for c, _ in wanting:
             if id(c) not in weights:
-                weights[id(c)] = decision_weights(c.plan.round, c.plan.params, c.values)
+                weights[id(c)] = self._weights(c)
         ranked = [(self.priority(c, n, weights[id(c)]), c, n) for c, n in wanting if c.cost(n) <= left]
         ranked.sort(key=lambda pcn: -pcn[0])
         funded = set()
@@ -756,6 +825,18 @@ class Runner:
                 left -= one
         return funded
 
+    def _weights(self, c: _Cell) -> dict:
+        """decision_weights of a cell, over its rows of the newest pair of
+        runtimes (the pair the report's main score compares) when the run
+        has runtimes as an axis: the other rows decide no point of it."""
+        rows = {}
+        for v in c.plan.variants:
+            rt = v.runtime
+            if rt is None or self.newest.get(rt.kind) == rt.label:
+                rows[v.name] = v.key
+        weights = decision_weights(c.plan.round, c.plan.params, {n: c.values[k] for n, k in rows.items()})
+        return {rows[n]: w for n, w in weights.items()}
+
     def _affordable(self, c: _Cell, name: str) -> bool:
         """A minimum run is always made; under a time budget a run beyond it
         starts only if it fits in the time left (at its median run time)."""
@@ -766,7 +847,7 @@ class Runner:
 
     def _run_in(self, fh, c: _Cell, name: str) -> None:
         p = c.plan
-        v = next(x for x in p.variants if x.name == name)
+        v = next(x for x in p.variants if x.key == name)
         extra = not c.in_minimum(name)
         o = self._run_one(fh, p, v, c.attempts(name) + 1, c)
         c.walls[name].append(o.wall_s)
@@ -785,7 +866,7 @@ class Runner:
         p = c.plan
         still = []
         for v in c.active:
-            n = v.name
+            n = v.key
             vals = c.values[n]
             if n in c.stopped:
                 continue
@@ -804,14 +885,14 @@ class Runner:
             else:
                 still.append(v)
         c.active = still
-        if still and not any(c.in_minimum(v.name) or c.fits(v.name) for v in still):
+        if still and not any(c.in_minimum(v.key) or c.fits(v.key) for v in still):
             share = c.share()
             for v in still:
                 c.stop(
-                    v.name,
+                    v.key,
                     "cell-budget",
                     f"cell budget of {c.budget_s:g} s spent: this variant's share {share:.3g} s, "
-                    f"{c.extra_s[v.name]:.3g} s used; {_ci_text(c.values[v.name])}",
+                    f"{c.extra_s[v.key]:.3g} s used; {_ci_text(c.values[v.key])}",
                 )
             c.active = []
         if not c.active:
@@ -822,17 +903,17 @@ class Runner:
             if not c.active:
                 continue
             for v in c.active:
-                c.stop(v.name, kind, f"{why}: {_ci_text(c.values[v.name])}")
+                c.stop(v.key, kind, f"{why}: {_ci_text(c.values[v.key])}")
             c.active = []
             self._write_stops(fh, c)
 
     def _write_stops(self, fh, c: _Cell) -> None:
         p = c.plan
         for v in p.variants:
-            why = c.stopped.get(v.name, "")
+            why = c.stopped.get(v.key, "")
             if why and why != "skipped":
-                runs = len(c.values[v.name]) + c.failures[v.name]
-                self._write(fh, runs_line(bench_name(p.round, v.name, p.params), runs, why))
+                runs = len(c.values[v.key]) + c.failures[v.key]
+                self._write(fh, runs_line(bench_name(p.round, v.name, p.params, v.runtime), runs, why))
 
     def _estimate(self, cells: list) -> None:
         """After the first wave: what the minimum runs will take, from each
@@ -895,7 +976,8 @@ class Runner:
         return text
 
     def _run_one(self, fh, p: Plan, v, k: int, c: "_Cell") -> Outcome:
-        name = bench_name(p.round, v.name, p.params)
+        child_name = bench_name(p.round, v.name, p.params)
+        name = bench_name(p.round, v.name, p.params, v.runtime)
         cmd = rounds.command(p.round, v, p.params)
         pl = self.placement
         cpus = pl.cpus(rounds.threads_of(p.round, v, p.params)) if pl is not None else None
@@ -904,15 +986,17 @@ class Runner:
             env = {**(env if env is not None else os.environ), rounds.RUN_INDEX_ENV: str(k)}
         o = run_child(
             cmd,
-            name,
+            child_name,
             self.timeout,
             env=env,
             cpus=cpus,
             fixed_layout=pl is not None and pl.fixed_layout,
         )
+        if name != child_name:
+            o = dataclasses.replace(o, name=name, line=_renamed(o.line, name) if o.line else o.line)
         if o.ok and o.result is not None and p.round.cross_check:
             if c.reference is None:
-                c.reference = (v.name, o.result)
+                c.reference = (v.key, o.result)
             elif o.result != c.reference[1]:
                 ref = c.reference
                 o = Outcome(
@@ -944,14 +1028,14 @@ class Runner:
             if k.startswith(benchfmt.KNOWN_FAILURE)
         )
         if known:
-            self.known_failures.setdefault(f"{p.round.name} {v.name}", set()).update(known)
+            self.known_failures.setdefault(f"{p.round.name} {v.key}", set()).update(known)
         if o.ok:
             status = f"{o.wall_s:.2f} s" + (f", known failures FAILED: {', '.join(known)}" if known else "")
         elif o.skipped:
             status = f"skipped: {o.reason[:100]}"
         else:
             status = f"FAILED: {o.reason[:100]}"
-        where = f"{p.round.name} {size} {v.name}".replace("  ", " ")
+        where = f"{p.round.name} {size} {v.key}".replace("  ", " ")
         self._say(
             f"[{self._done}/{self._total} {_fmt_secs(elapsed)} elapsed, ~{_fmt_secs(eta)} left] "
             f"{where} run {k}: {status}"

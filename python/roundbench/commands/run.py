@@ -127,10 +127,27 @@ def add_parser(sub) -> None:
     )
     r.add_argument(
         "--python",
+        action="append",
         metavar="PATH",
         help="run every Python child with this interpreter (default: the one running roundbench; also "
         "ROUNDBENCH_PYTHON=PATH), e.g. a newer CPython, so that the Python side is as recent as the Go side; "
-        "its C variants need the extension built for it (make build PYTHON=PATH)",
+        "its C variants need the extension built for it (make build PYTHON=PATH). Repeatable: given twice or "
+        "more, every Python variant runs under each interpreter as rows of its own, named by a python= key "
+        "(python=cpython-3.11.7, python=pypy-7.3.11), the extension built for each CPython and for PyPy's "
+        "C-API emulation where it builds (once, cached), and a skip row saying why wherever one cannot run",
+    )
+    r.add_argument(
+        "--go",
+        action="append",
+        metavar="VERSION",
+        help="build the Go runners with this Go toolchain and run every Go variant they run under it "
+        "(repeatable: one set of rows per toolchain, named by a go= key, e.g. go=1.20.14, so that "
+        "`benchstat -col /go` splits by it). X.Y picks the newest X.Y.Z the Go module proxy serves, X.Y.Z "
+        "that one; the go command fetches it (once, into its module cache) and each toolchain's programs are "
+        "built once into a folder of their own. The pure and cgo variants build with every Go from 1.19 on; a "
+        "library variant a toolchain is too old for is a skip row naming the version it needs. Default: the "
+        "installed Go, no go= key. The report scores the newest Go against the newest CPython, and the Go "
+        "release nearest in date to that CPython against it too (README, 'Runtimes')",
     )
     r.add_argument("--no-report", action="store_true", help="write results only")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -193,6 +210,67 @@ def _options(args, selected: list) -> dict:
     return out
 
 
+def runtime_axes(gos: list, pythons: list) -> dict:
+    """--go and --python (given twice or more) as the runtime axis: kind ->
+    [runtimes.Runtime], each given once. A version or interpreter that
+    cannot be used is a usage error when it is malformed (the message says
+    what is wanted) and otherwise a runtime whose rows are skip rows
+    saying why (a toolchain the proxy does not serve, one that fails to
+    build)."""
+    import os
+    import sys
+
+    from .. import gotoolchains, interp, runtimes
+
+    axes: dict = {}
+    for spec in gos:
+        try:
+            version = gotoolchains.resolve(spec)
+        except gotoolchains.ToolchainError as e:
+            if e.usage:
+                raise UsageError(str(e)) from None
+            version = spec  # its rows are skip rows: gotoolchains.missing says why
+        try:
+            installed = gotoolchains.installed()
+        except gotoolchains.ToolchainError:
+            installed = None
+        rt = runtimes.Runtime(runtimes.GO, version, version, default=version == installed)
+        if all(r.label != rt.label for r in axes.get(runtimes.GO, [])):
+            axes.setdefault(runtimes.GO, []).append(rt)
+    for path in pythons:
+        exe = os.path.abspath(path) if os.sep in path else path
+        try:
+            interp.info(exe)
+        except interp.BadInterpreter as e:
+            raise UsageError(f"--python {e}") from None
+        label = interp.key(exe)
+        default = os.path.abspath(exe) == os.path.abspath(sys.executable)
+        rt = runtimes.Runtime(runtimes.PYTHON, label, exe, default=default)
+        have = axes.setdefault(runtimes.PYTHON, [])
+        if any(r.label == label for r in have):
+            raise UsageError(f"--python {path}: {label} is already named by another --python")
+        have.append(rt)
+    return axes
+
+
+def runtime_items(axes: dict) -> dict:
+    """The provenance lines of the runtime axis: each toolchain and
+    interpreter, what runs it, and which one a run without the axis uses."""
+    from .. import interp, runtimes
+
+    items = {}
+    gos = axes.get(runtimes.GO, [])
+    if gos:
+        items["go-toolchains"] = ", ".join(
+            f"{rt.label} ({'the installed go' if rt.default else 'fetched by the go command from the module proxy'})"
+            for rt in gos
+        )
+    pys = axes.get(runtimes.PYTHON, [])
+    if pys:
+        items["python-interpreters"] = ", ".join(f"{rt.label}: {interp.info(rt.where).describe()}" for rt in pys)
+    return items
+
+
 class _Stop:
     """SIGINT (unless it was ignored when we started) and SIGTERM stop the
     run as Ctrl-C does: KeyboardInterrupt, after which the finished runs
@@ -225,7 +303,9 @@ def cmd_run(args) -> int:
     from .. import placement, report, runner
 
     selected = rounds_arg(args.rounds)
-    use_python(args.python)
+    pythons = args.python or []
+    use_python(pythons[0] if len(pythons) == 1 else None)
+    axes = runtime_axes(args.go or [], pythons if len(pythons) > 1 else [])
     impls = set(args.impl or [])
     if impls:
         known = {v.name for r in selected for v in r.variants}
@@ -263,8 +343,9 @@ def cmd_run(args) -> int:
     options = _options(args, selected)
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"
-    plans = runner.make_plans(selected, impls or None, args.quick, overrides, options)
+    plans = runner.make_plans(selected, impls or None, args.quick, overrides, options, axes or None)
     header = runner.header_for(selected, policy, args.quick, place, plans)
+    header.update(runtime_items(axes))
     r = runner.Runner(
         out_file,
         policy,

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Optional
 
-from .. import interp, programs
+from .. import interp, programs, runtimes
 from ..levels import LEVELS
 
 LANGS = ("c", "go", "py")
@@ -92,6 +92,10 @@ class Variant:
     # cell gets every usable CPU), or a function of the cell's parameters
     # giving either; None: the round's `threads` (roundbench.placement).
     threads: object = None
+    # The runtime this row of the variant runs under when a run has runtimes
+    # as an axis (runtimes.Runtime: `roundbench run --go V --python PATH`),
+    # else None: the installed Go, the children's one interpreter.
+    runtime: object = None
 
     def __post_init__(self) -> None:
         if self.program not in PROGRAMS:
@@ -102,6 +106,12 @@ class Variant:
     @property
     def language(self) -> str:
         return language(self.name)
+
+    @property
+    def key(self) -> str:
+        """The variant's name, and its runtime where it has one
+        ("go-c/go=1.20.14"): what tells its rows apart within a cell."""
+        return self.name if self.runtime is None else f"{self.name}/{self.runtime.key()}"
 
 
 @dataclass(frozen=True)
@@ -405,10 +415,16 @@ RUN_INDEX_ENV = "ROUNDBENCH_RUN"
 
 def child_env(v: Variant, params: dict) -> Optional[dict]:
     """The child's environment: ours, plus the variant's settings, plus
-    where its inputs are (made now if they are not yet)."""
-    if v.env is None and v.make_inputs is None:
+    where its inputs are (made now if they are not yet), plus what its
+    interpreter needs to import this package (a runtime of the axis)."""
+    extra = {}
+    rt = v.runtime
+    if rt is not None and rt.kind == runtimes.PYTHON and not rt.default:
+        extra = interp.child_env(rt.where)
+    if v.env is None and v.make_inputs is None and not extra:
         return None
     env = dict(os.environ)
+    env.update(extra)
     for hook in (v.env, v.make_inputs):
         if hook is not None:
             env.update({k: str(val) for k, val in hook(params).items()})
@@ -422,18 +438,58 @@ def program_of(rnd: Round, v: Variant) -> str:
     return programs.go_runner(rnd.name) if v.program == "rb-go" else v.program
 
 
+def runs_go(v: Variant) -> bool:
+    """Whether v's own program is a Go runner (the round's or a library's),
+    which the Go toolchain axis builds with each toolchain."""
+    return v.program == "rb-go" or v.program.startswith(programs.GO_RUNNER_PREFIX)
+
+
+def _go_toolchain(v: Variant) -> Optional[str]:
+    """The Go version v's runner is built with, when the axis names one
+    that is not the installed toolchain's build."""
+    rt = v.runtime
+    return rt.where if rt is not None and rt.kind == runtimes.GO and not rt.default else None
+
+
+def _interpreter(v: Variant) -> str:
+    rt = v.runtime
+    return rt.where if rt is not None and rt.kind == runtimes.PYTHON else interp.executable()
+
+
 def command(rnd: Round, v: Variant, params: dict) -> list:
     """The child's command line for one run."""
     kv = [f"{k}={params[k]}" for k in params]
     if v.program == "python":
-        return [interp.executable(), "-m", "roundbench.child", rnd.name, v.name, *kv]
+        return [_interpreter(v), "-m", "roundbench.child", rnd.name, v.name, *kv]
+    version = _go_toolchain(v)
+    if version is not None:
+        from .. import gotoolchains
+
+        return [str(gotoolchains.program_path(program_of(rnd, v), version)), rnd.name, v.name, *kv]
     return [str(programs.path(program_of(rnd, v))), rnd.name, v.name, *kv]
 
 
 def unavailable(rnd: Round, v: Variant) -> Optional[str]:
     """Why variant v cannot run here, or None."""
+    rt = v.runtime
+    if v.program == "python" and rt is not None and rt.kind == runtimes.PYTHON:
+        why = interp.variant_missing(rnd.name, v.name, rt.where)
+        if why:
+            return why
+        if v.requires is not None:
+            with interp.children(rt.where):
+                return v.requires()
+        return None
     if v.program == "python":
         why = interp.extension_missing()
+        if why:
+            return why
+    elif _go_toolchain(v) is not None:
+        from .. import gotoolchains
+
+        why = gotoolchains.missing(program_of(rnd, v), rt.where) or gotoolchains.variant_missing(
+            rnd.name, v.name, rt.where
+        )
         if why:
             return why
     else:

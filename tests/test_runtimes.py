@@ -1,0 +1,156 @@
+"""Runtimes as an axis (runtimes.py, runtimereport.py): result names that
+carry the runtime, the views the report reads, the age-matched pair and
+its score, the Runtimes section, and the claims that name a runtime."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from roundbench import benchfmt, claims, report, runner, runtimereport, runtimes, summary
+from roundbench.cells import group
+from roundbench.rounds import get
+
+HEADER = """\
+go-version: go1.26.8
+python: /opt/py/bin/python (CPython 3.11.7, release build)
+fairness-runtime-age: warn: CPython 3.11.7 and Go 1.26.8: 1205 days apart (fix: newer CPython)
+Unit ns/call better=lower
+Unit ns/iter better=lower
+"""
+
+
+def _lines(name: str, median: float, runs: int = 8, unit: str = "ns/call", seed: int = 1) -> list:
+    rnd = random.Random(f"{name}{seed}")
+    return [f"{name} 1 100 ns/op {median * (1 + rnd.uniform(-0.01, 0.01)):.4f} {unit}" for _ in range(runs)]
+
+
+def _set(*groups) -> benchfmt.ResultSet:
+    lines = [ln for g in groups for ln in g]
+    return benchfmt.parse_lines((HEADER + "\n".join(lines) + "\n").splitlines(True))
+
+
+def _ffi(go_c: dict, py_c: float = 40.0) -> benchfmt.ResultSet:
+    """ffi rows: go-c under each Go version (version -> ns/call), py-c-o and c plain."""
+    groups = [_lines(f"BenchmarkFfi/impl=go-c/go={v}/n=1000", ns) for v, ns in go_c.items()]
+    groups += [_lines(f"BenchmarkFfi/impl=go/go={v}/n=1000", 1.2) for v in go_c]
+    groups.append(_lines("BenchmarkFfi/impl=py-c-o/n=1000", py_c))
+    groups.append(_lines("BenchmarkFfi/impl=c/n=1000", 1.0))
+    return _set(*groups)
+
+
+def test_strip_and_keys():
+    name, rt = runtimes.strip("BenchmarkFfi/impl=go-c/go=1.20.14/n=1000")
+    assert name == "BenchmarkFfi/impl=go-c/n=1000" and rt == {"go": "1.20.14"}
+    assert runtimes.strip("BenchmarkLoop/impl=py/python=pypy-7.3.11/n=5")[1] == {"python": "pypy-7.3.11"}
+    assert runtimes.strip("BenchmarkLoop/impl=c/n=5") == ("BenchmarkLoop/impl=c/n=5", {})
+    rt = runtimes.Runtime(runtimes.GO, "1.20.14", "1.20.14")
+    assert runner.bench_name(get("ffi"), "go-c", {"n": 5}, rt) == "BenchmarkFfi/impl=go-c/go=1.20.14/n=5"
+    assert runner.bench_name(get("ffi"), "go-c", {"n": 5}) == "BenchmarkFfi/impl=go-c/n=5"
+
+
+def test_a_child_line_is_renamed_to_the_runtime_row():
+    line = "BenchmarkFfi/impl=go-c/n=5 1 100 ns/op 61.2 ns/call"
+    got = runner._renamed(line, "BenchmarkFfi/impl=go-c/go=1.20.14/n=5")
+    assert got == "BenchmarkFfi/impl=go-c/go=1.20.14/n=5 1 100 ns/op 61.2 ns/call"
+
+
+def test_newest_pair_and_age_matched_pair():
+    rs = _ffi({"1.19.13": 90, "1.20.14": 85, "1.26.8": 60})
+    assert runtimes.present(rs)["go"] == ["1.26.8", "1.20.14", "1.19.13"]
+    assert runtimes.newest(rs) == {"go": "1.26.8"}
+    am = runtimes.age_matched(rs)
+    # CPython 3.11 came out 2022-10-24: Go 1.19 (2022-08-02) is 83 days away, Go 1.20 100.
+    assert am.pick == {"go": "1.19.13"} and am.days == 83
+    assert runtimes.nearest_go("3.11.7") == ("1.19", 83)
+    assert runtimes.nearest_go("3.99.0") is None
+
+
+def test_age_matched_pair_that_did_not_run_says_how_to_run_it():
+    am = runtimes.age_matched(_ffi({"1.26.8": 60}))
+    assert am.pick is None
+    assert "Go 1.19" in am.why and "make matrix" in am.why
+
+
+def test_newest_python_is_the_newest_cpython_not_pypy():
+    rs = _set(
+        _lines("BenchmarkLoop/impl=py/python=pypy-7.3.11/n=5", 2, unit="ns/iter"),
+        _lines("BenchmarkLoop/impl=py/python=cpython-3.11.7/n=5", 40, unit="ns/iter"),
+    )
+    assert runtimes.newest(rs) == {"python": "cpython-3.11.7"}
+
+
+def test_a_view_holds_one_runtime_of_each_kind_and_every_plain_row():
+    rs = _ffi({"1.20.14": 85, "1.26.8": 60})
+    v = runtimes.view(rs, {"go": "1.20.14"})
+    names = {r.name for r in v.runs}
+    assert names == {"BenchmarkFfi/impl=go-c/n=1000", "BenchmarkFfi/impl=go/n=1000", "BenchmarkFfi/impl=py-c-o/n=1000"} | {
+        "BenchmarkFfi/impl=c/n=1000"
+    }
+    med = group(v)["ffi"][(("n", "1000"),)]["go-c"].median_of("ns/call")
+    assert med == pytest.approx(85, rel=0.02)
+    assert v.configs[-1]["go-version"] == "go1.20.14"
+    # Its runtime-age check is made again for its pair: 100 days apart, no warning.
+    assert v.configs[-1]["fairness-runtime-age"].startswith("ok: ")
+
+
+def test_report_scores_the_newest_pair_and_the_age_matched_pair_beside_it():
+    rs = _ffi({"1.19.13": 90, "1.26.8": 60}, py_c=40)
+    doc = report.build(rs, "test")
+    # The main score is Go 1.26's; Go 1.19's rows are in neither its tables nor its warnings' pair.
+    row = next(r for r in doc.score if r.round == "ffi" and not r.crossing)
+    assert row.levels["core"].point is not None
+    assert doc.age is not None and doc.age.pair == "CPython 3.11.7 with Go 1.19.13"
+    assert "83 days apart (ok)" in doc.age.age_check
+    md = report.render_markdown(doc)
+    assert "Score with runtimes of the same age: CPython 3.11.7 with Go 1.19.13" in md
+    age_block = md[md.index("Score with runtimes of the same age") : md.index("### Headline findings")]
+    assert "months older" not in age_block
+    assert "## Runtimes" in md and "| go-c | Go 1.19.13 |" in md
+
+
+def test_the_verdict_change_is_said_when_a_point_changes_side():
+    # Go 1.26's cgo call beats py-c-o (30 < 40); Go 1.19's loses (90 > 40).
+    rs = _ffi({"1.19.13": 90, "1.26.8": 30}, py_c=40)
+    doc = report.build(rs, "test")
+    assert "The verdict changes" in doc.age.change
+    assert "Go with CPython 3.11.7 with Go 1.26.8, Python with CPython 3.11.7 with Go 1.19.13" in doc.age.change
+    same = report.build(_ffi({"1.19.13": 90, "1.26.8": 60}, py_c=40), "test")
+    assert "does not change" in same.age.change
+
+
+def test_the_cgo_claim_of_go_1_26_is_checked_against_go_1_25():
+    rs = _ffi({"1.24.13": 80, "1.25.7": 70, "1.26.8": 49})
+    doc = report.build(rs, "test")
+    c = next(c for c in doc.claims if c.claim.id == "cgo-call-go1.26")
+    assert c.verdict == "reproduced", c.why()
+    assert c.ratio == pytest.approx(0.7, rel=0.03)
+    assert dict(c.num.size)["go"] == "1.26.8" and dict(c.den.size)["go"] == "1.25.7"
+    # Without Go 1.25 the denominator falls back to 1.24, and the report says so.
+    rs = _ffi({"1.24.13": 80, "1.26.8": 49})
+    c = next(c for c in report.build(rs, "test").claims if c.claim.id == "cgo-call-go1.26")
+    assert dict(c.den.size)["go"] == "1.24.13" and "instead" in c.why()
+
+
+def test_a_claim_naming_a_go_release_that_did_not_run_is_not_measured():
+    c = next(c for c in report.build(_ffi({"1.26.8": 49}), "test").claims if c.claim.id == "cgo-call-go1.26")
+    assert c.verdict == "not measured here" and "go=1.25" in c.why()
+
+
+def test_runtime_findings_name_each_go_version():
+    rs = _ffi({"1.20.14": 85, "1.26.8": 60})
+    found = runtimereport.findings(rs, summary.Intervals())
+    assert any("85" in f and "Go 1.20.14" in f and "Go 1.26.8" in f for f in found), found
+
+
+def test_a_plain_run_has_no_runtimes_section_and_an_age_note():
+    rs = _set(_lines("BenchmarkFfi/impl=go-c/n=1000", 60), _lines("BenchmarkFfi/impl=py-c-o/n=1000", 40))
+    md = report.render(rs, "test")
+    assert "## Runtimes" not in md
+    assert "Age-matched pair: the Go release nearest to CPython 3.11 is Go 1.19" in md
+
+
+def test_claims_views_complete_a_plain_run_from_its_provenance():
+    rs = _set(_lines("BenchmarkFfi/impl=go-c/n=1000", 60))
+    assert claims.runtime_pick({}, rs) == {"go": "1.26.8", "python": "cpython-3.11.7"}
