@@ -34,6 +34,52 @@ from typing_extensions import Buffer
 
 #include "roundbench.h"
 
+/* Python 3.9, the oldest the package supports, and PyPy 3.9's C-API
+ * emulation (cpyext) lack three functions this file uses: Py_NewRef and
+ * PyModule_AddObjectRef came in 3.10, PyType_GetModuleByDef in 3.11 (the
+ * C-API's "New in version" notes). They are defined here from 3.9's own.
+ * HttpServer cannot be subclassed (no Py_TPFLAGS_BASETYPE), so the module
+ * of an instance's type is the one PyType_GetModule gives. */
+#if PY_VERSION_HEX < 0x030A0000
+static inline PyObject *rb_new_ref(PyObject *o)
+{
+    Py_INCREF(o);
+    return o;
+}
+/* A macro, as 3.10's is: it takes any object pointer. */
+#define Py_NewRef(o) rb_new_ref((PyObject *)(o))
+
+static int PyModule_AddObjectRef(PyObject *module, const char *name, PyObject *value)
+{
+    if (value == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_SystemError,
+                            "PyModule_AddObjectRef() must be called with an exception set");
+        return -1;
+    }
+    Py_INCREF(value);
+    if (PyModule_AddObject(module, name, value) < 0) {
+        Py_DECREF(value);
+        return -1;
+    }
+    return 0;
+}
+#endif
+
+#if PY_VERSION_HEX < 0x030B0000
+static PyObject *PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
+{
+    PyObject *module = PyType_GetModule(type);
+    if (module != NULL && PyModule_GetDef(module) != def) {
+        PyErr_Format(PyExc_TypeError,
+                     "PyType_GetModuleByDef: no superclass of '%s' has the given module",
+                     type->tp_name);
+        return NULL;
+    }
+    return module;
+}
+#endif
+
 typedef struct {
     /* Raised for core failures no builtin exception describes (a stopped
      * callback loop whose callback did not raise, an unknown code). */
