@@ -419,12 +419,21 @@ static PyObject *ffi_callback_loop(PyObject *module, PyObject *const *args, Py_s
 
 /* Gets a C-contiguous buffer of 8-byte items of the given kind ('d' for
  * float64, 'q' for int64), naming the argument in the TypeError (not a
- * buffer, wrong item type) or ValueError (not C-contiguous, read-only when
- * `writable`) it raises. On success the caller releases *view. */
+ * buffer, wrong item type) or ValueError (read-only when `writable`, not
+ * C-contiguous) it raises. On success the caller releases *view. */
 static int typed_buffer(PyObject *obj, const char *func, const char *name, char kind, int writable,
                         Py_buffer *view)
 {
-    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
+    /* A writable buffer is asked for as one: an exporter may answer a
+     * read-only request with a read-only view of writable memory (PyPy's
+     * cpyext does, for array.array and bytearray). */
+    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        if (writable && PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) == 0) {
+            PyBuffer_Release(view);
+            PyErr_Format(PyExc_ValueError, "%s() argument '%s' must be writable", func, name);
+            return -1;
+        }
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be a buffer of %s, not %.100s", func,
                      name, kind == 'd' ? "float64" : "int64", Py_TYPE(obj)->tp_name);
@@ -447,10 +456,6 @@ static int typed_buffer(PyObject *obj, const char *func, const char *name, char 
                      "%s() argument '%s' must be C-contiguous (a strided view or a Fortran-order "
                      "array is not; numpy.ascontiguousarray makes a copy that is)",
                      func, name);
-        goto fail;
-    }
-    if (writable && view->readonly) {
-        PyErr_Format(PyExc_ValueError, "%s() argument '%s' must be writable", func, name);
         goto fail;
     }
     return 0;
