@@ -55,7 +55,9 @@ CALIBRATION_N = 2000
 # after some thousands of hops: with one warm-up chain of 2,000 tasks the JIT
 # began tracing inside the timed pass of N = 100,000, and a trace across
 # continulet switches (py-stackless, PyPy 7.3.11) grew the pass from 0.6 s
-# and 1.2 GB to 87 s and 19 GB. With two it did not, at N up to 200,000.
+# and 1.2 GB to 87 s and 19 GB. With two more, with the run's own hop work,
+# it did not, at N up to 200,000 (one with hop-work=2 took 7.9 s for 30,000
+# tasks after warm-up chains without hop work).
 JIT_WARMUPS = 3
 INT64_MAX = (1 << 63) - 1
 UNITS = ["setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task", "sys-ns/hop", "cpu-ns/hop"]
@@ -274,7 +276,7 @@ def _not_possible(why: str) -> None:
 def _run(args: harness.Args, make) -> None:
     """The protocol shared by every Python variant; `make(n, hop_work,
     parallel)` is the setup and returns an object with run() and close()."""
-    from ..pure.chain import NotPossibleHere
+    from ..pure.chain import expected, NotPossibleHere
 
     n = args.int("n", DEFAULT_N, 1, MAX_N)
     k = args.int("hop-work", 0, 0, INT64_MAX)
@@ -306,11 +308,15 @@ def _run(args: harness.Args, make) -> None:
             f"calibration chain of {m} tasks, +10%) but MemAvailable is {avail / 2**20:.0f} MiB"
         )
 
+    # The JIT's warm-up is the run's own configuration, hop work and parallel
+    # chains too (their interleaving is code of its own), at about
+    # CALIBRATION_N tasks in all.
+    w = min(n, max(1, CALIBRATION_N // p))
     for _ in range(JIT_WARMUPS - 1 if sys.implementation.name == "pypy" else 0):
-        ch = make(m, 0, 1)
+        ch = make(w, k, p)
         got = ch.run()
         ch.close()
-        harness.check("warm-up chain", got, [m])
+        harness.check("warm-up chains", got, [expected(w, k)] * p)
 
     now = harness.now_ns
     t0 = now()
@@ -329,8 +335,6 @@ def _run(args: harness.Args, make) -> None:
     ch.close()
     del ch
     t5 = now()
-
-    from ..pure.chain import expected
 
     want = expected(n, k)
     harness.check("values", values, [want] * p)
