@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Optional
 
+from .interp import RESULT_KEY
 from .stats import median
 
 REPRODUCED = 1.5
@@ -215,6 +216,9 @@ def _side_found(grouped: dict, alternatives: tuple, notes: list) -> tuple:
                 first = alternatives[0]
                 what = f"the published program {first.impl}" if first.impl.endswith("-published") else first.label()
                 notes.append(f"{what} has no runs here: measured with {q.label()} instead")
+            python = dict(found.size).get(RESULT_KEY)
+            if python:
+                notes.append(f"{q.impl} ran under {python}")
             if "fit" in dict(found.size):
                 n = dict(found.size).get("n", "?")
                 n = f"{int(n):,}" if str(n).isdigit() else n

@@ -45,7 +45,7 @@ ROOT = PACKAGE.parent.parent
 CORE = "_core"
 CFFI_API = "_cffi_api"
 
-# How many lines of a failed command's output a reason quotes.
+# How many of a failed command's last lines a reason quotes.
 TAIL_LINES = 4
 
 # Run by the target interpreter: the C source of the cffi API module, made
@@ -95,8 +95,15 @@ def stale(stem: str, ext_suffix: str) -> bool:
 
 
 def _tail(text: str) -> str:
+    """A failed command's output in one line: its last lines, after its
+    first error where that came earlier (a compiler's first error is the
+    one that explains the others)."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return " / ".join(lines[-TAIL_LINES:]) or "no message"
+    tail = lines[-TAIL_LINES:]
+    first = next((line for line in lines if "error" in line.lower()), None)
+    if first is not None and first not in tail:
+        tail = [first, "...", *tail]
+    return " / ".join(tail) or "no message"
 
 
 def _headers_package(got) -> str:

@@ -33,6 +33,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -40,6 +41,10 @@ from typing import Optional
 from . import extbuild
 
 ENV = "ROUNDBENCH_PYTHON"
+# The key under which a Python child's result name carries its interpreter
+# (key(): ".../python=pypy-7.3.11"), where a run names one; the claims say
+# which interpreter a quantity they quote ran under from it.
+RESULT_KEY = "python"
 
 _PROBE = """\
 import importlib.metadata, importlib.util, json, os, platform, sys, sysconfig
@@ -341,13 +346,19 @@ def ensure_extension(exe: Optional[str] = None) -> Optional[str]:
     while it builds), and returns why `exe` cannot import roundbench._core,
     or None. The cffi API module's own failure (cffi missing there, say)
     does not stop the extension: cffi_api_missing says it. For the runner's
-    own interpreter nothing is built here: that is `make build`'s."""
+    own interpreter, and another CPython of its ABI (the same EXT_SUFFIX),
+    nothing is built here: those files are `make build`'s."""
     exe, own = _resolve(exe)
-    if own:
-        return extension_missing(exe)
     got = info(exe)
+    if own or got.ext_suffix == sysconfig.get_config_var("EXT_SUFFIX"):
+        # The runner's own, or a CPython of its ABI: the files are make
+        # build's, which this must not replace.
+        return extension_missing(exe)
     env = _env(exe)
     for stem in (extbuild.CORE, extbuild.CFFI_API):
+        if stem == extbuild.CFFI_API and not extbuild.target(stem, got.ext_suffix).exists():
+            if _imports(exe, "roundbench._cffi_api") is None:
+                continue  # another build serves it (make build's abi3 module, for a newer CPython)
         why = extbuild.build(stem, got, got.key, env)
         if why:
             _build_failed[(exe, stem)] = why
