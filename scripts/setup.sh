@@ -43,6 +43,10 @@ APT_PACKAGES+=(libopenblas-pthread-dev)
 # the report's browser test (tests/test_report_browser.py): Debian's
 # chromium, its headless shell (no desktop libraries), and a font for it
 APT_PACKAGES+=(chromium-headless-shell fonts-dejavu-core)
+# PyPy, the second Python interpreter (`roundbench run --python pypy3`): its
+# stackless module runs the chain round's py-stackless, and its C headers
+# build the extension for it through cpyext (roundbench.extbuild)
+APT_PACKAGES+=(pypy3 pypy3-dev)
 # Debian's own interpreter makes venvs and builds extensions only with its
 # venv and dev packages (an interpreter installed otherwise carries both).
 if command -v dpkg >/dev/null 2>&1 && dpkg -S "$base" >/dev/null 2>&1; then

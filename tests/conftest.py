@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -88,3 +89,16 @@ def built():
     for prog in ("rb-c", "rb-c-so", "rb-spawn", *programs.go_runners()):
         assert (BUILD / prog).exists(), f"build/{prog} is missing: run `make build` first"
     return BUILD
+
+
+PYPY_MISSING = "pypy3 is not installed (Debian: apt-get install pypy3 pypy3-dev; scripts/setup.sh installs them)"
+
+
+@pytest.fixture(scope="session")
+def pypy() -> str:
+    """The path of pypy3, the interpreter the PyPy tests run children
+    under; they are skipped, saying so, where it is not installed."""
+    exe = shutil.which("pypy3")
+    if exe is None:
+        pytest.skip(PYPY_MISSING)
+    return exe

@@ -32,18 +32,25 @@ BUILDERS = {
     "py-asyncio": pure.AsyncioChain,
     "py-uvloop": _uvloop,
     "py-greenlet": pure.GreenletChain,
+    "py-stackless": pure.StacklessChain,
     "py-threads": pure.ThreadChain,
 }
+
+# The builders' modules that this interpreter may lack (PyPy alone has
+# stackless: py-stackless's own tests run it there, below).
+LIBRARIES = {"py-greenlet": "greenlet", "py-uvloop": "uvloop", "py-stackless": "stackless"}
+
+
+def _needs(name: str) -> None:
+    if name in LIBRARIES:
+        pytest.importorskip(LIBRARIES[name], reason=f"{LIBRARIES[name]} is not importable by this interpreter")
 
 
 @pytest.mark.parametrize("name", BUILDERS)
 @pytest.mark.parametrize("v", CHAIN, ids=lambda v: f"n={v['n']}-k={v['hop-work']}")
 def test_variants_agree_with_the_vectors(v, name):
     n, k, want = int(v["n"]), int(v["hop-work"]), int(v["value"])
-    if name == "py-greenlet":
-        pytest.importorskip("greenlet")
-    if name == "py-uvloop":
-        pytest.importorskip("uvloop", reason="uvloop is not installed (requirements-dev.txt)")
+    _needs(name)
     assert pure.expected(n, k) == want
     assert roundbench.chain_expected(n, k) == want
     for p in (1, 2):
@@ -118,10 +125,7 @@ def _counts():
 def test_no_leaked_threads_or_descriptors():
     def once():
         for name, build in BUILDERS.items():
-            if name == "py-greenlet" and pytest.importorskip("greenlet") is None:
-                continue
-            if name == "py-uvloop" and pytest.importorskip("uvloop") is None:
-                continue
+            _needs(name)
             ch = build(300, 1, 3)
             assert ch.run() == [pure.expected(300, 1)] * 3
             ch.close()
@@ -134,21 +138,25 @@ def test_no_leaked_threads_or_descriptors():
     assert _counts() == before
 
 
-def _child(impl, *params):
+def _child(impl, *params, python=None):
+    """One child of the round; a Python one under `python` when given."""
     import subprocess
 
     v = ROUND.variant(impl)
     cmd = rounds.command(ROUND, v, dict(p.split("=", 1) for p in params))
+    if python is not None:
+        cmd[0] = python
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=child_env())
 
 
 @pytest.mark.parametrize("impl", [v.name for v in ROUND.variants])
-def test_memory_guard_refuses_an_impossible_configuration(impl, built):
-    if impl == "py-greenlet":
-        pytest.importorskip("greenlet")
-    if impl == "py-uvloop":
-        pytest.importorskip("uvloop", reason="uvloop is not installed (requirements-dev.txt)")
-    out = _child(impl, "n=1000000000", "hop-work=0", "parallel=4096")
+def test_memory_guard_refuses_an_impossible_configuration(impl, built, request):
+    python = None
+    if impl == "py-stackless":
+        python = request.getfixturevalue("pypy")  # the interpreter that has a stackless module
+    else:
+        _needs(impl)
+    out = _child(impl, "n=1000000000", "hop-work=0", "parallel=4096", python=python)
     assert out.returncode == 4, out.stderr
     assert "not possible here: memory: n=1000000000 x parallel=4096 needs about" in out.stderr
     assert "MemAvailable is" in out.stderr
@@ -256,3 +264,65 @@ def test_report_section_quotes_both_runs_and_the_refused_ten():
     assert "setup 0.6 s, pass 0.3 s" in out
     assert "go-published, 10 chains at once (published: ten chains of a million took 13 minutes" in out
     assert "not run here: not possible here: memory: n=1000000 x parallel=10." in out
+
+
+# ---- py-stackless: the Stackless API, under an interpreter that has it ----------------
+
+
+def test_stackless_is_a_skip_without_the_module_never_a_failure(tmp_path):
+    """Under an interpreter without a stackless module (CPython), py-stackless
+    is a skip row that says what it needs, and its child exits 'cannot run
+    here' (a skip), not as a failure."""
+    import importlib.util
+
+    if importlib.util.find_spec("stackless") is not None:
+        pytest.skip("this interpreter has a stackless module")
+    why = ROUND.variant("py-stackless").requires()
+    assert why.startswith("needs an interpreter with the stackless module (PyPy's: run with --python pypy3)"), why
+    out = _child("py-stackless", "n=10", "hop-work=0", "parallel=1")
+    assert out.returncode == 4, out.stderr
+    assert "cannot run here: no stackless module" in out.stderr
+    out = run_roundbench(
+        "run", "chain", "--impl", "py-stackless", "--n", "10", "--runs", "1", "--out", str(tmp_path), "--no-report"
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    rs = benchfmt.read_dir(tmp_path)
+    assert not rs.runs and not rs.failures
+    assert rs.skips and all("impl=py-stackless/" in s.name for s in rs.skips)
+    assert all("needs an interpreter with the stackless module" in s.reason for s in rs.skips)
+
+
+def test_stackless_variant_is_declared_as_the_stackless_api_on_pypy():
+    v = ROUND.variant("py-stackless")
+    assert "Stackless API on PyPy's continulets, not Stackless Python" in v.explain
+    assert ROUND.models["py-stackless"] == "stackful"
+
+
+@pytest.mark.parametrize("n, k, p", [(1, 0, 1), (300, 1, 3), (2000, 0, 1)])
+def test_stackless_child_under_pypy_agrees_with_the_vectors(pypy, n, k, p):
+    """py-stackless under PyPy yields every other variant's value (the
+    closed form the runner's cross-check also holds them to)."""
+    out = _child("py-stackless", f"n={n}", f"hop-work={k}", f"parallel={p}", python=pypy)
+    assert out.returncode == 0, out.stderr
+    assert f"result: value={pure.expected(n, k)} chains={p}" in out.stdout
+    (line,) = [ln for ln in out.stdout.splitlines() if ln.startswith("Benchmark")]
+    r = benchfmt.parse_bench_line(line)
+    for unit in ("setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task"):
+        assert r.metrics[unit] >= 0, unit
+
+
+def test_stackless_agrees_with_the_others_through_the_runner_under_pypy(pypy, tmp_path, built):
+    """With --python pypy3 the runner cross-checks py-stackless against the
+    core and the other Python variants, all run under PyPy."""
+    from roundbench import interp
+
+    assert interp.ensure_extension(pypy) is None  # py-c needs the extension built for PyPy
+    out = run_roundbench(
+        "run", "chain", "--python", pypy, "--n", "500", "--parallel", "2", "--runs", "1", "--out", str(tmp_path),
+        "--no-report", "--impl", "c", "--impl", "py-stackless", "--impl", "py-asyncio", "--impl", "py-greenlet",
+        "--impl", "py-c",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    rs = benchfmt.read_dir(tmp_path)
+    assert not rs.failures, [f.reason for f in rs.failures]
+    assert {r.params["impl"] for r in rs.runs} == {"c", "py-stackless", "py-asyncio", "py-greenlet", "py-c"}

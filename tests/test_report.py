@@ -177,6 +177,35 @@ def test_claims_use_the_published_program_or_say_they_did_not(tmp_path):
     assert c.verdict == "reproduced" and c.ratio == pytest.approx(1.65)
 
 
+def test_the_stackless_claim_is_py_stackless_or_says_it_did_not_run(tmp_path):
+    """The Stackless claim reads py-stackless alone (greenlet no longer stands
+    in): measured, it says which interpreter ran it where the result names
+    one; skipped, the row is not measured and says why."""
+    iv = summary.Intervals()
+    (claim,) = [c for c in claims.load() if c.id == "chain-stackless"]
+    assert [q.impl for q in claim.denominator] == ["py-stackless"]
+    assert "Stackless API on PyPy" in claim.claim and "--python pypy3" in claim.why
+    size = "/n=100000/hop-work=0/parallel=1"
+    go = lines("chain", "go", size, "ns/hop", 6300.0)
+    greenlet = lines("chain", "py-greenlet", size, "ns/hop", 4000.0)
+    skip = "--- SKIP: BenchmarkChain/impl=py-stackless" + size + ": needs an interpreter with the stackless module\n"
+    (tmp_path / "results.txt").write_text(HEADER + go + greenlet + skip)
+    (c,) = claims.check_all(cells.group(benchfmt.read_dir(tmp_path)), iv, [claim])
+    assert c.verdict == "not measured here"
+    assert "py-stackless did not run: needs an interpreter with the stackless module" in c.why()
+    # Run with runtimes as an axis, py-stackless has rows under PyPy only:
+    # the claim finds them there (the report's views) and says so.
+    stackless = lines("chain", "py-stackless", size, "ns/hop", 3500.0).replace(
+        "impl=py-stackless/", "impl=py-stackless/python=pypy-7.3.11/"
+    )
+    greenlet = greenlet.replace("impl=py-greenlet/", "impl=py-greenlet/python=cpython-3.11.7/")
+    (tmp_path / "results.txt").write_text(HEADER + go + greenlet + stackless)
+    doc = report.build(benchfmt.read_dir(tmp_path), "test")
+    (c,) = [c for c in doc.claims if c.claim.id == "chain-stackless"]
+    assert c.den.quantity.impl == "py-stackless" and c.ratio == pytest.approx(1.8)
+    assert "py-stackless ran under PyPy 7.3.11" in c.why()
+
+
 # ---- the summary page ----------------------------------------------------------------------
 
 

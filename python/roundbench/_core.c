@@ -34,6 +34,52 @@ from typing_extensions import Buffer
 
 #include "roundbench.h"
 
+/* Python 3.9, the oldest the package supports, and PyPy 3.9's C-API
+ * emulation (cpyext) lack three functions this file uses: Py_NewRef and
+ * PyModule_AddObjectRef came in 3.10, PyType_GetModuleByDef in 3.11 (the
+ * C-API's "New in version" notes). They are defined here from 3.9's own.
+ * HttpServer cannot be subclassed (no Py_TPFLAGS_BASETYPE), so the module
+ * of an instance's type is the one PyType_GetModule gives. */
+#if PY_VERSION_HEX < 0x030A0000
+static inline PyObject *rb_new_ref(PyObject *o)
+{
+    Py_INCREF(o);
+    return o;
+}
+/* A macro, as 3.10's is: it takes any object pointer. */
+#define Py_NewRef(o) rb_new_ref((PyObject *)(o))
+
+static int PyModule_AddObjectRef(PyObject *module, const char *name, PyObject *value)
+{
+    if (value == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_SystemError,
+                            "PyModule_AddObjectRef() must be called with an exception set");
+        return -1;
+    }
+    Py_INCREF(value);
+    if (PyModule_AddObject(module, name, value) < 0) {
+        Py_DECREF(value);
+        return -1;
+    }
+    return 0;
+}
+#endif
+
+#if PY_VERSION_HEX < 0x030B0000
+static PyObject *PyType_GetModuleByDef(PyTypeObject *type, PyModuleDef *def)
+{
+    PyObject *module = PyType_GetModule(type);
+    if (module != NULL && PyModule_GetDef(module) != def) {
+        PyErr_Format(PyExc_TypeError,
+                     "PyType_GetModuleByDef: no superclass of '%s' has the given module",
+                     type->tp_name);
+        return NULL;
+    }
+    return module;
+}
+#endif
+
 typedef struct {
     /* Raised for core failures no builtin exception describes (a stopped
      * callback loop whose callback did not raise, an unknown code). */
@@ -373,12 +419,21 @@ static PyObject *ffi_callback_loop(PyObject *module, PyObject *const *args, Py_s
 
 /* Gets a C-contiguous buffer of 8-byte items of the given kind ('d' for
  * float64, 'q' for int64), naming the argument in the TypeError (not a
- * buffer, wrong item type) or ValueError (not C-contiguous, read-only when
- * `writable`) it raises. On success the caller releases *view. */
+ * buffer, wrong item type) or ValueError (read-only when `writable`, not
+ * C-contiguous) it raises. On success the caller releases *view. */
 static int typed_buffer(PyObject *obj, const char *func, const char *name, char kind, int writable,
                         Py_buffer *view)
 {
-    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
+    /* A writable buffer is asked for as one: an exporter may answer a
+     * read-only request with a read-only view of writable memory (PyPy's
+     * cpyext does, for array.array and bytearray). */
+    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        if (writable && PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) == 0) {
+            PyBuffer_Release(view);
+            PyErr_Format(PyExc_ValueError, "%s() argument '%s' must be writable", func, name);
+            return -1;
+        }
         PyErr_Clear();
         PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be a buffer of %s, not %.100s", func,
                      name, kind == 'd' ? "float64" : "int64", Py_TYPE(obj)->tp_name);
@@ -401,10 +456,6 @@ static int typed_buffer(PyObject *obj, const char *func, const char *name, char 
                      "%s() argument '%s' must be C-contiguous (a strided view or a Fortran-order "
                      "array is not; numpy.ascontiguousarray makes a copy that is)",
                      func, name);
-        goto fail;
-    }
-    if (writable && view->readonly) {
-        PyErr_Format(PyExc_ValueError, "%s() argument '%s' must be writable", func, name);
         goto fail;
     }
     return 0;

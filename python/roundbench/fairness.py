@@ -77,9 +77,9 @@ def _resources(plan, placement) -> dict:
         env = v.env(plan.params) if v.env is not None else {}
         cpus = placement.cpus(rounds.threads_of(plan.round, v, plan.params)) if placement is not None else None
         if cpus is None:
-            import os
+            from .machine import usable_cpus
 
-            usable = usable or len(os.sched_getaffinity(0))
+            usable = usable or len(usable_cpus())
             ncpu = usable
         else:
             ncpu = len(cpus)

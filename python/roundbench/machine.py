@@ -71,6 +71,23 @@ def format_cpulist(cpus) -> str:
     return ",".join(parts)
 
 
+def usable_cpus() -> list:
+    """The CPUs this process may run on, sorted: its affinity mask. PyPy's
+    os module has no sched_getaffinity; there it is the kernel's own
+    account of the mask (/proc/self/status, Cpus_allowed_list), else every
+    CPU."""
+    if hasattr(os, "sched_getaffinity"):
+        return sorted(os.sched_getaffinity(0))
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Cpus_allowed_list:"):
+                    return parse_cpulist(line.split(":", 1)[1])
+    except OSError:
+        pass
+    return list(range(os.cpu_count() or 1))
+
+
 def _cpuinfo(field: str) -> Optional[str]:
     """The value of /proc/cpuinfo's first `field` line (the first CPU's), or
     None where the file or the line is missing."""
@@ -94,7 +111,7 @@ def _cpuinfo_flags() -> set:
 
 def check_cpus() -> list:
     online = _read(SYS_CPU / "online")
-    usable = sorted(os.sched_getaffinity(0))
+    usable = usable_cpus()
     isolated = _read(SYS_CPU / "isolated", "")
     out = [
         Check("cpu", "info", f"{cpu_model()}; online {online or os.cpu_count()}; usable here {format_cpulist(usable)}")
@@ -182,7 +199,7 @@ def check_frequency() -> list:
 
 def check_load() -> list:
     load = os.getloadavg()
-    n = len(os.sched_getaffinity(0))
+    n = len(usable_cpus())
     value = f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {n} usable CPUs"
     if load[0] > 0.5 * n:
         return [Check("load", "warn", f"busy: {value}", "wait until the machine is idle, or stop what runs on it")]

@@ -27,11 +27,10 @@ variant in its cell.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Optional
 
-from .machine import format_cpulist
+from .machine import format_cpulist, usable_cpus
 
 MODES = ("pinned", "pinned-fixed", "none")
 
@@ -65,7 +64,7 @@ def plan(mode: str = "pinned", usable=None) -> Placement:
     process's affinity)."""
     if mode not in MODES:
         raise ValueError(f"placement {mode!r}: want one of {', '.join(MODES)}")
-    cpus = sorted(usable if usable is not None else os.sched_getaffinity(0))
+    cpus = sorted(usable if usable is not None else usable_cpus())
     fixed = mode == "pinned-fixed"
     if mode == "none":
         return Placement(mode, None, None, None, False)

@@ -4,9 +4,11 @@ the last yields N. Three ways, each a class whose constructor is the setup
 (every task exists and waits when it returns), `run()` the pass (returns
 what each of the `parallel` chains yields) and `close()` the teardown:
 
-  AsyncioChain   coroutines (asyncio tasks) joined by futures
-  GreenletChain  greenlets: a value passes by switching into the next task
-  ThreadChain    OS threads joined by queue.SimpleQueue
+  AsyncioChain    coroutines (asyncio tasks) joined by futures
+  GreenletChain   greenlets: a value passes by switching into the next task
+  StacklessChain  Stackless tasklets joined by Stackless channels (the
+                  `stackless` module: PyPy ships one, on its continulets)
+  ThreadChain     OS threads joined by queue.SimpleQueue
 """
 
 from __future__ import annotations
@@ -145,6 +147,67 @@ class GreenletChain:
         # A chain that never passed: dropping its waiting greenlets kills
         # them (GreenletExit), as the garbage collector would.
         self.chains = []
+
+
+# ---- Stackless ---------------------------------------------------------------
+
+
+def _tasklet_body(inp, out, hop_work: int) -> None:
+    out.send(hop(inp.receive(), hop_work))
+
+
+def _tasklet_driver(first, last, values: list, i: int) -> None:
+    first.send(0)
+    values[i] = last.receive()
+
+
+class StacklessChain:
+    """The published Stackless chain's structure: one tasklet per task,
+    neighbours joined by a stackless.channel, and the scheduler run by
+    stackless.run(). Each task receives from the channel on its left and
+    sends the next value on the one to its right; a driver tasklet per chain
+    sends 0 into the first channel and receives from the last. Setup makes
+    every tasklet and runs the scheduler until each is blocked on its
+    receive; the pass starts the drivers and runs the scheduler again until
+    every chain has yielded (the `parallel` chains interleave, one thread).
+
+    The API is Stackless Python's; the implementation here is whatever
+    `stackless` module the interpreter has: PyPy's lib_pypy/stackless.py,
+    tasklets on continulets (its stackful switch), not Stackless Python's
+    C implementation. Imported here, not at the top: importing it makes the
+    running code the scheduler's main tasklet, which other variants need
+    not pay for."""
+
+    def __init__(self, n: int, hop_work: int, parallel: int):
+        import stackless
+
+        self.stackless = stackless
+        self.ends = []
+        self.tasklets = []
+        for _ in range(parallel):
+            channels = [stackless.channel() for _ in range(n + 1)]
+            for i in range(n):
+                self.tasklets.append(stackless.tasklet(_tasklet_body)(channels[i], channels[i + 1], hop_work))
+            self.ends.append((channels[0], channels[-1]))
+        stackless.run()  # every task runs to its receive and blocks there
+
+    def run(self) -> list:
+        ends, self.ends = self.ends, []
+        values = [None] * len(ends)
+        for i, (first, last) in enumerate(ends):
+            self.stackless.tasklet(_tasklet_driver)(first, last, values, i)
+        self.stackless.run()
+        self.tasklets = []  # every tasklet has ended
+        return values
+
+    def close(self) -> None:
+        # A chain that never passed: its tasklets wait on their channels;
+        # kill() ends each with TaskletExit, as Stackless would at exit.
+        for t in self.tasklets:
+            if t.alive:
+                t.kill()
+        self.tasklets = []
+        self.ends = []
 
 
 # ---- threads ---------------------------------------------------------------

@@ -36,8 +36,29 @@ def sleep_asyncio(n: int, wait_ns: int, loop_factory=None) -> dict:
     """n coroutines on one asyncio event loop (a fresh loop, closed
     afterwards, as asyncio.run makes), gathered. loop_factory makes another
     loop than asyncio's own (uvloop.new_event_loop); the code is the same."""
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
-        return runner.run(_asyncio_main(n, wait_ns))
+    if loop_factory is None:
+        return asyncio.run(_asyncio_main(n, wait_ns))
+    return _run_on(loop_factory(), _asyncio_main(n, wait_ns))
+
+
+def _run_on(loop, main) -> dict:
+    """asyncio.run on a loop of the caller's: Python 3.11's
+    asyncio.Runner(loop_factory=...) for the 3.9 this package supports
+    (run main to its end; then cancel what is left, finish the async
+    generators and the default executor, close the loop)."""
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        try:
+            left = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for t in left:
+                t.cancel()
+            if left:
+                loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
 
 
 async def _asyncio_main(n: int, wait_ns: int) -> dict:

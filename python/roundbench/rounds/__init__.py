@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import Callable, Optional
 
 from .. import interp, programs, runtimes
-from ..levels import LEVELS
+from ..levels import LEVELS, level
 
 LANGS = ("c", "go", "py")
 
@@ -469,18 +469,32 @@ def command(rnd: Round, v: Variant, params: dict) -> list:
     return [str(programs.path(program_of(rnd, v))), rnd.name, v.name, *kv]
 
 
+def ask(check: Callable[..., Optional[str]], exe: Optional[str]) -> Optional[str]:
+    """A `requires` check, asked of interpreter `exe` where the check takes
+    one (needs_module's, or a round's own with an interpreter parameter),
+    else as it is."""
+    import inspect
+
+    try:
+        takes = bool(inspect.signature(check).parameters)
+    except (TypeError, ValueError):
+        takes = False
+    return check(exe) if takes and exe is not None else check()
+
+
 def unavailable(rnd: Round, v: Variant) -> Optional[str]:
-    """Why variant v cannot run here, or None."""
+    """Why variant v cannot run here, or None. A Python variant under an
+    interpreter of the runtime axis is asked of that interpreter: the
+    extension is built for it first where it is missing (interp.ensure_extension),
+    and a variant that calls the core needs it."""
     rt = v.runtime
-    if v.program == "python" and rt is not None and rt.kind == runtimes.PYTHON:
-        why = interp.variant_missing(rnd.name, v.name, rt.where)
-        if why:
-            return why
-        if v.requires is not None:
-            with interp.children(rt.where):
-                return v.requires()
-        return None
-    if v.program == "python":
+    exe = rt.where if rt is not None and rt.kind == runtimes.PYTHON and v.program == "python" else None
+    if exe is not None:
+        if level(v.name) == "core":
+            why = interp.ensure_extension(exe)
+            if why:
+                return why
+    elif v.program == "python":
         why = interp.extension_missing()
         if why:
             return why
@@ -497,19 +511,17 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
         if why:
             return why
     if v.requires is not None:
-        return v.requires()
+        return ask(v.requires, exe)
     return None
 
 
-def needs_module(name: str, hint: str) -> Callable[[], Optional[str]]:
+def needs_module(name: str, hint: str) -> Callable[..., Optional[str]]:
     """A `requires` check: the Python module `name` can be imported by the
-    interpreter the Python children run under (interp.py)."""
+    interpreter the Python children run under (interp.py), or by `exe`, the
+    interpreter of the runtime axis a row runs under."""
 
-    def check() -> Optional[str]:
-        if interp.has_module(name):
-            return None
-        where = f" for {interp.info().describe()}" if interp.is_alternate() else ""
-        return f"Python module {name} is not installed{where} ({hint})"
+    def check(exe: Optional[str] = None) -> Optional[str]:
+        return interp.module_missing(name, hint, exe)
 
     return check
 
@@ -541,12 +553,13 @@ def needs_program(name: str) -> Callable[[], Optional[str]]:
     return check
 
 
-def needs_all(*checks: Callable[[], Optional[str]]) -> Callable[[], Optional[str]]:
-    """A `requires` check: every one of checks passes (the first failure says why)."""
+def needs_all(*checks: Callable[..., Optional[str]]) -> Callable[..., Optional[str]]:
+    """A `requires` check: every one of checks passes (the first failure
+    says why), each asked of interpreter `exe` where it takes one."""
 
-    def check() -> Optional[str]:
+    def check(exe: Optional[str] = None) -> Optional[str]:
         for c in checks:
-            why = c()
+            why = ask(c, exe)
             if why:
                 return why
         return None

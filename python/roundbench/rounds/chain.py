@@ -7,14 +7,17 @@ stack), c-ucontext (the same with swapcontext, which makes a system call on
 every switch), go (goroutines and unbuffered channels), go-c and py-c (the
 core's chain driven from Go and from Python, the GIL released),
 py-asyncio (tasks and futures), py-uvloop (the same on uvloop's event
-loop), py-greenlet (greenlets), py-threads (OS
+loop), py-greenlet (greenlets), py-stackless (the published Stackless
+program's tasklets and channels, on an interpreter that has a `stackless`
+module: PyPy's, on its continulets; a skip row elsewhere), py-threads (OS
 threads and queues; N = 1,000 by default).
 
 Every run, in every language: the resident set before anything is built is
 the baseline; a calibration chain of min(N, 2000) tasks (also the warm-up)
 measures the bytes per task, and the memory guard refuses (exit 4, "not
 possible here: memory: ...") a configuration whose estimate (+10%) exceeds
-MemAvailable; then setup, pass and teardown are timed apart, the pass's
+MemAvailable; under PyPy the warm-up chain then runs twice more (its JIT,
+JIT_WARMUPS); then setup, pass and teardown are timed apart, the pass's
 system CPU is read around it, and every chain's value is checked.
 Metrics: setup-ns, pass-ns, teardown-ns, ns/hop (pass / (N x parallel)),
 B/task ((peak RSS after the pass - baseline) / (N x parallel)), sys-ns/hop
@@ -36,7 +39,9 @@ from __future__ import annotations
 import resource
 import sys
 
-from .. import harness
+from typing import Optional
+
+from .. import harness, interp
 from . import Headline, int_at_least, needs_module, Option, Round, uvloop_loop_factory, Variant
 
 DEFAULT_N = 100_000
@@ -45,8 +50,29 @@ PUBLISHED_N = 1_000_000  # the published Go chain's size; also run ten at once
 MAX_N = 1 << 32  # the core's RB_CHAIN_MAX_N
 MAX_PARALLEL = 4096
 CALIBRATION_N = 2000
+# How many warm-up chains a Python variant runs under a JIT (PyPy) before the
+# timed one, the calibration chain included. PyPy compiles a task's hop only
+# after some thousands of hops: with one warm-up chain of 2,000 tasks the JIT
+# began tracing inside the timed pass of N = 100,000, and a trace across
+# continulet switches (py-stackless, PyPy 7.3.11) grew the pass from 0.6 s
+# and 1.2 GB to 87 s and 19 GB. With two more, with the run's own hop work,
+# it did not, at N up to 200,000 (one with hop-work=2 took 7.9 s for 30,000
+# tasks after warm-up chains without hop work).
+JIT_WARMUPS = 3
 INT64_MAX = (1 << 63) - 1
 UNITS = ["setup-ns", "pass-ns", "teardown-ns", "ns/hop", "B/task", "sys-ns/hop", "cpu-ns/hop"]
+
+
+def _has_stackless(exe: Optional[str] = None) -> Optional[str]:
+    """py-stackless's `requires`: an interpreter with a `stackless` module
+    (PyPy ships one; CPython has none, and Stackless Python is not
+    maintained for current CPython)."""
+    if interp.has_module("stackless", exe):
+        return None
+    return (
+        f"needs an interpreter with the stackless module (PyPy's: run with --python pypy3); "
+        f"{interp.info(exe).describe()} has none"
+    )
 
 
 def _below_published(params: dict) -> bool:
@@ -103,6 +129,14 @@ ROUND = Round(
             "python",
             "greenlets; the caller switches the value into each task in turn (greenlets have no scheduler)",
             requires=needs_module("greenlet", "pip install greenlet"),
+            default_if=_below_published,
+        ),
+        Variant(
+            "py-stackless",
+            "python",
+            "the published Stackless program's tasklets and channels run by stackless.run(): the Stackless API on "
+            "PyPy's continulets, not Stackless Python",
+            requires=_has_stackless,
             default_if=_below_published,
         ),
         Variant(
@@ -177,6 +211,7 @@ ROUND = Round(
         "py-asyncio": "event-loop",
         "py-uvloop": "event-loop",
         "py-greenlet": "stackful",
+        "py-stackless": "stackful",
         "py-threads": "os-thread",
         "py-c": "stackful",
         "go-published": "stackful",
@@ -241,7 +276,7 @@ def _not_possible(why: str) -> None:
 def _run(args: harness.Args, make) -> None:
     """The protocol shared by every Python variant; `make(n, hop_work,
     parallel)` is the setup and returns an object with run() and close()."""
-    from ..pure.chain import NotPossibleHere
+    from ..pure.chain import expected, NotPossibleHere
 
     n = args.int("n", DEFAULT_N, 1, MAX_N)
     k = args.int("hop-work", 0, 0, INT64_MAX)
@@ -261,6 +296,9 @@ def _run(args: harness.Args, make) -> None:
     except NotPossibleHere as e:
         _not_possible(str(e))
     harness.check("calibration chain", got, [m])
+    # The bytes per task are the first chain's, whose memory is all new (a
+    # later one reuses what the first freed); on PyPy that is the chain the
+    # JIT has not compiled yet, which holds more: the guard errs on the safe side.
     per_task = max(grown, 0) / m
     need = per_task * n * p * 1.1
     avail = harness.proc_bytes("/proc/meminfo", "MemAvailable")
@@ -269,6 +307,16 @@ def _run(args: harness.Args, make) -> None:
             f"memory: n={n} x parallel={p} needs about {need / 2**20:.0f} MiB ({per_task:.0f} B/task measured on a "
             f"calibration chain of {m} tasks, +10%) but MemAvailable is {avail / 2**20:.0f} MiB"
         )
+
+    # The JIT's warm-up is the run's own configuration, hop work and parallel
+    # chains too (their interleaving is code of its own), at about
+    # CALIBRATION_N tasks in all.
+    w = min(n, max(1, CALIBRATION_N // p))
+    for _ in range(JIT_WARMUPS - 1 if sys.implementation.name == "pypy" else 0):
+        ch = make(w, k, p)
+        got = ch.run()
+        ch.close()
+        harness.check("warm-up chains", got, [expected(w, k)] * p)
 
     now = harness.now_ns
     t0 = now()
@@ -287,8 +335,6 @@ def _run(args: harness.Args, make) -> None:
     ch.close()
     del ch
     t5 = now()
-
-    from ..pure.chain import expected
 
     want = expected(n, k)
     harness.check("values", values, [want] * p)
@@ -370,6 +416,17 @@ def run_py_greenlet(args: harness.Args) -> None:
     from ..pure.chain import GreenletChain
 
     _run(args, GreenletChain)
+
+
+@harness.implements("chain", "py-stackless", units=UNITS)
+def run_py_stackless(args: harness.Args) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("stackless") is None:
+        raise harness.CannotRun(f"no stackless module in {sys.executable}: it comes with PyPy (--python pypy3)")
+    from ..pure.chain import StacklessChain
+
+    _run(args, StacklessChain)
 
 
 @harness.implements("chain", "py-threads", units=UNITS)

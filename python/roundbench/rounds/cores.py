@@ -1,6 +1,6 @@
 """Round cores: the loop round's work (the sum of i*i % 7 for i in [0, N))
 split into equal contiguous ranges on T workers, for T = 1 and T = the
-cores this process may run on (os.sched_getaffinity).
+cores this process may run on (its affinity: machine.usable_cpus).
 
 Speed-up: a child at T workers times the work on 1 worker and then on T, in
 the same process, and reports their ratio (speedup) and ratio / T
@@ -22,7 +22,7 @@ import sysconfig
 from pathlib import Path
 from typing import Optional
 
-from .. import harness
+from .. import harness, machine
 from . import Headline, Round, Variant
 from .loop import MAX_N, expected
 
@@ -31,7 +31,7 @@ UNITS = ["speedup", "efficiency", "t1-ns"]
 
 
 def cores() -> int:
-    return len(os.sched_getaffinity(0))
+    return len(machine.usable_cpus())
 
 
 def freethreaded_python() -> Optional[str]:

@@ -16,16 +16,37 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .. import harness
-from . import Crossing, Headline, needs_module, Round, Variant
+from typing import Optional
+
+from .. import harness, interp
+from . import Crossing, Headline, Round, Variant
 
 BUFFER_SIZE = 1 << 20
 # Python counts no instructions per call: instr/call is the C and Go runners'.
 UNITS = ["ns/call"]
 
 
-def _cffi_api() -> str | None:
-    return needs_module("roundbench._cffi_api", "rebuild with cffi installed: make build")()
+# What each Python mechanism needs of the interpreter it runs under, `exe`
+# (None: the children's default; interp.py), and why it cannot run there
+# when it lacks it. ctypes and cffi's ABI mode load the callee from the
+# extension's own file (it holds the core), so they need it built too.
+def _core(exe: Optional[str] = None) -> Optional[str]:
+    return interp.extension_missing(exe)
+
+
+def _loads_core(mechanism: str, module: str, hint: str):
+    def check(exe: Optional[str] = None) -> Optional[str]:
+        why = interp.module_missing(module, hint, exe)
+        if why:
+            return why
+        why = interp.extension_missing(exe)
+        return f"{mechanism} loads the callee from the extension's file: {why}" if why else None
+
+    return check
+
+
+def _cffi_api(exe: Optional[str] = None) -> Optional[str]:
+    return interp.cffi_api_missing(exe)
 
 
 V = Variant
@@ -66,16 +87,31 @@ ROUND = Round(
         V("go-c-slice", "rb-go", "1 MiB Go slice handed to C by pointer (zero-copy)"),
         V("go-c-copy", "rb-go", "1 MiB Go slice copied to C memory (C.CBytes) and freed, per call"),
         V("py", "python", "a Python function call"),
-        V("py-c-noargs", "python", "extension function, METH_NOARGS"),
-        V("py-c-o", "python", "extension function, METH_O"),
-        V("py-c-fastcall", "python", "extension function, METH_FASTCALL"),
-        V("py-c-varargs", "python", "extension function, METH_VARARGS (PyArg_ParseTuple)"),
-        V("py-ctypes", "python", "ctypes, argtypes and restype set"),
-        V("py-cffi-abi", "python", "cffi ABI mode (dlopen)", requires=needs_module("cffi", "pip install cffi")),
+        V("py-c-noargs", "python", "extension function, METH_NOARGS", requires=_core),
+        V("py-c-o", "python", "extension function, METH_O", requires=_core),
+        V("py-c-fastcall", "python", "extension function, METH_FASTCALL", requires=_core),
+        V("py-c-varargs", "python", "extension function, METH_VARARGS (PyArg_ParseTuple)", requires=_core),
+        V(
+            "py-ctypes",
+            "python",
+            "ctypes, argtypes and restype set",
+            requires=_loads_core("ctypes", "ctypes", "that Python was built without libffi"),
+        ),
+        V(
+            "py-cffi-abi",
+            "python",
+            "cffi ABI mode (dlopen)",
+            requires=_loads_core("cffi's ABI mode", "cffi", "pip install cffi"),
+        ),
         V("py-cffi-api", "python", "cffi API mode (compiled)", requires=_cffi_api),
-        V("c-py-callback", "python", "C calling back into Python, minus a C-to-C callback loop"),
-        V("py-c-buffer", "python", "1 MiB bytearray handed to C by the buffer protocol (zero-copy)"),
-        V("py-c-bytes", "python", "1 MiB bytearray copied to bytes, then handed to C, per call"),
+        V("c-py-callback", "python", "C calling back into Python, minus a C-to-C callback loop", requires=_core),
+        V(
+            "py-c-buffer",
+            "python",
+            "1 MiB bytearray handed to C by the buffer protocol (zero-copy)",
+            requires=_core,
+        ),
+        V("py-c-bytes", "python", "1 MiB bytearray copied to bytes, then handed to C, per call", requires=_core),
     ],
     sizes=[{}],
     quick=[{}],

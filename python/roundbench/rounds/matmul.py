@@ -39,7 +39,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from .. import harness, programs
+from .. import harness, machine, programs
 from . import Headline, needs_module, Option, program_of, Round, Variant
 
 MAX_N = 20_000  # three matrices of 20000^2 float64 are 9.6 GB
@@ -58,7 +58,7 @@ UNITS = ["GFLOP/s"]
 
 
 def all_threads() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return len(machine.usable_cpus())
 
 
 def thread_env(params: dict) -> dict:
