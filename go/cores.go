@@ -11,12 +11,12 @@ const CoresMaxWorkers = 4096
 // core's rb_cores_share).
 func CoresShare(n, workers, w int64) (lo, hi int64) {
 	base, rem := n/workers, n%workers
-	lo = w*base + min(w, rem)
-	hi = lo + base
 	if w < rem {
-		hi++
+		lo = w*base + w
+		return lo, lo + base + 1
 	}
-	return lo, hi
+	lo = w*base + rem
+	return lo, lo + base
 }
 
 func checkCoresArgs(fn string, n, workers int64) error {
@@ -35,16 +35,16 @@ func onGoroutines(n, workers int64, work func(lo, hi int64) (int64, error)) (int
 	parts := make([]int64, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := int64(0); w < workers; w++ {
 		wg.Add(1)
-		go func() {
+		go func(w int64) {
 			defer wg.Done()
 			parts[w], errs[w] = work(CoresShare(n, workers, w))
-		}()
+		}(w)
 	}
 	wg.Wait()
 	var sum int64
-	for w := range workers {
+	for w := int64(0); w < workers; w++ {
 		if errs[w] != nil {
 			return 0, errs[w]
 		}
