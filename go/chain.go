@@ -118,12 +118,13 @@ func (c *PureChain) Pass() ([]int64, error) {
 	}
 	var wg sync.WaitGroup
 	for p := range c.first {
+		p := p // one per goroutine under any Go's loop variables
 		wg.Add(1)
-		go func(p int) {
+		go func() {
 			defer wg.Done()
 			c.first[p] <- 0
 			out[p] = <-c.last[p]
-		}(p)
+		}()
 	}
 	wg.Wait()
 	return out, nil

@@ -11,12 +11,16 @@ const CoresMaxWorkers = 4096
 // core's rb_cores_share).
 func CoresShare(n, workers, w int64) (lo, hi int64) {
 	base, rem := n/workers, n%workers
+	longer := rem // the longer ranges before w's: min(w, rem)
 	if w < rem {
-		lo = w*base + w
-		return lo, lo + base + 1
+		longer = w
 	}
-	lo = w*base + rem
-	return lo, lo + base
+	lo = w*base + longer
+	hi = lo + base
+	if w < rem {
+		hi++
+	}
+	return lo, hi
 }
 
 func checkCoresArgs(fn string, n, workers int64) error {
@@ -36,11 +40,12 @@ func onGoroutines(n, workers int64, work func(lo, hi int64) (int64, error)) (int
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := int64(0); w < workers; w++ {
+		w := w // one per goroutine under any Go's loop variables
 		wg.Add(1)
-		go func(w int64) {
+		go func() {
 			defer wg.Done()
 			parts[w], errs[w] = work(CoresShare(n, workers, w))
-		}(w)
+		}()
 	}
 	wg.Wait()
 	var sum int64

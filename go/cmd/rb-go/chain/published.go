@@ -7,8 +7,9 @@ package main
 // run's goroutines have exited, and the runtime reuses their descriptors
 // and stacks instead of allocating new ones. parallel=P runs P such chains
 // at once, each in its own goroutine. Its loops are written as Go before
-// 1.22 has them (no range over an integer, the loop variable passed to the
-// goroutine), so that every toolchain from 1.19 builds the same program.
+// 1.22 has them (no range over an integer, the loop variable copied for
+// its goroutine), so that every toolchain from 1.19 builds the same
+// program.
 
 import (
 	"fmt"
@@ -45,11 +46,12 @@ func publishedChains(n, p int64) []int64 {
 	}
 	var wg sync.WaitGroup
 	for i := range values {
+		i := i
 		wg.Add(1)
-		go func(i int) {
+		go func() {
 			defer wg.Done()
 			values[i] = publishedChain(n)
-		}(i)
+		}()
 	}
 	wg.Wait()
 	return values
