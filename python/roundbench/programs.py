@@ -200,6 +200,13 @@ def _go_package(name: str) -> Optional[GoBuild]:
     return None
 
 
+def go_package(name: str) -> Optional[GoBuild]:
+    """How the Go program `name` is built (its package directory and what
+    is not the toolchain's default), or None for a name that is no Go
+    program's."""
+    return _go_package(name)
+
+
 def _check(name: str) -> None:
     if name not in C_PROGRAMS and _go_package(name) is None:
         raise ValueError(f"unknown program {name!r} (programs: {', '.join(names())})")
