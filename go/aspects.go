@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -476,7 +475,11 @@ func AspectsParseEvents(text, file string, e *AspectsEphemeris) (*AspectsEvents,
 	if len(lines) > 0 && lines[0] != eventsHeader {
 		return nil, aspectsError(fn, file, 1, "bad header (want %s)", strings.ReplaceAll(eventsHeader, "\t", "<TAB>"))
 	}
-	ev := &AspectsEvents{File: file, Events: make([]AspectsEvent, 0, max(len(lines)-1, 0))}
+	events := len(lines) - 1 // after the header
+	if events < 0 {
+		events = 0
+	}
+	ev := &AspectsEvents{File: file, Events: make([]AspectsEvent, 0, events)}
 	for k := 1; k < len(lines); k++ {
 		no := int64(k + 1)
 		f := strings.Split(lines[k], "\t")
@@ -803,6 +806,30 @@ type aspectsSearch struct {
 	keys    []int32
 }
 
+// aspectIndex is the index of angle in aspectsAngles, or -1.
+func aspectIndex(angle float64) int {
+	for a, x := range aspectsAngles {
+		if x == angle {
+			return a
+		}
+	}
+	return -1
+}
+
+// sortKeys sorts an event's aspect keys in increasing order, in place: an
+// insertion sort, the core's (csrc/aspects.c), since an event has at most
+// AspectsPairs of them and most often about two dozen, where it is faster
+// than slices.Sort (Go 1.21's; the package builds with Go 1.19 and later).
+func sortKeys(keys []int32) {
+	for i := 1; i < len(keys); i++ {
+		k, j := keys[i], i
+		for ; j > 0 && keys[j-1] > k; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = k
+	}
+}
+
 func newAspectsSearch(fn string, terms []AspectsTerm, test int) (*aspectsSearch, error) {
 	if test != 1 && test != 2 {
 		return nil, argError(fn, "test", ErrArg, "must be 1 or 2, not %d", test)
@@ -812,7 +839,7 @@ func newAspectsSearch(fn string, terms []AspectsTerm, test int) (*aspectsSearch,
 	}
 	s := &aspectsSearch{terms: terms, test: test, keys: make([]int32, 0, AspectsPairs)}
 	for k, t := range terms {
-		a := slices.Index(aspectsAngles[:], float64(t.Angle))
+		a := aspectIndex(float64(t.Angle))
 		if t.P1 < 0 || t.P1 >= AspectsPoints || t.P2 < 0 || t.P2 >= AspectsPoints || t.P1 == t.P2 || a < 0 {
 			return nil, argError(fn, "combo", ErrArg, "has a bad term (number %d)", k+1)
 		}
@@ -865,8 +892,11 @@ func (s *aspectsSearch) event(dst []byte, name, time string, c *AspectsChart) []
 				keys = append(keys, int32(float64(a.orb[pair]*100)+0.5)*128+int32(pair))
 			}
 		}
-		slices.Sort(keys)
-		for _, key := range keys[:min(len(keys), 20)] {
+		sortKeys(keys)
+		if len(keys) > 20 {
+			keys = keys[:20]
+		}
+		for _, key := range keys {
 			pair := int(key & 127)
 			dst = appendAspect(dst, int(pairPoints[pair][0]), int(a.angle[pair]), int(pairPoints[pair][1]), a.orb[pair])
 			dst = append(dst, '\n')

@@ -1,7 +1,8 @@
 package roundbench
 
-// This is the package's only cgo file: every crossing into the C core is
-// here, and each function only converts arguments, calls, and converts the
+// This is the package's cgo file: every crossing into the C core is here
+// (but for the two annotated calls of cgo_noescape.go, which need Go 1.24),
+// and each function only converts arguments, calls, and converts the
 // result or the core's error record. The core checks every argument's
 // value; what is checked here is only what conversion needs (a slice's
 // length, a number that must fit in a C int). The preamble holds
@@ -10,8 +11,6 @@ package roundbench
 
 /*
 #cgo CFLAGS: -O2 -std=gnu11 -DRB_CGO
-#cgo noescape rb_ffi_noop_noescape
-#cgo nocallback rb_ffi_noop_nocallback
 // The matmul round's BLAS: the OpenBLAS at build/blas (the scipy-openblas64
 // package, the library numpy bundles; README, "The BLAS"), which the core
 // dlopen()s on first use and nothing links. cgo refuses a string in a -D
@@ -34,7 +33,6 @@ import (
 	"math"
 	"runtime"
 	"runtime/cgo"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -120,12 +118,6 @@ func LoopRange(lo, hi int64) (int64, error) {
 
 // FfiNoop calls the core's trivial callee rb_ffi_noop: a plain cgo call.
 func FfiNoop(x int64) int64 { return int64(C.rb_ffi_noop(C.int64_t(x))) }
-
-// FfiNoopNoescape calls the same callee declared `#cgo noescape`.
-func FfiNoopNoescape(x int64) int64 { return int64(C.rb_ffi_noop_noescape(C.int64_t(x))) }
-
-// FfiNoopNocallback calls the same callee declared `#cgo nocallback`.
-func FfiNoopNocallback(x int64) int64 { return int64(C.rb_ffi_noop_nocallback(C.int64_t(x))) }
 
 // FfiBuffer hands b to the core without copying (a pointer to its first
 // element) and returns b[0] + b[len(b)-1], or 0 for an empty slice.
@@ -734,7 +726,7 @@ func (a *Aspects) Search(first, count int, combo string, test int, dst []byte) (
 	}
 	if buf.len > 0 {
 		out := unsafe.Slice((*byte)(unsafe.Pointer(buf.data)), int(buf.len))
-		dst = append(slices.Grow(dst, len(out)), out...)
+		dst = append(dst, out...)
 	}
 	return dst, int(matches), nil
 }

@@ -48,15 +48,15 @@ func ChainHop(x, hopWork int64) int64 {
 func ChainExpected(n, hopWork int64) int64 {
 	sq := [7]int64{0, 1, 4, 2, 2, 4, 1}
 	var add [7]int64
-	for r := range int64(7) {
+	for r := int64(0); r < 7; r++ {
 		w := hopWork / 7 * 14
-		for j := range hopWork % 7 {
+		for j := int64(0); j < hopWork%7; j++ {
 			w += sq[(r+j)%7]
 		}
 		add[r] = 1 + w
 	}
 	var x int64
-	for range n {
+	for i := int64(0); i < n; i++ {
 		x += add[x%7]
 	}
 	return x
@@ -80,10 +80,10 @@ func NewPureChain(n, hopWork, parallel int64) (*PureChain, error) {
 	c := &PureChain{}
 	var ready sync.WaitGroup
 	ready.Add(int(n * parallel))
-	for range parallel {
+	for p := int64(0); p < parallel; p++ {
 		first := make(chan int64)
 		in := first
-		for range n {
+		for i := int64(0); i < n; i++ {
 			out := make(chan int64)
 			go func(in <-chan int64, out chan<- int64) {
 				ready.Done()
@@ -118,6 +118,7 @@ func (c *PureChain) Pass() ([]int64, error) {
 	}
 	var wg sync.WaitGroup
 	for p := range c.first {
+		p := p // one per goroutine under any Go's loop variables
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

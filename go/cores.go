@@ -11,7 +11,11 @@ const CoresMaxWorkers = 4096
 // core's rb_cores_share).
 func CoresShare(n, workers, w int64) (lo, hi int64) {
 	base, rem := n/workers, n%workers
-	lo = w*base + min(w, rem)
+	longer := rem // the longer ranges before w's: min(w, rem)
+	if w < rem {
+		longer = w
+	}
+	lo = w*base + longer
 	hi = lo + base
 	if w < rem {
 		hi++
@@ -35,7 +39,8 @@ func onGoroutines(n, workers int64, work func(lo, hi int64) (int64, error)) (int
 	parts := make([]int64, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := int64(0); w < workers; w++ {
+		w := w // one per goroutine under any Go's loop variables
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -44,7 +49,7 @@ func onGoroutines(n, workers int64, work func(lo, hi int64) (int64, error)) (int
 	}
 	wg.Wait()
 	var sum int64
-	for w := range workers {
+	for w := int64(0); w < workers; w++ {
 		if errs[w] != nil {
 			return 0, errs[w]
 		}

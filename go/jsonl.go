@@ -9,7 +9,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -61,7 +61,7 @@ func (r *JsonlResult) Text() string {
 	for k := range r.Statuses {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	var st strings.Builder
 	for i, k := range keys {
 		if i > 0 {

@@ -3,9 +3,6 @@ package roundbench
 import (
 	"math"
 	"unsafe"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // MatmulMaxN is the largest n the matmul round accepts (RB_MATMUL_MAX_N).
@@ -32,7 +29,8 @@ func checkMatmulSizes(fn string, n int, a, b, c []float64) error {
 }
 
 // uintptrOf is the address of x's first element, for overlap tests only.
-func uintptrOf(x []float64) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(x))) }
+// x is not empty (overlaps asks only then).
+func uintptrOf(x []float64) uintptr { return uintptr(unsafe.Pointer(&x[0])) }
 
 // overlaps reports whether two non-empty slices share memory.
 func overlaps(x, y []float64) bool {
@@ -62,7 +60,9 @@ func PureMatmul(n int, a, b, c []float64) error {
 	}
 	for i := 0; i < n; i++ {
 		crow := c[i*n : i*n+n]
-		clear(crow)
+		for j := range crow { // compiled to a memclr, as clear (Go 1.21) is
+			crow[j] = 0
+		}
 		for k, aik := range a[i*n : i*n+n] {
 			brow := b[k*n : k*n+n]
 			for j, bkj := range brow {
@@ -70,19 +70,6 @@ func PureMatmul(n int, a, b, c []float64) error {
 			}
 		}
 	}
-	return nil
-}
-
-// GonumMatmul sets c = a*b with gonum's pure-Go Dgemm (blas/gonum), which
-// splits the work over GOMAXPROCS goroutines.
-func GonumMatmul(n int, a, b, c []float64) error {
-	if err := checkMatmul("GonumMatmul", n, a, b, c); err != nil {
-		return err
-	}
-	if n == 0 {
-		return nil
-	}
-	gonum.Implementation{}.Dgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, b, n, 0, c, n)
 	return nil
 }
 
@@ -128,7 +115,7 @@ func PureMatmulVerify(n int, a, b, c []float64) (int64, error) {
 	}
 	matvecAbs := func(m []float64, v, va []float64) (y, ya []float64) {
 		y, ya = make([]float64, n), make([]float64, n)
-		for i := range n {
+		for i := 0; i < n; i++ {
 			var sum, sumAbs float64
 			for j, mij := range m[i*n : i*n+n] {
 				sum += mij * v[j]
@@ -141,7 +128,7 @@ func PureMatmulVerify(n int, a, b, c []float64) (int64, error) {
 	bx, bxa := matvecAbs(b, x, x)
 	abx, abxa := matvecAbs(a, bx, bxa)
 	tol := 4 * (float64(n) + 2) * 0x1p-52 // DBL_EPSILON
-	for i := range n {
+	for i := 0; i < n; i++ {
 		var v float64
 		for j, cij := range c[i*n : i*n+n] {
 			v += cij * x[j]

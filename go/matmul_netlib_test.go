@@ -1,4 +1,4 @@
-//go:build netlib && cgo
+//go:build netlib && cgo && go1.24
 
 package roundbench
 

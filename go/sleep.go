@@ -50,7 +50,7 @@ func PureSleep(n int64, wait time.Duration) (SleepStats, error) {
 	ready.Add(int(n))
 	done.Add(int(n))
 	t0 := time.Now()
-	for range n {
+	for i := int64(0); i < n; i++ {
 		go func() {
 			defer done.Done()
 			l := live.Add(1)

@@ -200,6 +200,13 @@ def _go_package(name: str) -> Optional[GoBuild]:
     return None
 
 
+def go_package(name: str) -> Optional[GoBuild]:
+    """How the Go program `name` is built (its package directory and what
+    is not the toolchain's default), or None for a name that is no Go
+    program's."""
+    return _go_package(name)
+
+
 def _check(name: str) -> None:
     if name not in C_PROGRAMS and _go_package(name) is None:
         raise ValueError(f"unknown program {name!r} (programs: {', '.join(names())})")
@@ -356,12 +363,97 @@ def _library_ldflags(library: str) -> Optional[list]:
     return [*shlex.split(libs), *([f"-Wl,-rpath,{libdir}"] if libdir else [])]
 
 
-def _build_go(name: str, target: Path) -> Optional[str]:
-    import subprocess
-    import tempfile
+class GoRecipe(NamedTuple):
+    """What `go build` needs for one Go program besides the toolchain and
+    the module: its package directory, the flags before it, and the
+    environment variables it sets (the whole value of each)."""
 
+    package: str
+    flags: list
+    env: dict
+
+
+def go_recipe(name: str, *, blas_rpath: bool):
+    """How `go build` makes the Go program `name`, as the Makefile does: a
+    GoRecipe, or why it cannot be built here (a str: no C compiler for cgo,
+    a library that pkg-config does not find). blas_rpath adds a run path to
+    the scipy-openblas64 package's folder, which the core dlopen()s the BLAS
+    from, for a build outside the checkout (where go/cgo.go's run path to
+    build/blas does not lead)."""
     build = _go_package(name)
-    pkg, cgo = build.package, build.cgo
+    cgo = build.cgo
+    cc = (os.environ.get("CC") or "gcc").split()[0]
+    if cgo != "0" and shutil.which(cc) is None:
+        return f"{name} uses cgo, which needs a C compiler: {cc} is not on PATH (Debian: apt install gcc)"
+    ldflags = []
+    if build.library is not None:
+        ldflags = _library_ldflags(build.library)
+        if ldflags is None:
+            return f"{name} cannot be built here: it needs {NEEDS.get(name, build.library)}"
+    env = {}
+    if cgo is not None:
+        env["CGO_ENABLED"] = cgo
+    if build.experiment is not None:
+        env["GOEXPERIMENT"] = build.experiment
+    blas = _blas_lib_dir() if blas_rpath else None
+    if blas is not None and cgo != "0":
+        # The core dlopen()s the BLAS by name; the run path says where the
+        # scipy-openblas64 package keeps it (ROUNDBENCH_BLAS_LIB still wins).
+        ldflags.append(f"-Wl,-rpath,{blas}")
+    if ldflags:
+        env["CGO_LDFLAGS"] = " ".join(filter(None, [os.environ.get("CGO_LDFLAGS", "-g -O2"), *ldflags]))
+    flags = ["-tags", build.tag] if build.tag is not None else []
+    return GoRecipe(build.package, flags, env)
+
+
+def go_sources_copy(folder: Path) -> Path:
+    """folder/src: a copy of the Go sources an installed package ships,
+    made once. The go command writes nothing into the sources, but it
+    resolves the module from their folder, and site-packages may be
+    read-only or shared."""
+    src = folder / "src"
+    if not (src / "go.mod").is_file():
+        import tempfile
+
+        tmp = Path(tempfile.mkdtemp(prefix="src-", dir=folder))
+        shutil.copytree(GO_SOURCES, tmp, dirs_exist_ok=True)
+        shutil.rmtree(src, ignore_errors=True)  # a copy cut short
+        os.replace(tmp, src)
+    return src
+
+
+def go_build(go: str, recipe: GoRecipe, target: Path, cwd: Path, *, flags=(), env=None) -> Optional[str]:
+    """Runs `go build [flags] RECIPE-FLAGS -o TARGET ./PACKAGE` in cwd with
+    the recipe's environment over env (default: ours), writing the program
+    beside target first and moving it into place: None, or why it failed,
+    with the go command's last lines."""
+    environ = dict(os.environ if env is None else env)
+    environ.update(recipe.env)
+    tmp_out = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    command = [go, "build", *flags, *recipe.flags, "-o", str(tmp_out), "./" + recipe.package]
+    try:
+        done = subprocess.run(
+            command,
+            cwd=cwd,
+            env=environ,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=GO_BUILD_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        tmp_out.unlink(missing_ok=True)
+        return f"building {target.name} with {go} took over {GO_BUILD_TIMEOUT} s and was stopped"
+    if done.returncode != 0:
+        tmp_out.unlink(missing_ok=True)
+        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
+        return f"`go build ./{recipe.package}` in {cwd} failed (exit {done.returncode}):\n{tail}"
+    os.replace(tmp_out, target)
+    return None
+
+
+def _build_go(name: str, target: Path) -> Optional[str]:
+    pkg = _go_package(name).package
     if not (GO_SOURCES / "go.mod").is_file():
         return f"this installation of roundbench ships no Go sources ({GO_SOURCES}), so it cannot build {name}"
     if not (GO_SOURCES / pkg).is_dir():
@@ -372,57 +464,12 @@ def _build_go(name: str, target: Path) -> Optional[str]:
             f"the Go toolchain is not installed (no `go` on PATH): roundbench builds {name} on first use "
             f"from the Go sources it ships, with Go 1.24 or newer ({GO_DOWNLOAD}) and, for cgo, a C compiler"
         )
-    cc = (os.environ.get("CC") or "gcc").split()[0]
-    if cgo != "0" and shutil.which(cc) is None:
-        return f"{name} uses cgo, which needs a C compiler: {cc} is not on PATH (Debian: apt install gcc)"
-    ldflags = []
-    if build.library is not None:
-        ldflags = _library_ldflags(build.library)
-        if ldflags is None:
-            return f"{name} cannot be built here: it needs {NEEDS.get(name, build.library)}"
-    src = target.parent / "src"
-    if not (src / "go.mod").is_file():
-        # The sources are copied out of the package first: the go command
-        # writes nothing there, but it resolves the module from its folder,
-        # and site-packages may be read-only or shared.
-        tmp = Path(tempfile.mkdtemp(prefix="src-", dir=target.parent))
-        shutil.copytree(GO_SOURCES, tmp, dirs_exist_ok=True)
-        shutil.rmtree(src, ignore_errors=True)  # a copy cut short
-        os.replace(tmp, src)
-    env = dict(os.environ)
-    if cgo is not None:
-        env["CGO_ENABLED"] = cgo
-    if build.experiment is not None:
-        env["GOEXPERIMENT"] = build.experiment
-    blas = _blas_lib_dir()
-    if blas is not None and cgo != "0":
-        # The core dlopen()s the BLAS by name; the run path says where the
-        # scipy-openblas64 package keeps it (ROUNDBENCH_BLAS_LIB still wins).
-        ldflags.append(f"-Wl,-rpath,{blas}")
-    if ldflags:
-        env["CGO_LDFLAGS"] = " ".join(filter(None, [env.get("CGO_LDFLAGS", "-g -O2"), *ldflags]))
-    tags = ["-tags", build.tag] if build.tag is not None else []
-    tmp_out = target.with_name(f".{name}.{os.getpid()}.tmp")
+    recipe = go_recipe(name, blas_rpath=True)
+    if isinstance(recipe, str):
+        return recipe
+    src = go_sources_copy(target.parent)
     print(f"roundbench: building {name} from the shipped Go sources into {target.parent} (once)", file=sys.stderr)
-    try:
-        done = subprocess.run(
-            [go, "build", *tags, "-o", str(tmp_out), "./" + pkg],
-            cwd=src,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=GO_BUILD_TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        tmp_out.unlink(missing_ok=True)
-        return f"building {name} with {go} took over {GO_BUILD_TIMEOUT} s and was stopped"
-    if done.returncode != 0:
-        tmp_out.unlink(missing_ok=True)
-        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
-        return f"`go build ./{pkg}` in {src} failed (exit {done.returncode}):\n{tail}"
-    os.replace(tmp_out, target)
-    return None
+    return go_build(go, recipe, target, src)
 
 
 # ---- what a built Go program says of itself ----------------------------------------

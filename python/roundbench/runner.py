@@ -294,6 +294,26 @@ def expand(rnd: rounds.Round, v: rounds.Variant, axes: Optional[dict]) -> list:
     return out
 
 
+def _go_release_missing(rnd: rounds.Round, v: rounds.Variant) -> Optional[str]:
+    """Why a Go row built with another Go release than the installed one
+    cannot run (its toolchain cannot be fetched, its program not built, or
+    the variant is not in that release's build: the version it needs), or
+    None; builds the program first, once."""
+    version = rounds.go_toolchain(v)
+    if version is None:
+        return None
+    from . import gotoolchains
+
+    program = rounds.program_of(rnd, v)
+    why = gotoolchains.missing(program, version)
+    if why:
+        return why
+    try:
+        return gotoolchains.variant_missing(rnd.name, v.name, version)
+    except (KeyError, ValueError) as e:
+        return f"{v.name} cannot be checked in {program} built with go{version}: {e}"
+
+
 def make_plans(
     selected: list,
     impls: Optional[set],
@@ -334,7 +354,7 @@ def make_plans(
                 if v.default_if and not sized and not v.default_if(params):
                     continue
                 for row, why in expand(rnd, v, axes):
-                    why = why or rounds.unavailable(rnd, row)
+                    why = why or _go_release_missing(rnd, row) or rounds.unavailable(rnd, row)
                     (skipped.append((row, why)) if why else run.append(row))
             plans.append(Plan(rnd, params, run, skipped))
     return plans
@@ -978,7 +998,13 @@ class Runner:
     def _run_one(self, fh, p: Plan, v, k: int, c: "_Cell") -> Outcome:
         child_name = bench_name(p.round, v.name, p.params)
         name = bench_name(p.round, v.name, p.params, v.runtime)
-        cmd = rounds.command(p.round, v, p.params)
+        version = rounds.go_toolchain(v)
+        program = None
+        if version is not None:
+            from . import gotoolchains
+
+            program = gotoolchains.program_path(rounds.program_of(p.round, v), version)
+        cmd = rounds.command(p.round, v, p.params, program)
         pl = self.placement
         cpus = pl.cpus(rounds.threads_of(p.round, v, p.params)) if pl is not None else None
         env = rounds.child_env(v, p.params)

@@ -281,21 +281,36 @@ def findings(rs: benchfmt.ResultSet, iv: summary.Intervals) -> list:
             where = f"{rnd_name} ({size_label(size)})"
             texts = []
             if cpy is not None and cpy.values(unit):
-                r = _ratio(iv, cpy, pypy, unit) if better == "lower" else _ratio(iv, pypy, cpy, unit)
-                if r:
-                    texts.append(f"{_ratio_text(r)} faster than CPython's")
+                texts.append(_than(iv, pypy, cpy, unit, better, "CPython's"))
             go_rows = impls.get("go", [])
             go = next((c for k, lab, c in go_rows if lab == newest.get(runtimes.GO)), None)
             if go is None:
                 go = _plain_cell(rs, rnd_name, size, "go")
             if go is not None and go.values(unit):
-                r = _ratio(iv, pypy, go, unit) if better == "lower" else _ratio(iv, go, pypy, unit)
-                if r:
-                    texts.append(f"{_ratio_text(r)} slower than pure Go's")
+                texts.append(_than(iv, pypy, go, unit, better, "pure Go's"))
+            texts = [t for t in texts if t]
             if texts:
                 out.append(f"PyPy's {impl} on {where}: " + "; ".join(texts) + " (ratios of medians, 95% interval).")
             break
     return out
+
+
+def _than(iv: summary.Intervals, a: Cell, b: Cell, unit: str, better: str, other: str) -> str:
+    """'3.2× [3.1, 3.3] faster than OTHER' or '... slower than OTHER': a
+    against b, the winner's ratio with its interval; "" without runs."""
+    r = _ratio(iv, a, b, unit)
+    if r is None:
+        return ""
+    ratio, ci = r
+    faster = ratio < 1 if better == "lower" else ratio > 1
+    shown = 1 / ratio if ratio < 1 else ratio
+    lo_hi = None
+    if ci:
+        lo_hi = (1 / ci[1], 1 / ci[0]) if ratio < 1 else ci
+    word = "faster" if faster else "slower"
+    if ratio == 1:
+        return f"as fast as {other}"
+    return f"{_ratio_text((shown, lo_hi))} {word} than {other}"
 
 
 def _plain_cell(rs: benchfmt.ResultSet, rnd_name: str, size: tuple, impl: str) -> Optional[Cell]:

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -138,7 +137,7 @@ func format(x float64) string {
 // bug in the variant.
 func Emit(a *Args, iters int64, nsPerOp float64, metrics ...Metric) {
 	for _, m := range metrics {
-		if !slices.Contains(a.units, m.Unit) {
+		if !contains(a.units, m.Unit) {
 			Exit(ExitUsage, "%s %s: unit %q is not declared for this variant (declared: %s)",
 				a.Round, a.Impl, m.Unit, strings.Join(a.units, " "))
 		}
@@ -197,6 +196,29 @@ func Check(what string, got, want int64) {
 	}
 }
 
+// ordered are the types Min and Max take.
+type ordered interface {
+	~int | ~int64 | ~float64
+}
+
+// Min and Max are the min and max builtins for two values: the builtins
+// are Go 1.21's, and the runners build with Go 1.19 and later
+// (roundbench.gotoolchains).
+func Min[T ordered](x, y T) T {
+	if y < x {
+		return y
+	}
+	return x
+}
+
+// Max: see Min.
+func Max[T ordered](x, y T) T {
+	if y > x {
+		return y
+	}
+	return x
+}
+
 // Must ends the child with ExitFailed when err is not nil.
 func Must(err error) {
 	if err != nil {
@@ -223,8 +245,8 @@ func ProcBytes(path, key string) int64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), key+":"); ok {
-			if fields := strings.Fields(rest); len(fields) > 0 {
+		if line := sc.Text(); strings.HasPrefix(line, key+":") {
+			if fields := strings.Fields(line[len(key)+1:]); len(fields) > 0 {
 				if v, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
 					return v * 1024
 				}
@@ -263,9 +285,13 @@ func Calibrated(op, empty func(count int64) time.Duration) (float64, int64) {
 		count = int64(float64(count) * math.Min(100, math.Max(1.5, grow)))
 	}
 	bestOp, bestEmpty := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-	for range 3 {
-		bestOp = min(bestOp, op(count))
-		bestEmpty = min(bestEmpty, empty(count))
+	for i := 0; i < 3; i++ {
+		if t := op(count); t < bestOp {
+			bestOp = t
+		}
+		if t := empty(count); t < bestEmpty {
+			bestEmpty = t
+		}
 	}
 	return float64(bestOp-bestEmpty) / float64(count), count
 }

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
+	"sort"
 	"strings"
 )
 
@@ -35,7 +35,7 @@ func add(round, impl string, e entry) {
 		panic(fmt.Sprintf("harness: bad round or variant name %q %q", round, impl))
 	}
 	for _, u := range e.units {
-		if u == "" || strings.ContainsAny(u, " \t\n") || slices.Contains(parentUnits, u) {
+		if u == "" || strings.ContainsAny(u, " \t\n") || contains(parentUnits, u) {
 			panic(fmt.Sprintf("harness: %s %s: bad unit %q (every line has %s already)", round, impl, u, strings.Join(parentUnits, ", ")))
 		}
 	}
@@ -84,8 +84,19 @@ func sortedKeys[V any](m map[string]V) []string {
 	for k := range m {
 		ks = append(ks, k)
 	}
-	slices.Sort(ks)
+	sort.Strings(ks)
 	return ks
+}
+
+// contains reports whether s holds x (slices.Contains, which is Go 1.21's:
+// the runners build with Go 1.19 and later).
+func contains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 // withCgo reports whether this program was built with cgo, from the build

@@ -220,9 +220,11 @@ def runtime_axes(gos: list, pythons: list) -> dict:
     import os
     import sys
 
-    from .. import gotoolchains, interp, runtimes
+    from .. import interp, runtimes
 
     axes: dict = {}
+    if gos:
+        from .. import gotoolchains
     for spec in gos:
         try:
             version = gotoolchains.resolve(spec)

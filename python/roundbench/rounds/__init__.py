@@ -444,9 +444,10 @@ def runs_go(v: Variant) -> bool:
     return v.program == "rb-go" or v.program.startswith(programs.GO_RUNNER_PREFIX)
 
 
-def _go_toolchain(v: Variant) -> Optional[str]:
-    """The Go version v's runner is built with, when the axis names one
-    that is not the installed toolchain's build."""
+def go_toolchain(v: Variant) -> Optional[str]:
+    """The Go release v's runner is built with, when the axis names one
+    that is not the installed toolchain's build (the runner then finds the
+    program and says whether it can run: gotoolchains)."""
     rt = v.runtime
     return rt.where if rt is not None and rt.kind == runtimes.GO and not rt.default else None
 
@@ -456,17 +457,14 @@ def _interpreter(v: Variant) -> str:
     return rt.where if rt is not None and rt.kind == runtimes.PYTHON else interp.executable()
 
 
-def command(rnd: Round, v: Variant, params: dict) -> list:
-    """The child's command line for one run."""
+def command(rnd: Round, v: Variant, params: dict, program: Optional[Path] = None) -> list:
+    """The child's command line for one run; `program`: the program that
+    runs it when not the installed build's (a Go runner built with another
+    Go release: the runner finds it, gotoolchains.program_path)."""
     kv = [f"{k}={params[k]}" for k in params]
     if v.program == "python":
         return [_interpreter(v), "-m", "roundbench.child", rnd.name, v.name, *kv]
-    version = _go_toolchain(v)
-    if version is not None:
-        from .. import gotoolchains
-
-        return [str(gotoolchains.program_path(program_of(rnd, v), version)), rnd.name, v.name, *kv]
-    return [str(programs.path(program_of(rnd, v))), rnd.name, v.name, *kv]
+    return [str(program or programs.path(program_of(rnd, v))), rnd.name, v.name, *kv]
 
 
 def ask(check: Callable[..., Optional[str]], exe: Optional[str]) -> Optional[str]:
@@ -486,7 +484,9 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
     """Why variant v cannot run here, or None. A Python variant under an
     interpreter of the runtime axis is asked of that interpreter: the
     extension is built for it first where it is missing (interp.ensure_extension),
-    and a variant that calls the core needs it."""
+    and a variant that calls the core needs it. A Go runner built with
+    another Go release is not looked for here: the runner asks
+    gotoolchains, which builds it."""
     rt = v.runtime
     exe = rt.where if rt is not None and rt.kind == runtimes.PYTHON and v.program == "python" else None
     if exe is not None:
@@ -498,14 +498,8 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
         why = interp.extension_missing()
         if why:
             return why
-    elif _go_toolchain(v) is not None:
-        from .. import gotoolchains
-
-        why = gotoolchains.missing(program_of(rnd, v), rt.where) or gotoolchains.variant_missing(
-            rnd.name, v.name, rt.where
-        )
-        if why:
-            return why
+    elif go_toolchain(v) is not None:
+        pass  # the runner asks gotoolchains (runner.expand)
     else:
         why = programs.missing(program_of(rnd, v))
         if why:

@@ -114,9 +114,9 @@ func findExpectation(path string, test int, combo string) expectation {
 	head := fmt.Sprintf("test=%d combo=%s ", test, combo)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), head); ok {
+		if line := sc.Text(); strings.HasPrefix(line, head) {
 			var w expectation
-			if _, err := fmt.Sscanf(rest, "matches=%d len=%d crc=%x", &w.matches, &w.length, &w.crc); err == nil {
+			if _, err := fmt.Sscanf(line[len(head):], "matches=%d len=%d crc=%x", &w.matches, &w.length, &w.crc); err == nil {
 				return w
 			}
 		}
@@ -157,7 +157,7 @@ func runAspects(a *harness.Args, load loader) {
 
 	var out []byte
 	harness.WarmUp(func() {
-		out, _, err = search(min(n, warmEvents), out[:0])
+		out, _, err = search(harness.Min(n, warmEvents), out[:0])
 		harness.Must(err)
 	})
 	var matches int

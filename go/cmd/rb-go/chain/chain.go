@@ -59,7 +59,7 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 	}
 	base := harness.ProcBytes("/proc/self/status", "VmRSS")
 
-	m := min(n, chainCalibrationN)
+	m := harness.Min(n, chainCalibrationN)
 	ch, err := build(m, 0, 1)
 	harness.Must(err)
 	grown := harness.ProcBytes("/proc/self/status", "VmRSS") - base
@@ -96,7 +96,7 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 		harness.Metric{Value: ps, Unit: "pass-ns"},
 		harness.Metric{Value: t, Unit: "teardown-ns"},
 		harness.Metric{Value: ps / hops, Unit: "ns/hop"},
-		harness.Metric{Value: float64(max(peak-base, 0)) / hops, Unit: "B/task"},
+		harness.Metric{Value: float64(harness.Max(peak-base, 0)) / hops, Unit: "B/task"},
 		harness.Metric{Value: float64(sys1-sys0) / hops, Unit: "sys-ns/hop"},
 		harness.Metric{Value: float64(cpu1-cpu0) / hops, Unit: "cpu-ns/hop"},
 	)
@@ -107,7 +107,7 @@ func runChain(a *harness.Args, build func(n, k, p int64) (chainRunner, error)) {
 // calibration chain of m tasks grew the resident set by (grown), +10%: a
 // refusal instead of minutes of swapping.
 func memoryGuard(n, p, m, grown int64) {
-	perTask := float64(max(grown, 0)) / float64(m)
+	perTask := float64(harness.Max(grown, 0)) / float64(m)
 	need := perTask * float64(n) * float64(p) * 1.1
 	if avail := harness.ProcBytes("/proc/meminfo", "MemAvailable"); avail > 0 && need > float64(avail) {
 		fmt.Fprintf(os.Stderr, "not possible here: memory: n=%d x parallel=%d needs about %.0f MiB "+

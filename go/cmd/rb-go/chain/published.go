@@ -6,7 +6,10 @@ package main
 // in one process. The second run is much faster than the first: the first
 // run's goroutines have exited, and the runtime reuses their descriptors
 // and stacks instead of allocating new ones. parallel=P runs P such chains
-// at once, each in its own goroutine.
+// at once, each in its own goroutine. Its loops are written as Go before
+// 1.22 has them (no range over an integer, the loop variable copied for
+// its goroutine), so that every toolchain from 1.19 builds the same
+// program.
 
 import (
 	"fmt"
@@ -25,7 +28,7 @@ func init() {
 func publishedChain(n int64) int64 {
 	first := make(chan int64)
 	in := first
-	for range n {
+	for i := int64(0); i < n; i++ {
 		out := make(chan int64)
 		go func(in <-chan int64, out chan<- int64) { out <- 1 + <-in }(in, out)
 		in = out
@@ -43,6 +46,7 @@ func publishedChains(n, p int64) []int64 {
 	}
 	var wg sync.WaitGroup
 	for i := range values {
+		i := i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -64,7 +68,7 @@ func runChainPublished(a *harness.Args) {
 	// The memory guard, as in every variant: a calibration chain of the
 	// published program's own (its 2,000 goroutines are the only ones the
 	// first timed run can reuse).
-	m := min(n, chainCalibrationN)
+	m := harness.Min(n, chainCalibrationN)
 	got := publishedChain(m)
 	grown := harness.ProcBytes("/proc/self/status", "VmRSS") - base
 	harness.Check("calibration chain", got, m)
@@ -86,7 +90,7 @@ func runChainPublished(a *harness.Args) {
 	harness.Result("value=%d chains=%d", want, p)
 	harness.Emit(a, 1, f,
 		harness.Metric{Value: f / hops, Unit: "ns/hop"},
-		harness.Metric{Value: float64(max(peak-base, 0)) / hops, Unit: "B/task"},
+		harness.Metric{Value: float64(harness.Max(peak-base, 0)) / hops, Unit: "B/task"},
 		harness.Metric{Value: f, Unit: "first-ns"},
 		harness.Metric{Value: s, Unit: "second-ns"},
 	)

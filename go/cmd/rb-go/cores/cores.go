@@ -28,7 +28,7 @@ func init() {
 func runCores(a *harness.Args, parallel func(n, workers int64) (int64, error)) {
 	n := a.Int("n", 100_000_000, 0, roundbench.LoopMaxN)
 	t := a.Int("workers", 1, 1, roundbench.CoresMaxWorkers)
-	_, err := parallel(min(n, 1<<20), t) // warm-up
+	_, err := parallel(harness.Min(n, 1<<20), t) // warm-up
 	harness.Must(err)
 	want := roundbench.LoopExpected(n)
 	pass := func(workers int64) time.Duration {
@@ -43,7 +43,7 @@ func runCores(a *harness.Args, parallel func(n, workers int64) (int64, error)) {
 	if t > 1 {
 		many = pass(t)
 	}
-	speedup := float64(one) / float64(max(many, 1))
+	speedup := float64(one) / float64(harness.Max(many, 1))
 	harness.Result("sum=%d", want)
 	harness.Emit(a, 1, float64(many.Nanoseconds()),
 		harness.Metric{Value: speedup, Unit: "speedup"},

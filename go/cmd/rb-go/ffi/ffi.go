@@ -1,7 +1,8 @@
 // Command rb-go-ffi is round ffi's Go child runner: `rb-go-ffi ffi IMPL
 // [key=value...]` runs one variant once and prints its result line, and
 // `rb-go-ffi --list` lists the variants (go/internal/harness). ffi_cgo.go
-// adds the variants that call the C core. Each round's runner is a program
+// adds the variants that call the C core, ffi_noescape.go the two whose
+// callee is annotated (Go 1.24). Each round's runner is a program
 // of its own so that a child maps only its own round's code.
 package main
 

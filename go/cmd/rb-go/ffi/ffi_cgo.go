@@ -11,8 +11,6 @@ import (
 
 func init() {
 	harness.Register("ffi", "go-c", callVariant(roundbench.FfiNoop), ffiUnits...)
-	harness.Register("ffi", "go-c-noescape", callVariant(roundbench.FfiNoopNoescape), ffiUnits...)
-	harness.Register("ffi", "go-c-nocallback", callVariant(roundbench.FfiNoopNocallback), ffiUnits...)
 	harness.Register("ffi", "c-go-callback", runCallback, ffiUnits...)
 	harness.Register("ffi", "go-c-slice", bufferVariant(roundbench.FfiBuffer), ffiUnits...)
 	harness.Register("ffi", "go-c-copy", bufferVariant(roundbench.FfiBufferCopy), ffiUnits...)

@@ -1,3 +1,7 @@
+//go:build go1.26
+
+// From Go 1.26, which fasthttp's go.mod declares.
+
 package main
 
 import (

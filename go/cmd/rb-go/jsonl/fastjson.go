@@ -1,4 +1,6 @@
-//go:build !goexperiment.jsonv2
+//go:build !goexperiment.jsonv2 && go1.24
+
+// From Go 1.24, which fastjson's go.mod declares.
 
 package main
 

@@ -10,7 +10,8 @@
 // GOEXPERIMENT=jsonv2 into a program of its own, rb-go-jsonl-v2: the
 // experiment also reimplements encoding/json (v1) on top of v2, so the go
 // variant must not share its binary. The build tags keep each program to
-// its own variants.
+// its own variants, and leave a library out of a build with a Go older than
+// the library's modules declare (go1.N in the file's build line).
 package main
 
 import (

@@ -1,9 +1,10 @@
-//go:build !goexperiment.jsonv2 && !goexperiment.cgocheck2
+//go:build !goexperiment.jsonv2 && !goexperiment.cgocheck2 && go1.20
 
 // Not under GOEXPERIMENT=cgocheck2 (make test-go runs the Go tests so, for
 // the core's cgo code): sonic's loader links each function it compiles into
 // the runtime's list of modules, a write of a Go pointer that cgocheck2
-// takes for one into C memory and stops the program at start-up.
+// takes for one into C memory and stops the program at start-up. From Go
+// 1.20: a module sonic needs (github.com/klauspost/cpuid/v2) declares it.
 
 package main
 

@@ -23,7 +23,7 @@ func runLoop(a *harness.Args, loop func(int64) (int64, error)) {
 	n := a.Int("n", 20_000_000, 0, roundbench.LoopMaxN)
 	var err error
 	harness.WarmUp(func() {
-		_, err = loop(min(n, 1<<20))
+		_, err = loop(harness.Min(n, 1<<20))
 		harness.Must(err)
 	})
 	var sum int64

@@ -4,12 +4,14 @@
 // round's runner is a program of its own so that a child maps only its own
 // round's code.
 //
-// The variants, by file: go and go-gonum (plain.go), go-c (matmul_cgo.go,
-// the C core). go-gonum-netlib (netlib.go) is built from the same directory
-// with the tag netlib, against the system's OpenBLAS, into a program of its
-// own, rb-go-matmul-netlib: that program links OpenBLAS, which starts its
-// threads when it is loaded, so no other variant's child may carry it. The
-// build tags keep each program to its own variants.
+// The variants, by file: go (plain.go), go-gonum (gonum.go), go-c
+// (matmul_cgo.go, the C core). go-gonum-netlib (netlib.go) is built from
+// the same directory with the tag netlib, against the system's OpenBLAS,
+// into a program of its own, rb-go-matmul-netlib: that program links
+// OpenBLAS, which starts its threads when it is loaded, so no other
+// variant's child may carry it. The build tags keep each program to its
+// own variants, and leave gonum's two out of a build with a Go older than
+// gonum needs (1.24).
 package main
 
 import (
@@ -51,7 +53,7 @@ func runMatmul(a *harness.Args, product matmulFn, setThreads func(int)) {
 	}
 
 	// Warm-up on a small product (the leading w x w block, copied).
-	w := min(n, 256)
+	w := harness.Min(n, 256)
 	aw, bw, cw := make([]float64, w*w), make([]float64, w*w), make([]float64, w*w)
 	for i := 0; i < w; i++ {
 		copy(aw[i*w:(i+1)*w], A[i*n:i*n+w])
@@ -65,7 +67,7 @@ func runMatmul(a *harness.Args, product matmulFn, setThreads func(int)) {
 	reps := int64(1)
 	ns := float64(d.Nanoseconds())
 	if d < minTimed {
-		reps = int64(minTimed/max(d, time.Microsecond)) + 1
+		reps = int64(minTimed/harness.Max(d, time.Microsecond)) + 1
 		d = harness.Timed(func() {
 			for r := int64(0); r < reps && err == nil; r++ {
 				err = product(n, A, B, C)

@@ -36,7 +36,7 @@ func runTemps(a *harness.Args, temps func([]int64) (int64, error)) {
 	for i := range arr {
 		arr[i] = int64(i)
 	}
-	_, err := temps(arr[:min(n, 1<<20)]) // warm-up
+	_, err := temps(arr[:harness.Min(n, 1<<20)]) // warm-up
 	harness.Must(err)
 	var sum int64
 	s0 := sysNs()
