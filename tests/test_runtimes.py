@@ -41,10 +41,10 @@ def _ffi(go_c: dict, py_c: float = 40.0) -> benchfmt.ResultSet:
 
 
 def test_strip_and_keys():
-    name, rt = runtimes.strip("BenchmarkFfi/impl=go-c/go=1.20.14/n=1000")
+    name, rt = runtimes.split_runtime("BenchmarkFfi/impl=go-c/go=1.20.14/n=1000")
     assert name == "BenchmarkFfi/impl=go-c/n=1000" and rt == {"go": "1.20.14"}
-    assert runtimes.strip("BenchmarkLoop/impl=py/python=pypy-7.3.11/n=5")[1] == {"python": "pypy-7.3.11"}
-    assert runtimes.strip("BenchmarkLoop/impl=c/n=5") == ("BenchmarkLoop/impl=c/n=5", {})
+    assert runtimes.split_runtime("BenchmarkLoop/impl=py/python=pypy-7.3.11/n=5")[1] == {"python": "pypy-7.3.11"}
+    assert runtimes.split_runtime("BenchmarkLoop/impl=c/n=5") == ("BenchmarkLoop/impl=c/n=5", {})
     rt = runtimes.Runtime(runtimes.GO, "1.20.14", "1.20.14")
     assert runner.bench_name(get("ffi"), "go-c", {"n": 5}, rt) == "BenchmarkFfi/impl=go-c/go=1.20.14/n=5"
     assert runner.bench_name(get("ffi"), "go-c", {"n": 5}) == "BenchmarkFfi/impl=go-c/n=5"
@@ -85,9 +85,11 @@ def test_a_view_holds_one_runtime_of_each_kind_and_every_plain_row():
     rs = _ffi({"1.20.14": 85, "1.26.8": 60})
     v = runtimes.view(rs, {"go": "1.20.14"})
     names = {r.name for r in v.runs}
-    assert names == {"BenchmarkFfi/impl=go-c/n=1000", "BenchmarkFfi/impl=go/n=1000", "BenchmarkFfi/impl=py-c-o/n=1000"} | {
-        "BenchmarkFfi/impl=c/n=1000"
-    }
+    assert names == {
+        "BenchmarkFfi/impl=go-c/n=1000",
+        "BenchmarkFfi/impl=go/n=1000",
+        "BenchmarkFfi/impl=py-c-o/n=1000",
+    } | {"BenchmarkFfi/impl=c/n=1000"}
     med = group(v)["ffi"][(("n", "1000"),)]["go-c"].median_of("ns/call")
     assert med == pytest.approx(85, rel=0.02)
     assert v.configs[-1]["go-version"] == "go1.20.14"
@@ -154,3 +156,80 @@ def test_a_plain_run_has_no_runtimes_section_and_an_age_note():
 def test_claims_views_complete_a_plain_run_from_its_provenance():
     rs = _set(_lines("BenchmarkFfi/impl=go-c/n=1000", 60))
     assert claims.runtime_pick({}, rs) == {"go": "1.26.8", "python": "cpython-3.11.7"}
+
+
+# ---- the runner's rows under each runtime ------------------------------------------
+
+
+def _axes(go=(), py=()) -> dict:
+    axes = {}
+    if go:
+        axes[runtimes.GO] = [runtimes.Runtime(runtimes.GO, v, v, default=d) for v, d in go]
+    if py:
+        axes[runtimes.PYTHON] = [runtimes.Runtime(runtimes.PYTHON, k, exe, default=d) for k, exe, d in py]
+    return axes
+
+
+def test_expand_puts_go_runner_and_python_child_rows_under_each_runtime():
+    axes = _axes(go=[("1.19.13", False), ("1.26.8", True)], py=[("cpython-3.11.7", "python3", True)])
+    loop = get("loop")
+    rows = runner.expand(loop, loop.variant("go-c"), axes)
+    assert [(r.key, why) for r, why in rows] == [("go-c/go=1.19.13", None), ("go-c/go=1.26.8", None)]
+    assert runner.expand(loop, loop.variant("c"), axes) == [(loop.variant("c"), None)]
+    (row, why), *_ = runner.expand(loop, loop.variant("py"), axes)
+    assert row.runtime.label == "cpython-3.11.7" and why is None
+
+
+def test_a_go_variant_no_go_runner_runs_is_a_skip_row_under_another_release():
+    """http's Go servers are started by the Python driver, startup's Go
+    programs by the launcher: under another release each is a skip row that
+    says so, and under the installed one it runs as ever."""
+    axes = _axes(go=[("1.19.13", False), ("1.26.8", True)])
+    http = get("http")
+    (old, why_old), (new, why_new) = runner.expand(http, http.variant("go"), axes)
+    assert "not a Go runner" in why_old and "installed Go's build only" in why_old
+    assert why_new is None and new.runtime.label == "1.26.8"
+
+
+def test_a_round_of_facts_is_not_on_the_axis():
+    axes = _axes(go=[("1.19.13", False)])
+    delivery = get("delivery")
+    v = delivery.variants[0]
+    assert runner.expand(delivery, v, axes) == [(v, None)]
+
+
+def test_a_run_across_go_releases_and_interpreters(tmp_path, pypy):
+    """The issue's command, on the loop round's pure variants: each Go row
+    under both releases and each Python row under both interpreters, named
+    by its runtime; the report scores the newest pair and the age-matched
+    pair (Go 1.19, nearest to CPython 3.11) beside it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from roundbench import gotoolchains
+
+    root = Path(__file__).resolve().parents[1]
+    installed = gotoolchains.installed()
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "roundbench", "run", "loop", "--impl", "go", "--impl", "py", "--impl", "c"]
+    cmd += ["--go", "1.19", "--go", installed, "--python", sys.executable, "--python", pypy]
+    cmd += ["--runs", "6", "--quick", "--quiet", "--out", str(out), "--n", "200000"]
+    p = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(root / "python")},
+        timeout=600,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    text = (out / "results.txt").read_text()
+    py_key = f"cpython-{sys.version.split()[0]}"
+    for part in ("impl=go/go=1.19.", f"impl=go/go={installed}/", f"impl=py/python={py_key}/", "impl=py/python=pypy-"):
+        assert "\nBenchmarkLoop/" + part in text, part
+    assert "go-toolchains: 1.19." in text and "python-interpreters: " in text
+    md = (out / "report.md").read_text()
+    assert "### Score with runtimes of the same age: CPython" in md and "with Go 1.19." in md
+    assert "## Runtimes" in md

@@ -167,7 +167,7 @@ def by_runtime(rs: benchfmt.ResultSet) -> "OrderedDict":
             c.skip = s.reason
     for rnd in out.values():
         for size in rnd.values():
-            for impl, rows in size.items():
+            for rows in size.values():
                 rows.sort(key=lambda kl: (kl[0], runtimes.go_key(kl[1]) if kl[0] == runtimes.GO else (0,)))
     return out
 
@@ -259,7 +259,7 @@ def findings(rs: benchfmt.ResultSet, iv: summary.Intervals) -> list:
     table = by_runtime(rs)
     newest = runtimes.newest(rs)
     ffi = table.get("ffi", {})
-    for size, impls in ffi.items():
+    for impls in ffi.values():
         rows = [(lab, c) for k, lab, c in impls.get("go-c", []) if k == runtimes.GO and c.values("ns/call")]
         if len(rows) >= 2:
             parts = [f"{fmt(c.median_of('ns/call'))} ns with Go {lab}" for lab, c in rows]

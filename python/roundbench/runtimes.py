@@ -59,7 +59,7 @@ def of_params(params: dict) -> tuple:
     return rest, {k: params[k] for k in KEYS if k in params}
 
 
-def strip(name: str) -> tuple:
+def split_runtime(name: str) -> tuple:
     """A result name without its runtime keys, and those keys: (name, {kind: label})."""
     base, *parts = name.split("/")
     kept, found = [], {}
@@ -86,7 +86,7 @@ def present(rs: benchfmt.ResultSet) -> dict:
     Python in the order first seen; kinds that have none are absent."""
     out: dict = {}
     for r in rs.runs:
-        for k, v in strip(r.name)[1].items():
+        for k, v in split_runtime(r.name)[1].items():
             out.setdefault(k, [])
             if v not in out[k]:
                 out[k].append(v)
@@ -99,7 +99,7 @@ def mentioned(rs: benchfmt.ResultSet) -> dict:
     """kind -> every label a line names (runs, failures, skips)."""
     out: dict = {}
     for name in _names(rs):
-        for k, v in strip(name)[1].items():
+        for k, v in split_runtime(name)[1].items():
             out.setdefault(k, [])
             if v not in out[k]:
                 out[k].append(v)
@@ -227,7 +227,7 @@ def age_matched(rs: benchfmt.ResultSet) -> AgeMatch:
 def _keep(name: str, pick: dict) -> Optional[str]:
     """The name in the view of `pick`, or None when it belongs to another
     runtime."""
-    base, found = strip(name)
+    base, found = split_runtime(name)
     for k, v in found.items():
         if pick.get(k, v) != v:
             return None
