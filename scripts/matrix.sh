@@ -23,7 +23,15 @@ if [ -z "${MATRIX_GO:-}" ]; then
   newest=$(go env GOVERSION | sed -E 's/^go([0-9]+\.[0-9]+).*/\1/')
   MATRIX_GO="$matched $newest"
 fi
-pythons=${MATRIX_PYTHON:-$py pypy3}
+if [ -z "${MATRIX_PYTHON:-}" ]; then
+  MATRIX_PYTHON=$py
+  if command -v pypy3 >/dev/null 2>&1; then
+    MATRIX_PYTHON="$py pypy3"
+  else
+    echo "matrix: pypy3 is not installed (make setup installs it): CPython only" >&2
+  fi
+fi
+pythons=$MATRIX_PYTHON
 args=()
 for v in $MATRIX_GO; do args+=(--go "$v"); done
 for p in $pythons; do args+=(--python "$p"); done
