@@ -482,18 +482,7 @@ def _fresh(target: Path) -> bool:
 def _locked(target: Path, make) -> Optional[str]:
     """make() under the lock of target's folder, unless target is fresh by
     the time the lock is held (another process built it)."""
-    import fcntl
-
-    folder = target.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with open(folder / ".lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if _fresh(target):
-                return None
-            return make()
-    except OSError as e:
-        return f"cannot build {target.name} in {folder}: {e}"
+    return programs.locked(target, _fresh, make)
 
 
 def _build(name: str, target: Path, version: str) -> Optional[str]:

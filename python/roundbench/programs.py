@@ -329,9 +329,10 @@ def cache() -> Path:
     return cache_root() / _key()
 
 
-def _in_cache(name: str, target: Path, make) -> Optional[str]:
-    """Makes target with make(name, target) under the cache's lock, so that
-    two suites started at once make each program once."""
+def locked(target: Path, done, make) -> Optional[str]:
+    """make() under the lock of target's folder, unless done(target) holds
+    by the time the lock is held (another process made it), so that two
+    suites started at once make each program once."""
     import fcntl
 
     folder = target.parent
@@ -339,11 +340,16 @@ def _in_cache(name: str, target: Path, make) -> Optional[str]:
         folder.mkdir(parents=True, exist_ok=True)
         with open(folder / ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if _runnable(target):
+            if done(target):
                 return None
-            return make(name, target)
+            return make()
     except OSError as e:
-        return f"cannot make {name} in {folder}: {e}"
+        return f"cannot make {target.name} in {folder}: {e}"
+
+
+def _in_cache(name: str, target: Path, make) -> Optional[str]:
+    """Makes target with make(name, target) under the cache's lock."""
+    return locked(target, _runnable, lambda: make(name, target))
 
 
 def _library_ldflags(library: str) -> Optional[list]:
