@@ -31,6 +31,9 @@ examples:
   roundbench run --quick                  every round scaled down (tests, CI)
   roundbench run --time-budget 30         every round, its runs within 30 minutes (beyond the minimum runs)
   roundbench run matmul --threads all     BLAS on every core (default: 1 thread)
+  roundbench run loop ffi --go 1.19 --go 1.26 --python .venv/bin/python --python pypy3
+                                          every Go row under two Go releases, every Python
+                                          row under CPython and PyPy, scored pair by pair
   roundbench report results/latest        write results/latest/report.md and report.html
   roundbench compare results/A results/B  is B different from A? (ratio, CI and a U test per cell)
 
