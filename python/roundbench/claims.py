@@ -224,7 +224,8 @@ def _find(grouped: dict, q: Quantity, views: Optional[list] = None) -> tuple:
                 why = why or why_here
         if rt:
             named = ", ".join(f"{k}={v}" for k, v in rt.items())
-            return None, why or f"no runs of {q.label()} under {named} in these results"
+            plain = Quantity(q.round, q.impl, tuple(rest.items()), q.unit)
+            return None, why or f"no runs of {plain.label()} under {named} in these results"
     sizes = grouped.get(q.round)
     if not sizes:
         return None, f"the {q.round} round is not in these results"
