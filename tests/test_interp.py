@@ -127,6 +127,13 @@ def test_queries_on_another_interpreter_run_it_with_that_environment(other_cpyth
 
 
 def test_use_sets_the_childrens_interpreter(other_cpython, monkeypatch):
+    # use() sets the process's environment: monkeypatch puts both back after
+    # the test, so no later test runs its children under this interpreter.
+    # (setenv records the value before, absent or not; delenv alone records
+    # nothing when the variable is absent).
+    monkeypatch.setenv(interp.ENV, sys.executable)
+    monkeypatch.delenv(interp.ENV)
+    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
     got = interp.use(other_cpython)
     assert os.environ[interp.ENV] == other_cpython
     assert os.environ["PYTHONPATH"].split(os.pathsep)[0] == interp.package_parent()
@@ -222,7 +229,9 @@ print("\\n".join(bad))
 """
     p = subprocess.run([pypy, "-c", code], capture_output=True, text=True, env=child_env(), timeout=300)
     assert p.returncode == 0 and p.stdout.strip() == "", p.stdout + p.stderr
-    ours = subprocess.run([sys.executable, "-m", "roundbench.child", "--list"], capture_output=True, text=True)
+    ours = subprocess.run(
+        [sys.executable, "-m", "roundbench.child", "--list"], capture_output=True, text=True, env=child_env()
+    )
     theirs = subprocess.run([pypy, "-m", "roundbench.child", "--list"], capture_output=True, text=True, env=child_env())
     assert theirs.returncode == 0, theirs.stderr
     assert theirs.stdout == ours.stdout
