@@ -81,15 +81,21 @@ def _names(rs: benchfmt.ResultSet) -> list:
     )
 
 
+def _labels(names) -> dict:
+    """kind -> the runtime labels the names carry, in the order first seen."""
+    out: dict = {}
+    for name in names:
+        for k, v in split_runtime(name)[1].items():
+            labels = out.setdefault(k, [])
+            if v not in labels:
+                labels.append(v)
+    return out
+
+
 def present(rs: benchfmt.ResultSet) -> dict:
     """kind -> the labels that ran (that have a run), Go newest first,
     Python in the order first seen; kinds that have none are absent."""
-    out: dict = {}
-    for r in rs.runs:
-        for k, v in split_runtime(r.name)[1].items():
-            out.setdefault(k, [])
-            if v not in out[k]:
-                out[k].append(v)
+    out = _labels(r.name for r in rs.runs)
     if GO in out:
         out[GO].sort(key=go_key, reverse=True)
     return out
@@ -97,13 +103,7 @@ def present(rs: benchfmt.ResultSet) -> dict:
 
 def mentioned(rs: benchfmt.ResultSet) -> dict:
     """kind -> every label a line names (runs, failures, skips)."""
-    out: dict = {}
-    for name in _names(rs):
-        for k, v in split_runtime(name)[1].items():
-            out.setdefault(k, [])
-            if v not in out[k]:
-                out[k].append(v)
-    return out
+    return _labels(_names(rs))
 
 
 def go_key(label: str) -> tuple:
