@@ -188,12 +188,8 @@ def runtime_pick(pick: dict, rs) -> dict:
     (go-version) and the children's CPython, so that a claim naming
     `go=1.26` finds a plain run made with Go 1.26."""
     out = dict(pick)
-    if runtimes.GO not in out:
-        for cfg in reversed(rs.configs):
-            version = cfg.get("go-version", "")
-            if version.startswith("go"):
-                out[runtimes.GO] = version[2:].split()[0]
-                break
+    if runtimes.GO not in out and runtimes.config_go(rs):
+        out[runtimes.GO] = runtimes.config_go(rs)
     if runtimes.PYTHON not in out:
         cpython = runtimes.cpython_of(rs, {})
         if cpython:

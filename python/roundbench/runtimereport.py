@@ -34,18 +34,10 @@ class AgeScore:
 
 
 def _pair_text(pick: dict, rs: benchfmt.ResultSet) -> str:
-    go = pick.get(runtimes.GO) or _config_go(rs)
+    go = pick.get(runtimes.GO) or runtimes.config_go(rs) or "?"
     py = pick.get(runtimes.PYTHON)
     py_text = runtimes.describe(runtimes.PYTHON, py) if py else _config_python(rs)
     return f"{py_text} with Go {go}"
-
-
-def _config_go(rs: benchfmt.ResultSet) -> str:
-    for cfg in reversed(rs.configs):
-        v = cfg.get("go-version", "")
-        if v:
-            return v.removeprefix("go").split()[0] if v.startswith("go") else v
-    return "?"
 
 
 def _config_python(rs: benchfmt.ResultSet) -> str:

@@ -191,6 +191,16 @@ def cpython_of(rs: benchfmt.ResultSet, pick: dict) -> Optional[str]:
     return None
 
 
+def config_go(rs: benchfmt.ResultSet) -> Optional[str]:
+    """The installed Go's release a result set names in its provenance
+    (go-version: go1.26.8 -> '1.26.8'), or None."""
+    for cfg in reversed(rs.configs):
+        m = re.match(r"go(\d+\.\d+(?:\.\d+)?)", cfg.get("go-version", ""))
+        if m:
+            return m.group(1)
+    return None
+
+
 def age_matched(rs: benchfmt.ResultSet) -> AgeMatch:
     """The age-matched pair (module doc): its view's selection when the
     Go release nearest to the newest pair's CPython ran, else why not."""
@@ -208,7 +218,7 @@ def age_matched(rs: benchfmt.ResultSet) -> AgeMatch:
             None,
             f"the Go release nearest to CPython {releases.feature(cpython)} is Go {feature} ({days} days apart), "
             f"which did not run here (`make matrix` runs it; or `roundbench run --go {feature} --go "
-            f"{releases.feature(main.get(GO, '')) or 'X.Y'}`)",
+            f"{releases.feature(main.get(GO) or config_go(rs) or '') or 'X.Y'}`)",
             cpython,
             feature,
             days,
