@@ -207,24 +207,24 @@ def test_each_go_variant_is_in_the_oldest_build_or_says_which_go_it_needs(oldest
         "go-c-noescape",
         "go-c-nocallback",
     } - ({"go-gonum-netlib"} if programs.missing("rb-go-matmul-netlib") else set())
-    fasthttp, declared = module("github.com/valyala/fasthttp")
-    assert reasons[("http", "go-fasthttp")] == (
-        f"go-fasthttp needs Go 1.{declared.split('.')[1]} or newer "
-        f"(github.com/valyala/fasthttp {fasthttp} declares go {declared}); not built with go{oldest}"
-    )
-    gonum, declared = module("gonum.org/v1/gonum")
-    assert reasons[("matmul", "go-gonum")] == (
-        f"go-gonum needs Go 1.{declared.split('.')[1]} or newer "
-        f"(gonum.org/v1/gonum {gonum} declares go {declared}); not built with go{oldest}"
-    )
+
+    def library_reason(variant: str, path: str, via: str = "") -> str:
+        """The reason a variant whose library (or a module it needs) declares a newer go line gives."""
+        version, declared = module(path)
+        which = f", which {via} needs," if via else ""
+        return (
+            f"{variant} needs Go 1.{declared.split('.')[1]} or newer ({path} {version}{which} declares go "
+            f"{declared}); not built with go{oldest}"
+        )
+
+    assert reasons[("http", "go-fasthttp")] == library_reason("go-fasthttp", "github.com/valyala/fasthttp")
+    assert reasons[("matmul", "go-gonum")] == library_reason("go-gonum", "gonum.org/v1/gonum")
     assert reasons[("ffi", "go-c-noescape")] == (
         f"go-c-noescape needs Go 1.24 or newer (go/cgo_noescape.go: //go:build cgo && go1.24); "
         f"not built with go{oldest}"
     )
-    cpuid, declared = module("github.com/klauspost/cpuid/v2")
-    assert reasons[("jsonl", "go-sonic")] == (
-        f"go-sonic needs Go 1.{declared.split('.')[1]} or newer (github.com/klauspost/cpuid/v2 {cpuid}, "
-        f"which github.com/bytedance/sonic needs, declares go {declared}); not built with go{oldest}"
+    assert reasons[("jsonl", "go-sonic")] == library_reason(
+        "go-sonic", "github.com/klauspost/cpuid/v2", via="github.com/bytedance/sonic"
     )
 
 
