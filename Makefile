@@ -65,7 +65,7 @@ BLAS_CFLAGS := $(BLAS_MACROS) -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 
-.PHONY: help setup build c go py install test test-c test-go test-py bench jsonl-speed fidelity suite matrix cgo-by-go report asan format lint clean links
+.PHONY: help setup build c go py install test test-c test-go test-py test-fuzz fuzz fuzz-build bench jsonl-speed fidelity suite matrix cgo-by-go report asan format lint clean links
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -282,13 +282,42 @@ else
 	@echo "test-go: matmul's netlib build skipped: pkg-config finds no openblas (make setup installs it)"
 endif
 
+# ---- Fuzzing ------------------------------------------------------------------
+# csrc/fuzz/: one libFuzzer target per parser of untrusted bytes, each built
+# by clang with libFuzzer, ASan and UBSan into build/fuzz/<target>, linking
+# only the core files it drives. scripts/fuzz.sh says what each mode does.
+FUZZ_TARGETS := http_request jsonl_kernels jsonl_line aspects_input
+FUZZ_CC ?= clang
+FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -fsanitize=fuzzer,address,undefined \
+  -fno-sanitize-recover=all -fno-omit-frame-pointer -Icsrc
+FUZZ_SRC.http_request := csrc/http.c csrc/common.c
+FUZZ_SRC.jsonl_kernels := csrc/jsonl.c csrc/common.c
+FUZZ_SRC.jsonl_line := csrc/fuzz/jsonl_reference.c csrc/jsonl.c csrc/common.c
+FUZZ_SRC.aspects_input := csrc/aspects.c csrc/common.c
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+FUZZ_SECONDS ?= 180
+FUZZ_RUNS ?= 20000
+
+$(BUILD)/fuzz/%: csrc/fuzz/%.c $(wildcard csrc/fuzz/*.h csrc/fuzz/*.c) $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(csrc/aspects.c.cflags) $< $(FUZZ_SRC.$*) -o $@ $(CORE_LIBS)
+
+fuzz-build: $(FUZZ_BIN) ## build the fuzz targets (clang, libFuzzer, ASan, UBSan) into build/fuzz/
+
+fuzz: $(FUZZ_BIN) $(VENV_READY) ## run every fuzz target for FUZZ_SECONDS (default 180) each, then executions, coverage and findings per target
+	FUZZ_SECONDS=$(FUZZ_SECONDS) VPY=$(VPY) BUILD=$(BUILD) ./scripts/fuzz.sh run $(FUZZ_ONLY)
+
+test-fuzz: $(FUZZ_BIN) ## replay every fuzz target's committed corpus (testdata/fuzz/) plus FUZZ_RUNS seeded executions
+	FUZZ_RUNS=$(FUZZ_RUNS) BUILD=$(BUILD) ./scripts/fuzz.sh replay
+
 test-py: build ## pytest (builds first)
 	$(VPY) -m pytest -q
 
-test: setup ## run every test: formatting and lint, C (sanitizers), Go (race, cgocheck2, without cgo), Python
+test: setup ## run every test: formatting and lint, C (sanitizers), the fuzz targets' corpora, Go (race, cgocheck2, without cgo), Python
 	$(MAKE) build
 	$(MAKE) lint
 	$(MAKE) test-c
+	$(MAKE) test-fuzz
 	$(MAKE) test-go
 	$(MAKE) test-py
 
