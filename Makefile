@@ -65,7 +65,7 @@ BLAS_CFLAGS := $(BLAS_MACROS) -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 
-.PHONY: help setup build c go py install test test-c test-go test-py test-fuzz fuzz fuzz-build bench jsonl-speed fidelity suite matrix cgo-by-go report asan format lint clean links
+.PHONY: help setup build c go py install test test-c test-go test-py test-fuzz fuzz fuzz-build fuzz-plants bench jsonl-speed fidelity suite matrix cgo-by-go report asan format lint clean links
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -297,6 +297,7 @@ FUZZ_SRC.aspects_input := csrc/aspects.c csrc/common.c
 FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 180
 FUZZ_RUNS ?= 20000
+PLANT_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: csrc/fuzz/%.c $(wildcard csrc/fuzz/*.h csrc/fuzz/*.c) $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(dir $@)
@@ -306,6 +307,9 @@ fuzz-build: $(FUZZ_BIN) ## build the fuzz targets (clang, libFuzzer, ASan, UBSan
 
 fuzz: $(FUZZ_BIN) $(VENV_READY) ## run every fuzz target for FUZZ_SECONDS (default 180) each, then executions, coverage and findings per target
 	FUZZ_SECONDS=$(FUZZ_SECONDS) VPY=$(VPY) BUILD=$(BUILD) ./scripts/fuzz.sh run $(FUZZ_ONLY)
+
+fuzz-plants: $(VENV_READY) ## plant a known fault in a copy of the core and show its fuzz target finds it from the seeds alone within PLANT_SECONDS (default 60)
+	$(VPY) scripts/fuzz_plants.py --seconds $(PLANT_SECONDS)
 
 test-fuzz: $(FUZZ_BIN) ## replay every fuzz target's committed corpus (testdata/fuzz/) plus FUZZ_RUNS seeded executions
 	FUZZ_RUNS=$(FUZZ_RUNS) BUILD=$(BUILD) ./scripts/fuzz.sh replay

@@ -43,6 +43,9 @@ APT_PACKAGES+=(libopenblas-pthread-dev)
 # the report's browser test (tests/test_report_browser.py): Debian's
 # chromium, its headless shell (no desktop libraries), and a font for it
 APT_PACKAGES+=(chromium-headless-shell fonts-dejavu-core)
+# make fuzz and make test's replay of the fuzz corpora (csrc/fuzz/): clang,
+# and its runtime libraries (libFuzzer, ASan, UBSan)
+APT_PACKAGES+=(clang libclang-rt-dev)
 # PyPy, the second Python interpreter (`roundbench run --python pypy3`): its
 # stackless module runs the chain round's py-stackless, and its C headers
 # build the extension for it through cpyext (roundbench.extbuild)

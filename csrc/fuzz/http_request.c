@@ -31,7 +31,6 @@
 
 /* The server's own limits (http.c): the largest body it skips. */
 #define MAX_BODY (1 << 20)
-#define MAX_EVENTS 256
 
 static const size_t head_limits[8] = {8192, 4096, 1024, 256, 64, 32, 16, 8};
 
@@ -44,9 +43,12 @@ typedef struct event {
     int64_t content_length;
 } event;
 
+/* What one connection's stream made the server do, in order: a head
+ * takes at least two bytes ("\n\n" would end one), so a stream of n bytes
+ * makes at most n / 2 + 1 events. */
 typedef struct events {
-    size_t n;
-    event e[MAX_EVENTS];
+    size_t n, cap;
+    event *e;
 } events;
 
 static int is_tchar(uint8_t c)
@@ -133,7 +135,7 @@ static void process(const uint8_t *stream, size_t have, size_t max_head, conn *c
             free(buf);
             return;
         }
-        FUZZ_CHECK(out->n < MAX_EVENTS, "more than %d requests", MAX_EVENTS);
+        FUZZ_CHECK(out->n < out->cap, "more than %zu requests", out->cap);
         event *e = &out->e[out->n++];
         e->result = r;
         e->at = c->off;
@@ -180,8 +182,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *stream = data + 2;
     size_t n = size - 2;
 
-    static events whole, split;
-    whole.n = split.n = 0;
+    events whole = {0, n / 2 + 1, calloc(n / 2 + 1, sizeof(event))};
+    events split = {0, n / 2 + 1, calloc(n / 2 + 1, sizeof(event))};
+    if (!whole.e || !split.e)
+        abort();
     conn c = {0, 0, 0};
     process(stream, n, max_head, &c, &whole);
 
@@ -218,5 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                            a->keep_alive == b->keep_alive && a->content_length == b->content_length,
                        "request %zu parses differently read by read", i);
     }
+    free(whole.e);
+    free(split.e);
     return 0;
 }
