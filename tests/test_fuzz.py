@@ -54,7 +54,7 @@ def test_seeds_come_from_the_test_data(tmp_path):
 
 
 def test_a_plant_that_no_longer_applies_is_an_error(tmp_path, monkeypatch):
-    monkeypatch.setitem(fuzz_plants.PLANTS, "gone", dict(fuzz_plants.PLANTS["http-oob"], pattern="no such code"))
+    monkeypatch.setitem(fuzz_plants.PLANTS, "gone", dict(fuzz_plants.PLANTS["http-oob"], pattern="(no such)(code)"))
     with pytest.raises(fuzz_plants.PlantError, match="not in csrc/http.c"):
         fuzz_plants.build("gone", tmp_path)
 
