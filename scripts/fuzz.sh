@@ -46,6 +46,13 @@ for t in "${targets[@]}"; do
 done
 
 common=(-timeout=25 -rss_limit_mb=2048 -print_final_stats=1)
+# A target's dictionary, csrc/fuzz/<target>.dict or <family>.dict (jsonl_*).
+dict_of() { # TARGET
+  local d
+  for d in "csrc/fuzz/$1.dict" "csrc/fuzz/${1%%_*}.dict"; do
+    [ -f "$d" ] && { echo "-dict=$d"; return; }
+  done
+}
 
 # The seeds, made again each time from the test data, into a folder of
 # this run's own (two runs may go at once, one target each).
@@ -75,7 +82,7 @@ run)
     mkdir -p "$corpus" "$findings" "$(dirname "$log")"
     before=$(find "$findings" -type f | wc -l)
     echo "fuzz: $t for ${SECONDS_EACH} s (log: $log)"
-    "$BUILD/fuzz/$t" "${common[@]}" -max_len="${MAX_LEN[$t]}" -max_total_time="$SECONDS_EACH" \
+    "$BUILD/fuzz/$t" "${common[@]}" $(dict_of "$t") -max_len="${MAX_LEN[$t]}" -max_total_time="$SECONDS_EACH" \
       -artifact_prefix="$findings/" "$corpus" "testdata/fuzz/$t" "$SEEDS/$t" >"$log" 2>&1
     rc=$?
     found=$(($(find "$findings" -type f | wc -l) - before))
@@ -98,7 +105,7 @@ replay)
     rm -rf "$scratch"
     mkdir -p "$scratch" "$(dirname "$log")"
     n=$(find "testdata/fuzz/$t" -type f | wc -l)
-    if ! "$BUILD/fuzz/$t" "${common[@]}" -max_len="${MAX_LEN[$t]}" -runs="$RUNS" -seed=1 \
+    if ! "$BUILD/fuzz/$t" "${common[@]}" $(dict_of "$t") -max_len="${MAX_LEN[$t]}" -runs="$RUNS" -seed=1 \
       -artifact_prefix="$scratch/" "$scratch" "testdata/fuzz/$t" >"$log" 2>&1; then
       echo "fuzz replay: $t FAILED (log: $log):"
       grep -E 'invariant broken|ERROR: (AddressSanitizer|libFuzzer)|runtime error|SUMMARY|Test unit written' "$log" | head -8 | sed 's/^/  /'

@@ -21,6 +21,10 @@
  *   minor version 0 or 1, keep_alive 0 or 1, a Content-Length in range;
  * - the head parsed alone (exactly head_len bytes) gives the same request:
  *   the parser never decides from bytes after the head;
+ * - keep_alive and content_length are what a second, plain reading of the
+ *   accepted head's header lines says (RFC 9112 9.6: a "close" option
+ *   closes whatever else is said; "keep-alive" keeps HTTP/1.0 open; 1.1
+ *   stays open by default; no Content-Length is 0);
  * - the stream read by read gives the same requests, in order, as the
  *   whole stream; where a read ends at the limit inside an unfinished head
  *   it may reject with 431 a head the whole stream rejects otherwise. */
@@ -55,6 +59,61 @@ static int is_tchar(uint8_t c)
 {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
            (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static int word_is(const char *p, size_t n, const char *word)
+{
+    if (strlen(word) != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (lower((unsigned char)p[i]) != word[i])
+            return 0;
+    return 1;
+}
+
+/* What the header lines of an accepted head say, read plainly: each line
+ * up to its LF, the name up to the first ':', the value's tokens split at
+ * commas, spaces and tabs (a CR before the LF dropped). */
+static void expected_fields(const rb_http_request *req, const char *head, int *keep_alive,
+                            int64_t *content_length)
+{
+    int close_opt = 0, keep_opt = 0;
+    *content_length = 0;
+    const char *end = head + req->head_len, *line = memchr(head, '\n', req->head_len);
+    while (line && ++line < end) {
+        const char *eol = memchr(line, '\n', (size_t)(end - line));
+        size_t n = (size_t)(eol - line);
+        if (n && line[n - 1] == '\r')
+            n--;
+        const char *colon = memchr(line, ':', n);
+        if (colon) {
+            const char *v = colon + 1, *vend = line + n;
+            if (word_is(line, (size_t)(colon - line), "connection")) {
+                while (v < vend) {
+                    while (v < vend && (*v == ',' || *v == ' ' || *v == '\t'))
+                        v++;
+                    const char *t = v;
+                    while (v < vend && *v != ',' && *v != ' ' && *v != '\t')
+                        v++;
+                    close_opt |= word_is(t, (size_t)(v - t), "close");
+                    keep_opt |= word_is(t, (size_t)(v - t), "keep-alive");
+                }
+            } else if (word_is(line, (size_t)(colon - line), "content-length")) {
+                while (v < vend && (*v == ' ' || *v == '\t'))
+                    v++;
+                *content_length = 0;
+                while (v < vend && *v >= '0' && *v <= '9')
+                    *content_length = *content_length * 10 + (*v++ - '0');
+            }
+        }
+        line = eol;
+    }
+    *keep_alive = !close_opt && (keep_opt || req->minor_version == 1);
 }
 
 /* Parses buf[0, len) (a heap block of exactly len bytes) and checks the
@@ -92,6 +151,14 @@ static int parse_checked(const uint8_t *buf, size_t len, size_t max_head, rb_htt
     FUZZ_CHECK(req->keep_alive == 0 || req->keep_alive == 1, "keep_alive %d", req->keep_alive);
     FUZZ_CHECK(req->content_length >= 0 && req->content_length < INT64_C(1000000000000000),
                "content_length %lld", (long long)req->content_length);
+    int keep_alive;
+    int64_t content_length;
+    expected_fields(req, b, &keep_alive, &content_length);
+    FUZZ_CHECK(req->keep_alive == keep_alive, "keep_alive %d; the header lines say %d",
+               req->keep_alive, keep_alive);
+    FUZZ_CHECK(req->content_length == content_length,
+               "content_length %lld; the header lines say %lld", (long long)req->content_length,
+               (long long)content_length);
     return r;
 }
 
