@@ -692,6 +692,68 @@ func AspectsLoad(ephemerisPath, eventsPath string) (*Aspects, error) {
 	return a, nil
 }
 
+// AspectsParse has the core parse an ephemeris text and an events text
+// read for it (an empty events text is no events), as AspectsLoad does the
+// files; ephemerisName and eventsName name them in messages. The core
+// reads the texts in place, without copying them.
+func AspectsParse(ephemeris, events []byte, ephemerisName, eventsName string) (*Aspects, error) {
+	var e C.rb_error
+	a := &Aspects{}
+	cname := C.CString(ephemerisName)
+	st := C.rb_aspects_ephemeris_parse(textPointer(ephemeris), C.size_t(len(ephemeris)), cname, &a.eph, &e)
+	C.free(unsafe.Pointer(cname))
+	runtime.KeepAlive(ephemeris)
+	if st != C.RB_OK {
+		return nil, coreError("AspectsParse", &e)
+	}
+	cname = C.CString(eventsName)
+	st = C.rb_aspects_events_parse(textPointer(events), C.size_t(len(events)), cname, a.eph, &a.ev, &e)
+	C.free(unsafe.Pointer(cname))
+	runtime.KeepAlive(events)
+	if st != C.RB_OK {
+		C.rb_aspects_ephemeris_free(a.eph)
+		return nil, coreError("AspectsParse", &e)
+	}
+	runtime.SetFinalizer(a, (*Aspects).Close)
+	return a, nil
+}
+
+// textPointer is b's first byte for the core, or NULL when b is empty.
+func textPointer(b []byte) *C.char {
+	if len(b) == 0 {
+		return nil
+	}
+	return (*C.char)(unsafe.Pointer(&b[0]))
+}
+
+// Rows is the number of days of the ephemeris.
+func (a *Aspects) Rows() int {
+	return int(C.rb_aspects_ephemeris_rows(a.eph))
+}
+
+// ChartAt is the core's chart at `seconds` since 1900-01-01T00:00:00Z for
+// latitude lat and east longitude lon, as PureAspectsChartAt is the go
+// variant's (the same arguments refused: outside the table, |lat| > 66,
+// lon outside [-180, 180]).
+func (a *Aspects) ChartAt(seconds int64, lat, lon float64) (AspectsChart, error) {
+	var out AspectsChart
+	if a.eph == nil {
+		return out, argError("Aspects.ChartAt", "a", ErrArg, "the data was closed")
+	}
+	var c C.rb_aspects_chart
+	var e C.rb_error
+	if C.rb_aspects_chart_at(a.eph, C.int64_t(seconds), C.double(lat), C.double(lon), &c, &e) != C.RB_OK {
+		return out, coreError("Aspects.ChartAt", &e)
+	}
+	for i := range out.Point {
+		out.Point[i] = float64(c.point[i])
+	}
+	for i := range out.Cusp {
+		out.Cusp[i] = float64(c.cusp[i])
+	}
+	return out, nil
+}
+
 // Events is the number of events loaded.
 func (a *Aspects) Events() int {
 	return int(C.rb_aspects_events_count(a.ev))
