@@ -152,9 +152,10 @@ static void format_date(int64_t day, char out[48])
  * whose value is below 2^53 and at most 22 decimals (every number an
  * ephemeris or events file holds) it is an exact integer divided by an
  * exact power of ten, one correctly rounded division, which is what strtod
- * and every other language's parser give; longer numbers go to strtod
- * itself (the core never changes the locale, so its decimal point is
- * '.'). */
+ * and every other language's parser give; longer numbers, of any length,
+ * go to strtod itself (the core never changes the locale, so its decimal
+ * point is '.'), through a copy on the stack or, past 511 bytes, on the
+ * heap: -1 when there is no memory for it. */
 static int parse_number(const char *p, size_t len, double *out)
 {
     static const double pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -188,12 +189,14 @@ static int parse_number(const char *p, size_t len, double *out)
         *out = neg ? -v : v;
         return 1;
     }
-    char buf[512];
-    if (len >= sizeof buf)
-        return 0;
+    char small[512], *buf = len < sizeof small ? small : malloc(len + 1);
+    if (!buf)
+        return -1;
     memcpy(buf, p, len);
     buf[len] = '\0';
     *out = strtod(buf, NULL);
+    if (buf != small)
+        free(buf);
     return 1;
 }
 
@@ -881,7 +884,12 @@ rb_status rb_aspects_ephemeris_parse(const char *text, size_t len, const char *n
         }
         double *row = eph->lon + eph->rows * RB_ASPECTS_BODIES;
         for (int b = 0; b < RB_ASPECTS_BODIES; b++) {
-            if (!parse_number(f[b + 1], fl[b + 1], &row[b])) {
+            int number = parse_number(f[b + 1], fl[b + 1], &row[b]);
+            if (number < 0) {
+                st = rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for a number", -1);
+                goto fail;
+            }
+            if (!number) {
                 st = bad_input(err, name, l.no, "%s: %s is not a number", ephemeris_columns[b + 1],
                                py_repr(q, sizeof q, f[b + 1], fl[b + 1]));
                 goto fail;
@@ -1005,7 +1013,12 @@ rb_status rb_aspects_events_parse(const char *text, size_t len, const char *name
         static const char *const range[3] = {NULL, "[-90, 90]", "[-180, 180]"};
         for (int k = 1; k <= 2; k++) {
             double v, lim = k == 1 ? 90.0 : 180.0;
-            if (!parse_number(f[k], fl[k], &v)) {
+            int number = parse_number(f[k], fl[k], &v);
+            if (number < 0) {
+                st = rb_fail(err, RB_ERR_NOMEM, NULL, "out of memory for a number", -1);
+                goto fail;
+            }
+            if (!number) {
                 st = bad_input(err, name, l.no, "%s: %s is not a number", what[k],
                                py_repr(q, sizeof q, f[k], fl[k]));
                 goto fail;

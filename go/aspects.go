@@ -1,6 +1,7 @@
 package roundbench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -387,8 +388,11 @@ func parseNumber(s string) (float64, bool) {
 	if i != n {
 		return 0, false
 	}
+	// Past the largest double the nearest is +-Inf, which ParseFloat returns
+	// with ErrRange (strtod and Python's float() return it alone): the
+	// number is in the grammar, so it is read.
 	v, err := strconv.ParseFloat(s, 64)
-	return v, err == nil
+	return v, err == nil || errors.Is(err, strconv.ErrRange)
 }
 
 // AspectsParseEphemeris parses an ephemeris text (README.md, "aspects"):

@@ -314,6 +314,22 @@ def bad_inputs(eph_text: str, events) -> list:
     eph_case("eph-gap.tsv", head + "".join(rows[:5]) + "".join(rows[6:]), 7, "not one day after")
     eph_case("eph-repeat.tsv", head + "".join(rows[:3]) + rows[2] + "".join(rows[3:]), 5, "not one day after")
     eph_case("eph-bad-date.tsv", head + rows[0] + field(rows[1], 0, "2000-02-30") + "".join(rows[2:]), 3, "bad date")
+    # Numbers of the grammar at any length: one past the largest double
+    # (+inf, as strtod and float() read it) and one of 600 bytes, both read;
+    # the error is the gap after them (the Go fuzz tests' differential
+    # check shows both: strconv.ParseFloat's range error refused the
+    # first, the core's 512-byte copy for strtod the second).
+    eph_case(
+        "eph-long-numbers.tsv",
+        head
+        + rows[0]
+        + field(rows[1], 3, "1" + "0" * 400)
+        + field(rows[2], 4, "12.5" + "0" * 600)
+        + "".join(rows[3:5])
+        + "".join(rows[6:]),
+        7,
+        "not one day after",
+    )
 
     ev_lines = ephemeris.events_text([(e.time, f"{e.lat:.4f}", f"{e.lon:.4f}", e.name) for e in events[:4]])
     ev_head, ev_rows = ev_lines.splitlines(keepends=True)[0], ev_lines.splitlines(keepends=True)[1:]
@@ -362,6 +378,9 @@ def bad_inputs(eph_text: str, events) -> list:
     polar = "Ascendant undefined beyond the polar circles (|lat| > 66)"
     ev_case("ev-polar-north.tsv", ok.replace("12.0000", "66.0001"), polar)
     ev_case("ev-polar-south.tsv", ok.replace("12.0000", "-70.0000"), polar, at=1)
+    # Numbers of the grammar at any length (see eph-long-numbers.tsv).
+    ev_case("ev-lat-huge.tsv", ok.replace("12.0000", "9" * 400), "latitude outside [-90, 90]")
+    ev_case("ev-polar-long.tsv", ok.replace("12.0000", "66.0001" + "0" * 600), polar)
     return vec
 
 
