@@ -274,6 +274,9 @@ test-go: ## Go tests, with -race, with GOEXPERIMENT=cgocheck2, without cgo (the 
 	CGO_ENABLED=0 $(GO) test -count=1 ./go/...
 	GOEXPERIMENT=jsonv2 $(GO) vet ./go/cmd/rb-go/jsonl
 	GOEXPERIMENT=jsonv2 $(GO) test -count=1 ./go/cmd/rb-go/jsonl
+	$(GO) test -run '^$$' -fuzz '^FuzzJsonlLine$$' -fuzztime 10000x -parallel 2 ./go
+	$(GO) test -run '^$$' -fuzz '^FuzzAspectsEphemeris$$' -fuzztime 50000x -parallel 2 ./go
+	$(GO) test -run '^$$' -fuzz '^FuzzAspectsEvents$$' -fuzztime 50000x -parallel 2 ./go
 	CGO_ENABLED=0 $(GO) vet -tags netlib ./go ./go/cmd/rb-go/matmul
 ifeq ($(OPENBLAS_OK),yes)
 	$(GO) vet -tags netlib ./go ./go/cmd/rb-go/matmul
