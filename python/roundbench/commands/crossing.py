@@ -90,6 +90,12 @@ def add_parser(sub) -> None:
         help="the interpreter of the Python mechanisms (default: the one running roundbench). Repeatable: each "
         "interpreter's rows are named by a python= key, the extension and cffi's module built for each",
     )
+    c.add_argument(
+        "--impl",
+        action="append",
+        metavar="NAME",
+        help="run only this mechanism (repeatable; c-dlsym, the baseline, always runs)",
+    )
     c.add_argument("--out", metavar="DIR", help="the output folder (default results/crossing-<symbol>-<time>)")
     c.add_argument(
         "--cache", metavar="DIR", help="the build cache (default $ROUNDBENCH_CROSSING_CACHE, else build/crossing)"
@@ -140,4 +146,5 @@ def _measure(args, measure):
         budget=args.budget,
         timeout=args.timeout,
         progress=None if args.quiet else sys.stderr,
+        only=args.impl,
     )

@@ -417,10 +417,13 @@ def build(
     pythons: list,
     cache: Optional[str] = None,
     progress=sys.stderr,
+    only: Optional[set] = None,
 ) -> Built:
     """Builds (or finds in the cache) every caller of `dc` in `lib`, for
     each Python interpreter of `pythons`; returns the mechanisms, each
-    runnable or with why not."""
+    runnable or with why not. `only`: these mechanisms and the baseline,
+    c-dlsym (the others are neither built nor returned)."""
+    wanted = None if only is None else {*only, "c-dlsym"}
     root = cache_root(cache)
     harness_bytes = _file_bytes(c_harness_sources()) + _file_bytes(go_harness_files())
     key = _hash(
@@ -446,18 +449,22 @@ def build(
     }
     c = _build_c(step, entry, dc, lib, built)
     for name in C_MECHANISMS:
+        if wanted is not None and name not in wanted:
+            continue
         prog = c[name]
         if isinstance(prog, Path):
             mechs.append(Mechanism(name, [str(prog)], explain=EXPLAIN[name]))
         else:
             mechs.append(Mechanism(name, why=prog, explain=EXPLAIN[name]))
-    for exe in pythons:
+    for exe in pythons if wanted is None or wanted & set(PY_MECHANISMS) else []:
         folder, status = _python_modules(step, entry, dc, lib, exe, built)
         # The caller is this package's: its folder first on the path, as
         # interp.child_env gives an interpreter that lacks it.
         path = [interp.package_parent(), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
         env = {gen.ENV_DECLARATION: dc.text, gen.ENV_MODULES: str(folder), "PYTHONPATH": os.pathsep.join(path)}
         for name in PY_MECHANISMS:
+            if wanted is not None and name not in wanted:
+                continue
             why = None
             if name == "py-ext":
                 why = status[gen.EXT_MODULE]
@@ -468,9 +475,12 @@ def build(
             argv = [exe, "-m", "roundbench.crossing.child"]
             explain = EXPLAIN[name] + (f" ({gen.convention(dc)})" if name == "py-ext" else "")
             mechs.append(Mechanism(name, argv, env, python=exe, why=why, explain=explain))
-    go = _build_go(step, root, entry, dc, lib, built)
-    go_dir = entry / "go" if (entry / "go").is_dir() else None
+    go_wanted = wanted is None or bool(wanted & set(GO_MECHANISMS))
+    go = _build_go(step, root, entry, dc, lib, built) if go_wanted else {}
+    go_dir = entry / "go" if go_wanted and (entry / "go").is_dir() else None
     for name in GO_MECHANISMS:
+        if wanted is not None and name not in wanted:
+            continue
         prog = go[name]
         if isinstance(prog, Path):
             mechs.append(Mechanism(name, [str(prog)], explain=EXPLAIN[name]))

@@ -823,9 +823,11 @@ def _go_bench_file(decl: d.Declaration, vals: list, buffer_size: int, want: str,
     head = f"// {HEADER}\n//\n//\t{decl.text}\n"
     want_line = "\twant := wantResult\n" if decl.ret else ""
     unused = "".join(f"\t_ = {n}\n" for n in names)
+    uses_math = decl.ret is not None and decl.ret.kind == "float"
+    imports124 = 'import (\n\t"math"\n\t"testing"\n)' if uses_math else 'import "testing"'
     if go124:
         return (
-            f'{head}\n//go:build go1.24\n\npackage crossing\n\nimport "testing"\n\n'
+            f"{head}\n//go:build go1.24\n\npackage crossing\n\n{imports124}\n\n"
             f"func init() {{\n\tmoreBenchmarks = append(moreBenchmarks, benchAnnotated)\n}}\n\n"
             f"// benchAnnotated: the calls with the callee annotated #cgo noescape and\n// #cgo nocallback.\n"
             f"func benchAnnotated(b *testing.B) {{\n{''.join(setup)}{want_line}{''.join(subs)}{unused}}}\n"

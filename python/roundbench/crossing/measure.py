@@ -194,6 +194,7 @@ def measure(
     budget: Optional[float] = None,
     timeout: float = 900,
     progress=sys.stderr,
+    only: Optional[list] = None,
 ) -> Result:
     """Measures what one call of `declaration` (a C prototype) in `library`
     (a path or a name the dynamic linker finds) costs by every mechanism,
@@ -201,7 +202,8 @@ def measure(
     benchmark package into `out` (default results/crossing-<symbol>-<time>).
     `pythons`: the interpreters of the Python mechanisms (default: the one
     running this); `runs`: a fixed count per mechanism (default: adaptive,
-    as `roundbench run`); `budget`: seconds of runs beyond the minimum.
+    as `roundbench run`); `budget`: seconds of runs beyond the minimum;
+    `only`: these mechanisms alone, besides the baseline c-dlsym.
     UsageError for a declaration, argument, library or symbol that cannot
     be used (its message is one line)."""
     dc, vals = parse(declaration, list(args))
@@ -225,12 +227,16 @@ def measure(
         if any(interp.key(x) == interp.key(exe) for x in exes):
             raise UsageError(f"--python {p}: {interp.key(exe)} is already named by another --python")
         exes.append(exe)
+    if only:
+        unknown = set(only) - set(b.EXPLAIN)
+        if unknown:
+            raise UsageError(f"unknown mechanism(s) {', '.join(sorted(unknown))} (have: {', '.join(b.EXPLAIN)})")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = Path(out or Path("results") / f"crossing-{dc.name}-{stamp}")
     out_file = out_dir / RESULTS
     if out_file.exists():
         out_file.unlink()  # one measurement per folder: its report reads it alone
-    built = b.build(dc, lib, exes, cache, progress)
+    built = b.build(dc, lib, exes, cache, progress, only=set(only) if only else None)
     rnd, plan = _round(dc, built.mechanisms, vals, buffer_size, lib, axis=len(exes) > 1)
     policy = runner.RunPolicy(fixed=runs, budget_s=budget)
     place = placement.plan("pinned")
