@@ -29,10 +29,11 @@ spent):
 
 Every mechanism's result on the given arguments must equal c-dlsym's, bit
 for bit, or its run fails, named. Types: integers of 8 to 64 bits (int8_t ..
-uint64_t, and C's own names: {sizes}), float,
-double, void (return), and a buffer: a const pointer to bytes followed by
-its size_t length (const uint8_t *p, size_t n; also const char *, const
-void *), filled from --buffer-size. Anything else is refused, naming the type.
+uint64_t, and C's own names), float, double, void (return), and a buffer: a
+const pointer to bytes followed by its size_t length (const uint8_t *p,
+size_t n; also const char *, const void *), filled from --buffer-size.
+Anything else is refused, naming the type. C's names on this machine:
+  {sizes}
 """
 
 EPILOG = """\
