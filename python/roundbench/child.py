@@ -32,6 +32,17 @@ def main(argv: list) -> int:
     round_name, impl, *rest = argv
     try:
         rounds.module_for(round_name)  # registers this round's variants, and only this round's
+    except KeyError as e:
+        print(e.args[0], file=sys.stderr)
+        return harness.EXIT_USAGE
+    return run(round_name, impl, rest)
+
+
+def run(round_name: str, impl: str, rest: list) -> int:
+    """Runs a registered implementation and maps what it raises to the
+    protocol's exit statuses (a child of its own, roundbench.crossing's,
+    registers its implementations and comes here too)."""
+    try:
         fn = harness.implementation(round_name, impl).run
     except KeyError as e:
         print(e.args[0], file=sys.stderr)

@@ -8,12 +8,12 @@ import argparse
 import sys
 
 from . import machine, report, rounds
-from .commands import compare, listing, run
+from .commands import compare, crossing, listing, run
 from .errors import EXIT_OK, EXIT_USAGE, UsageError
 
 # The subcommands, in `roundbench --help` order; the rounds add their own
 # (rounds.subcommands(): jsonl's gen-log, aspects' gen-ephemeris) after these.
-COMMANDS = (run, listing, report, machine, compare)
+COMMANDS = (run, listing, report, machine, compare, crossing)
 
 
 def parser() -> argparse.ArgumentParser:

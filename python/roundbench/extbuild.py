@@ -116,20 +116,20 @@ def _headers_package(got) -> str:
     return f"install that Python's development headers ({got.include or 'its include folder'} has no Python.h)"
 
 
-class _Failed(Exception):
+class Failed(Exception):
     """A step of a build failed; the message says why."""
 
 
-def _run(cmd: list, what: str) -> None:
+def run_step(cmd: list, what: str) -> None:
     try:
         done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     except OSError as e:
-        raise _Failed(f"{what}: cannot run {cmd[0]}: {e.strerror or e}") from None
+        raise Failed(f"{what}: cannot run {cmd[0]}: {e.strerror or e}") from None
     if done.returncode != 0:
-        raise _Failed(f"{what} failed (exit status {done.returncode}): {_tail(done.stderr or done.stdout)}")
+        raise Failed(f"{what} failed (exit status {done.returncode}): {_tail(done.stderr or done.stdout)}")
 
 
-class _Toolchain:
+class Toolchain:
     """The compiler and linker command lines for one interpreter, as
     setuptools makes them: CC and LDSHARED from the environment, else the
     interpreter's sysconfig."""
@@ -161,7 +161,7 @@ class _Toolchain:
             cmd = [*self.cc, *self.cflags, *defines, f"-I{ROOT / 'csrc'}", f"-I{self.include}"]
             jobs.append((obj, [*cmd, "-c", str(src), "-o", str(obj), *extra], f"compiling {Path(src).name}"))
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            list(pool.map(lambda job: _run(job[1], job[2]), jobs))
+            list(pool.map(lambda job: run_step(job[1], job[2]), jobs))
         return [obj for obj, _, _ in jobs]
 
     def link(self, objects: list, libs: list, out: Path) -> None:
@@ -169,14 +169,14 @@ class _Toolchain:
         process importing the module never sees half of it."""
         tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
         try:
-            _run([*self.ldshared, *map(str, objects), *libs, "-o", str(tmp)], f"linking {out.name}")
+            run_step([*self.ldshared, *map(str, objects), *libs, "-o", str(tmp)], f"linking {out.name}")
             os.replace(tmp, out)
         finally:
             if tmp.exists():
                 tmp.unlink()
 
 
-def _build_core(got, tools: _Toolchain, root: Path, objdir: Path) -> None:
+def _build_core(got, tools: Toolchain, root: Path, objdir: Path) -> None:
     table = buildtable.read()
     words = lambda name: buildtable.words(table, name)  # noqa: E731
     opt = words("OPT_TUNED" if os.environ.get("ROUNDBENCH_TUNE") == "1" else "OPT_PORTABLE")
@@ -189,7 +189,7 @@ def _build_core(got, tools: _Toolchain, root: Path, objdir: Path) -> None:
     tools.link(objects, words("BLAS_LIBS"), target(CORE, got.ext_suffix))
 
 
-def _build_cffi_api(got, tools: _Toolchain, root: Path, objdir: Path, env: dict) -> None:
+def _build_cffi_api(got, tools: Toolchain, root: Path, objdir: Path, env: dict) -> None:
     source = objdir / f"{CFFI_API}.c"
     try:
         done = subprocess.run(
@@ -201,11 +201,11 @@ def _build_cffi_api(got, tools: _Toolchain, root: Path, objdir: Path, env: dict)
             timeout=300,
         )
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise _Failed(f"running its cffi: {e}") from None
+        raise Failed(f"running its cffi: {e}") from None
     if done.returncode != 0:
         if "No module named 'cffi'" in done.stderr:
-            raise _Failed(f"cffi is not installed for {got.describe()} ({got.executable} -m pip install cffi)")
-        raise _Failed(f"its cffi could not write the module's C source: {_tail(done.stderr)}")
+            raise Failed(f"cffi is not installed for {got.describe()} ({got.executable} -m pip install cffi)")
+        raise Failed(f"its cffi could not write the module's C source: {_tail(done.stderr)}")
     sources = [source, root / "csrc" / "ffi.c", root / "csrc" / "common.c"]
     objects = tools.compile_all(sources, objdir, [], ["-O2"])  # _cffi_build.py's extra_compile_args
     tools.link(objects, [], target(CFFI_API, got.ext_suffix))
@@ -226,7 +226,7 @@ def build(stem: str, got, key: str, env: dict) -> Optional[str]:
             f"{name} is not built for {got.describe()}, and this roundbench is installed without its C sources: "
             f"install roundbench with that interpreter ({got.executable} -m pip install roundbench)"
         )
-    tools = _Toolchain(got)
+    tools = Toolchain(got)
     why = tools.missing(got)
     if why:
         return f"{name} cannot be built: {why}"
@@ -246,6 +246,6 @@ def build(stem: str, got, key: str, env: dict) -> Optional[str]:
                 _build_core(got, tools, root, objdir)
             else:
                 _build_cffi_api(got, tools, root, objdir, env)
-        except _Failed as e:
+        except Failed as e:
             return f"building {name} for {got.describe()} failed: {e}"
     return None

@@ -258,8 +258,9 @@ def warm_up(fn: Callable[[], object]) -> None:
 def call_timer(f: Callable[..., object], *args: object) -> Callable[[int], int]:
     """A timed loop of `count` calls f(*args), written the way timeit writes
     its inner loop (a for over itertools.repeat, callee and argument in
-    locals). Zero or one argument: the call sites are spelled out so that no
-    extra frame or argument packing is timed."""
+    locals). The call site is spelled out for the argument count (compiled
+    once for two or more) so that no extra frame or argument packing is
+    timed."""
     if len(args) == 0:
 
         def timed0(count: int) -> int:
@@ -281,7 +282,29 @@ def call_timer(f: Callable[..., object], *args: object) -> Callable[[int], int]:
             return now_ns() - t0
 
         return timed1
-    raise ValueError("call_timer() takes at most one argument for the callee")
+    return _spelled_timer(f, args)
+
+
+# The loop of call_timer for two or more arguments, spelled out for their
+# count: the callee and each argument are the closure's cells, as in timed1,
+# so that the call is f(a0, a1, ...) and nothing is packed per call.
+_SPELLED = """\
+def make(f, {names}):
+    def timed(count):
+        it = repeat(None, count)
+        t0 = now_ns()
+        for _ in it:
+            f({names})
+        return now_ns() - t0
+    return timed
+"""
+
+
+def _spelled_timer(f: Callable[..., object], args: tuple) -> Callable[[int], int]:
+    names = ", ".join(f"a{i}" for i in range(len(args)))
+    scope = {"repeat": repeat, "now_ns": now_ns}
+    exec(compile(_SPELLED.format(names=names), "<call_timer>", "exec"), scope)
+    return scope["make"](f, *args)
 
 
 def empty_timer(count: int) -> int:

@@ -40,7 +40,9 @@ LANGS = ("c", "go", "py")
 # Go runner, this package's child (`python -m roundbench.child`), and the
 # programs of library variants built apart (programs.LIBRARY_PROGRAMS).
 # "rb-go" is the round's own Go runner, rb-go-<round> (program_of).
-PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python", *programs.LIBRARY_PROGRAMS)
+# "generated": a program built for one run, whose command line is the
+# variant's `argv` (roundbench crossing's callers of the user's function).
+PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python", "generated", *programs.LIBRARY_PROGRAMS)
 
 # The units every result line carries whatever the round: ns/op from the
 # child, the rest added by the runner from wait4.
@@ -96,8 +98,14 @@ class Variant:
     # as an axis (runtimes.Runtime: `roundbench run --go V --python PATH`),
     # else None: the installed Go, the children's one interpreter.
     runtime: object = None
+    # For program "generated": the command that runs the variant, before
+    # `ROUND VARIANT key=value...` (a caller's path, or an interpreter and
+    # `-m MODULE`).
+    argv: tuple = ()
 
     def __post_init__(self) -> None:
+        if (self.program == "generated") != bool(self.argv):
+            raise ValueError(f"variant {self.name}: a generated program is named by its argv, and only it")
         if self.program not in PROGRAMS:
             raise ValueError(f"variant {self.name}: program {self.program!r} is none of {', '.join(PROGRAMS)}")
         if self.language not in LANGS:
@@ -462,6 +470,8 @@ def command(rnd: Round, v: Variant, params: dict, program: Optional[Path] = None
     runs it when not the installed build's (a Go runner built with another
     Go release: the runner finds it, gotoolchains.program_path)."""
     kv = [f"{k}={params[k]}" for k in params]
+    if v.program == "generated":
+        return [*v.argv, rnd.name, v.name, *kv]
     if v.program == "python":
         return [_interpreter(v), "-m", "roundbench.child", rnd.name, v.name, *kv]
     return [str(program or programs.path(program_of(rnd, v))), rnd.name, v.name, *kv]
@@ -500,6 +510,8 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
             return why
     elif go_toolchain(v) is not None:
         pass  # the runner asks gotoolchains (runner.expand)
+    elif v.program == "generated":
+        pass  # built for the run by whoever made the variant, which says why where it is not
     else:
         why = programs.missing(program_of(rnd, v))
         if why:

@@ -293,10 +293,26 @@ DIRECTION_COLOURS = {
 def charts(sizes: dict, out_dir: Path) -> list:
     """The round's own pictures (report.draw calls it with the round's
     size -> variant -> Cell)."""
-    from .. import charts as drawing
-
     cells = next(iter(sizes.values()))
     rows = [(c.impl, c.summary("ns/call")) for c in cells.values()]
+    return ladder(
+        rows,
+        out_dir,
+        "ffi-ladder",
+        "ffi: the cost of one call across each boundary, both directions",
+        "ffi: ns per call by mechanism",
+        "Each mechanism's median ns per call with its 95% CI, coloured by direction (caller → callee); "
+        "the 1 MiB rows hand a buffer over. Lower is better.",
+    )
+
+
+def ladder(rows: list, out_dir: Path, name: str, title: str, alt: str, caption: str) -> list:
+    """The ladder: one bar per mechanism, (variant name, stats.Summary of
+    its ns/call) each, fastest at the top, with its 95% CI and coloured by
+    direction (_ffi_direction reads it from the name). `roundbench crossing`
+    draws its symbol's with it too."""
+    from .. import charts as drawing
+
     rows = sorted([(i, s) for i, s in rows if s is not None], key=lambda r: r[1].median)
     if not rows:
         return []
@@ -332,17 +348,7 @@ def charts(sizes: dict, out_dir: Path) -> list:
         lo, hi = ax.get_xlim()
         ax.set_xlim(lo, hi * 1.8)
     ax.set_xlabel("ns per call, loop overhead subtracted (lower is better)")
-    ax.set_title("ffi: the cost of one call across each boundary, both directions\nns per call: lower is better")
+    ax.set_title(f"{title}\nns per call: lower is better")
     ax.grid(axis="x", alpha=0.3)
     drawing.figure_legend(fig, [Patch(color=DIRECTION_COLOURS.get(d, "#888888"), label=d) for d in seen])
-    return [
-        drawing.figure(
-            plt,
-            fig,
-            out_dir,
-            "ffi-ladder",
-            "ffi: ns per call by mechanism",
-            "Each mechanism's median ns per call with its 95% CI, coloured by direction (caller → callee); "
-            "the 1 MiB rows hand a buffer over. Lower is better.",
-        )
-    ]
+    return [drawing.figure(plt, fig, out_dir, name, alt, caption)]

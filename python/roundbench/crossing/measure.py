@@ -1,0 +1,280 @@
+"""`roundbench crossing` end to end: parse, build, run every mechanism with
+the suite's runner and protocol, and write the results and a short report.
+
+The mechanisms are the variants of a round made for the run, `crossing`,
+whose one cell is `sym=NAME`: the runner interleaves them (A B C A B C), runs
+each in a fresh process pinned as the ffi round's children are, adapts the
+run count until each median's 95% CI is within ±2% or the cell's budget is
+spent, and holds every mechanism's result to the first one's, c-dlsym's (the
+round's cross-check: a mechanism that returns another value fails its run,
+named). The result file is the suite's (Go benchmark format, the same
+provenance lines, `BenchmarkCrossing/impl=py-ctypes/sym=cos ... ns/call`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from .. import benchfmt, interp, placement, provenance, rounds, runner, runtimes, stats
+from ..errors import UsageError
+from . import build as b
+from . import decl as d
+from . import gen
+
+RESULTS = "results.txt"
+REPORT = "report.md"
+GO_FOLDER = "go"
+# The ffi round's buffer rows hand over 1 MiB: the same by default.
+DEFAULT_BUFFER = 1 << 20
+BUDGET_S = 60.0  # the ffi round's cell budget (Round.budget_s's default)
+
+
+@dataclass
+class Figure:
+    """One mechanism's figures: ns per call, median with its 95% CI."""
+
+    mechanism: str
+    python: Optional[str]  # the interpreter's key, for a Python mechanism under --python twice or more
+    summary: Optional[stats.Summary]
+    runs: int
+    explain: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.mechanism + (f" ({self.python})" if self.python else "")
+
+
+@dataclass
+class Result:
+    """What measure() found: per mechanism, its figures; the mechanisms
+    that failed (a wrong result names the mechanism), or were skipped,
+    with why."""
+
+    declaration: d.Declaration
+    library: b.Library
+    args: list
+    result: Optional[str]  # decl.result_text of c-dlsym's (the reference's) return value
+    figures: list = field(default_factory=list)
+    failed: dict = field(default_factory=dict)
+    skipped: dict = field(default_factory=dict)
+    out_dir: Optional[Path] = None
+    report: Optional[Path] = None
+    built: list = field(default_factory=list)
+
+    def figure(self, mechanism: str, python: Optional[str] = None) -> Optional[Figure]:
+        return next((f for f in self.figures if f.mechanism == mechanism and f.python == python), None)
+
+    def baseline(self) -> Optional[float]:
+        f = self.figure("c-dlsym")
+        return f.summary.median if f and f.summary else None
+
+
+def parse(declaration: str, args: list) -> tuple:
+    """(the Declaration, its --args values); UsageError saying what is wrong."""
+    try:
+        dc = d.parse(declaration)
+    except d.Unsupported as e:
+        raise UsageError(str(e)) from None
+    try:
+        vals = d.values(dc, [str(a) for a in args])
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    return dc, vals
+
+
+def _round(dc: d.Declaration, mechanisms: list, vals: list, buffer_size: int, lib: b.Library, axis: bool) -> tuple:
+    """The round made for this run, and its one cell's Plan."""
+    common = {gen.ENV_ARGS: d.env_text(dc, vals), gen.ENV_LIBRARY: lib.path}
+    if dc.buffer is not None:
+        common[gen.ENV_BUFFER] = str(buffer_size)
+    variants, skipped = [], []
+    for m in mechanisms:
+        extra = {**common, **m.env}
+        if m.python is not None:
+            extra.update(interp.child_env(m.python))
+        rt = None
+        if axis and m.python is not None:
+            rt = runtimes.Runtime(runtimes.PYTHON, interp.key(m.python), m.python, default=False)
+        v = rounds.Variant(
+            m.name,
+            "generated",
+            m.explain,
+            env=lambda params, extra=extra: extra,
+            argv=tuple(m.argv),
+            runtime=rt,
+        )
+        (skipped.append((v, m.why)) if m.why else variants.append(v))
+    rnd = rounds.Round(
+        name="crossing",
+        title=f"crossing: {dc.c_prototype()}",
+        explain="ns per call with the loop's own cost subtracted, every mechanism calling the same function",
+        variants=[v for v in variants] + [v for v, _ in skipped],
+        sizes=[{"sym": dc.name}],
+        quick=[{"sym": dc.name}],
+        metric="ns/call",
+        units={"ns/call": "lower"},
+        metric_explain="ns/call: time of one call, loop overhead subtracted",
+        reference="c-dlsym",
+        cross_check=True,
+        scored=False,
+        binding_overhead=False,
+        budget_s=BUDGET_S,
+    )
+    return rnd, runner.Plan(rnd, {"sym": dc.name}, variants, skipped)
+
+
+def _items(dc: d.Declaration, lib: b.Library, vals: list, buffer_size: int, built: b.Built, pythons: list) -> dict:
+    items = {
+        "crossing-declaration": dc.text,
+        "crossing-prototype": dc.c_prototype() + f" (this ABI: {d.sizes_text()})",
+        "crossing-library": f"{lib.path} (named {lib.given}; sha256 {lib.sha256})",
+        "crossing-args": d.env_text(dc, vals) or "none",
+    }
+    if dc.buffer is not None:
+        items["crossing-buffer"] = f"{buffer_size} bytes, {gen.BUFFER_RULE}"
+    items.update(built.flags)
+    items["crossing-python-interpreters"] = ", ".join(f"{interp.key(p)}: {interp.info(p).describe()}" for p in pythons)
+    return items
+
+
+def _collect(out_file: Path, rnd: rounds.Round, dc: d.Declaration, vals: list, lib, built) -> Result:
+    rs = benchfmt.read_dir(out_file)
+    by_name: dict = {}
+    for r in rs.runs:
+        by_name.setdefault(r.name, []).append(r)
+    res = Result(dc, lib, vals, None, built=built.built)
+    for f in rs.failures:
+        res.failed.setdefault(_label(f.name), f.reason)
+    for s in rs.skips:
+        res.skipped[_label(s.name)] = s.reason
+    facts = {}
+    for f in rs.facts:
+        if f.key == "result":
+            facts.setdefault(f.name, f.value)
+    seen = []
+    for v in rnd.variants:
+        name = runner.bench_name(rnd, v.name, {"sym": dc.name}, v.runtime)
+        if name in seen:
+            continue
+        seen.append(name)
+        runs = by_name.get(name, [])
+        vals_ = [r.metrics["ns/call"] for r in runs if "ns/call" in r.metrics]
+        py = v.runtime.label if v.runtime is not None else None
+        if runs:
+            res.figures.append(Figure(v.name, py, stats.summarize(vals_) if vals_ else None, len(vals_), v.explain))
+        if v.name == "c-dlsym" and name in facts:
+            res.result = facts[name]
+    if res.result is None:
+        res.result = next(iter(facts.values()), None)
+    return res
+
+
+def _label(name: str) -> str:
+    _, params = benchfmt.split_name(name)
+    py = params.get(interp.RESULT_KEY)
+    return params.get("impl", name) + (f" ({py})" if py else "")
+
+
+def measure(
+    library: str,
+    declaration: str,
+    args=(),
+    *,
+    buffer_size: int = DEFAULT_BUFFER,
+    pythons: Optional[list] = None,
+    out: Optional[str] = None,
+    cache: Optional[str] = None,
+    runs: Optional[int] = None,
+    budget: Optional[float] = None,
+    timeout: float = 900,
+    progress=sys.stderr,
+    only: Optional[list] = None,
+) -> Result:
+    """Measures what one call of `declaration` (a C prototype) in `library`
+    (a path or a name the dynamic linker finds) costs by every mechanism,
+    on the arguments `args`, and writes results.txt, report.md and the Go
+    benchmark package into `out` (default results/crossing-<symbol>-<time>).
+    `pythons`: the interpreters of the Python mechanisms (default: the one
+    running this); `runs`: a fixed count per mechanism (default: adaptive,
+    as `roundbench run`); `budget`: seconds of runs beyond the minimum;
+    `only`: these mechanisms alone, besides the baseline c-dlsym.
+    UsageError for a declaration, argument, library or symbol that cannot
+    be used (its message is one line)."""
+    dc, vals = parse(declaration, list(args))
+    if dc.buffer is not None and buffer_size < 0:
+        raise UsageError(f"--buffer-size {buffer_size}: want a size in bytes >= 0")
+    try:
+        lib = b.find_library(library, dc.name)
+    except b.NotFound as e:
+        raise UsageError(str(e)) from None
+    if runs is not None and runs < 1:
+        raise UsageError(f"--runs {runs}: want a count of at least 1")
+    if budget is not None and not budget >= 0:
+        raise UsageError(f"--budget {budget:g}: want a number of seconds >= 0")
+    exes = []
+    for p in pythons or [interp.executable()]:
+        exe = os.path.abspath(p) if os.sep in p else p
+        try:
+            interp.info(exe)
+        except interp.BadInterpreter as e:
+            raise UsageError(f"--python {e}") from None
+        if any(interp.key(x) == interp.key(exe) for x in exes):
+            raise UsageError(f"--python {p}: {interp.key(exe)} is already named by another --python")
+        exes.append(exe)
+    if only:
+        unknown = set(only) - set(b.EXPLAIN)
+        if unknown:
+            raise UsageError(f"unknown mechanism(s) {', '.join(sorted(unknown))} (have: {', '.join(b.EXPLAIN)})")
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out_dir = Path(out or Path("results") / f"crossing-{dc.name}-{stamp}")
+    out_file = out_dir / RESULTS
+    if out_file.exists():
+        out_file.unlink()  # one measurement per folder: its report reads it alone
+    built = b.build(dc, lib, exes, cache, progress, only=set(only) if only else None)
+    rnd, plan = _round(dc, built.mechanisms, vals, buffer_size, lib, axis=len(exes) > 1)
+    policy = runner.RunPolicy(fixed=runs, budget_s=budget)
+    place = placement.plan("pinned")
+    # The crossing round is no suite round: no hook of its own, and the
+    # static scan of the timed code reads the suite's sources, not these.
+    header, _ = provenance.collect([], policy.describe(), False, place, [plan])
+    header.update(_items(dc, lib, vals, buffer_size, built, exes))
+    r = runner.Runner(out_file, policy, timeout, progress=progress, placement=place, notices=progress)
+    if progress:
+        more = "" if runs is not None else " at least"
+        print(
+            f"roundbench crossing:{more} {r.planned([plan])} runs of {len(plan.variants)} mechanisms -> {out_file}",
+            file=progress,
+            flush=True,
+        )
+    # The runner pins this process to its own CPU (placement): given back
+    # after, since measure() may be called from a program that goes on.
+    affinity = os.sched_getaffinity(0)
+    try:
+        r.run([plan], header)
+    finally:
+        os.sched_setaffinity(0, affinity)
+    res = _collect(out_file, rnd, dc, vals, lib, built)
+    res.out_dir = out_dir
+    if built.go_dir is not None and res.result is not None:
+        _go_package(built.go_dir, out_dir / GO_FOLDER, dc, vals, buffer_size, res.result)
+    from . import report
+
+    res.report = report.write(res, out_dir, header)
+    return res
+
+
+def _go_package(src: Path, dst: Path, dc: d.Declaration, vals: list, buffer_size: int, want: str) -> None:
+    """The Go package a Go user drops into their own `go test -bench`: the
+    cgo calls and BenchmarkCrossing, checked against c-dlsym's result."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for name in ("go.mod", "crossing.go", "crossing_go124.go"):
+        shutil.copyfile(src / name, dst / name)
+    (dst / "crossing_test.go").write_text(gen.go_bench(dc, vals, buffer_size, want))
+    (dst / "crossing_go124_test.go").write_text(gen.go_bench_124(dc, vals, buffer_size, want))
+    b.gofmt(dst)

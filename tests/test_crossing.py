@@ -1,0 +1,246 @@
+"""roundbench crossing: the declaration parser, and the whole command on a
+small library the test builds (integer, double, buffer and void functions):
+every mechanism runs and agrees with the direct call, a mechanism that
+disagrees fails by name, the cache builds nothing the second time, the Go
+benchmark left in the output folder runs, and every refused type, a
+missing symbol and a missing library are one line and exit status 2."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from roundbench import cli
+from roundbench.crossing import build, decl, gen
+from roundbench.crossing.measure import measure
+
+LIBRARY_C = r"""
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
+
+/* Unsigned arithmetic: wraps instead of being undefined. */
+int32_t add_i32(int32_t a, int32_t b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+double scale(double x, int k) { return x * k; }
+uint64_t sum_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += p[i];
+    return s;
+}
+void nop(void) {}
+/* A different value in every process: no two mechanisms can agree. */
+int32_t whoami(void) { return (int32_t)getpid(); }
+"""
+
+ALL = {"c-dlsym", "c-linked", "py-ctypes", "py-cffi-abi", "py-cffi-api", "py-ext", "go-cgo", "go-cgo-noescape",
+       "go-cgo-nocallback"}  # fmt: skip
+
+
+# The mechanisms the shorter tests run besides c-dlsym: one per language's way in.
+SOME = ["py-ctypes", "py-ext", "go-cgo"]
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory) -> str:
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    folder = tmp_path_factory.mktemp("lib")
+    src = folder / "crosstest.c"
+    src.write_text(LIBRARY_C)
+    lib = folder / "libcrosstest.so"
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    return str(lib)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> str:
+    # One cache for the module: Go compiles its runtime into it once.
+    return str(tmp_path_factory.mktemp("cache"))
+
+
+def _run(library, cache, out, declaration, args=(), **kw):
+    return measure(library, declaration, args, runs=1, out=str(out), cache=cache, progress=None, **kw)
+
+
+# ---- the parser --------------------------------------------------------------------------
+
+
+def test_parse_scalars_and_names():
+    d = decl.parse("double scale(double x, int k);")
+    assert d.name == "scale"
+    assert d.ret == decl.Scalar("double", "float", 64)
+    assert [(p.name, p.type.stdint) for p in d.params] == [("x", "double"), ("k", "int32_t")]
+    assert d.c_prototype() == "double scale(double x, int32_t k)"
+    d = decl.parse("unsigned long long f(unsigned char, long int, short)")
+    assert [p.type.stdint for p in d.params] == ["uint8_t", "int64_t", "int16_t"]
+    assert d.ret.stdint == "uint64_t"
+    assert decl.parse("void nop(void)").params == ()
+    assert decl.parse("void nop()").ret is None
+
+
+def test_parse_buffer_is_one_argument():
+    d = decl.parse("uint64_t sum_bytes(const uint8_t *p, size_t n)")
+    assert d.arity == 1 and d.scalars == []
+    assert d.buffer.type == decl.Buffer("const uint8_t *", "uint8_t", "p", "n")
+    assert d.c_params() == [("const uint8_t *", "p"), ("size_t", "n")]
+    d = decl.parse("int f(int k, const void *buf, size_t len, double x)")
+    assert d.arity == 3 and [p.name for p in d.scalars] == ["k", "x"]
+    assert decl.parse("size_t g(const char *s, size_t n)").buffer.type.element == "char"
+
+
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        ("int f(struct point p)", "struct point"),
+        ("struct point f(int x)", "struct point"),
+        ("int f(int *p)", "int * points to writable memory"),
+        ("int f(const int *p, size_t n)", "const int *"),
+        ("int f(const uint8_t *p)", "not followed by its length"),
+        ("int f(const uint8_t **p, size_t n)", "pointer to a pointer"),
+        ("int f(int n, ...)", "variadic"),
+        ("int f(int (*cb)(int))", "function pointer"),
+        ("int f(int a[4])", "array"),
+        ("long double f(double x)", "long double"),
+        ("int f(_Bool b)", "_Bool"),
+        ("char *f(void)", "pointer"),
+        ("int f(__int128 x)", "__int128"),
+        ("int f(union u x)", "union u"),
+    ],
+)
+def test_parse_refuses_naming_the_type(text, named):
+    with pytest.raises(decl.Unsupported) as e:
+        decl.parse(text)
+    assert named in str(e.value)
+
+
+def test_values_are_checked_and_converted():
+    d = decl.parse("int8_t f(int8_t a, uint16_t b, float c)")
+    assert decl.values(d, ["-128", "0xffff", "0.1"]) == [-128, 65535, decl._float32(0.1)]
+    with pytest.raises(ValueError, match="out of range for int8_t"):
+        decl.values(d, ["128", "0", "0"])
+    with pytest.raises(ValueError, match="takes 3 arguments"):
+        decl.values(d, ["1"])
+    with pytest.raises(ValueError, match="not an integer"):
+        decl.values(d, ["x", "0", "0"])
+    # The float is rounded once, as C's (float)x, and passed on exactly.
+    assert float(decl.env_text(d, decl.values(d, ["1", "2", "0.1"])).split()[2]) == decl._float32(0.1)
+
+
+def test_result_text_is_bit_exact():
+    f64, f32 = decl.parse("double f(void)").ret, decl.parse("float f(void)").ret
+    assert decl.result_text(f64, 0.5) == "f64:3fe0000000000000"
+    assert decl.result_text(f64, -0.0) != decl.result_text(f64, 0.0)
+    assert decl.result_text(f32, 0.5) == "f32:3f000000"
+    assert decl.readable("f64:3fe0000000000000") == "0.5 (f64:3fe0000000000000)"
+    assert decl.result_text(None, None) == "void"
+
+
+# ---- the command on the test library ---------------------------------------------------
+
+
+def _agreed(res, want: str) -> None:
+    ran = {f.mechanism for f in res.figures if f.summary is not None}
+    assert not res.failed, res.failed
+    assert not res.skipped, res.skipped
+    assert ran == ALL
+    assert res.result == want
+
+
+def test_every_mechanism_agrees_on_int_and_double_and_the_go_benchmark_runs(library, cache, tmp_path):
+    res = _run(library, cache, tmp_path, "double scale(double x, int k)", ["1.5", "-3"])
+    _agreed(res, decl.result_text(decl.parse("double f(void)").ret, -4.5))
+    text = (tmp_path / "results.txt").read_text()
+    for m in ALL:
+        assert f"BenchmarkCrossing/impl={m}/sym=scale " in text
+    assert "crossing-declaration: double scale(double x, int k)" in text
+    report = (tmp_path / "report.md").read_text()
+    assert "-4.5 (f64:c012000000000000)" in report
+    assert (tmp_path / "report-crossing-ladder.png").exists()
+    # The cache: the same declaration and library build nothing again.
+    again = build.build(res.declaration, res.library, [sys.executable], cache, progress=None)
+    assert again.built == []
+    assert all(m.why is None for m in again.mechanisms)
+    _go_benchmark_runs(tmp_path / "go", cache, "scale")
+
+
+def _go_benchmark_runs(go, cache: str, sym: str) -> None:
+    """The Go package left in the output folder: its BenchmarkCrossing
+    builds, checks its result and times every cgo mechanism."""
+    assert (go / "crossing_test.go").exists()
+    env = {**os.environ, "GOCACHE": os.path.join(cache, "go-build"), "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local"}
+    p = subprocess.run(
+        ["go", "test", "-run", "^$", "-bench", "Crossing", "-benchtime", "100x"],
+        cwd=go,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    for m in ("go-cgo", "go-cgo-noescape", "go-cgo-nocallback"):
+        assert f"BenchmarkCrossing/impl={m}/sym={sym}" in p.stdout
+
+
+def test_buffer_and_void(library, cache, tmp_path):
+    size = 1000
+    res = _run(library, cache, tmp_path / "buf", "uint64_t sum_bytes(const uint8_t *p, size_t n)", buffer_size=size)
+    _agreed(res, str(sum((i * 7 + 3) & 0xFF for i in range(size))))
+    assert gen.convention(res.declaration) == "METH_O"
+    # A subset (and the baseline): the void return in C, Python and Go.
+    res = _run(library, cache, tmp_path / "nop", "void nop(void)", only=SOME)
+    assert not res.failed and not res.skipped and res.result == "void"
+    assert {f.mechanism for f in res.figures} == {"c-dlsym", *SOME}
+
+
+def test_a_mechanism_that_disagrees_fails_by_name(library, cache, tmp_path):
+    res = _run(library, cache, tmp_path, "int32_t whoami(void)", only=SOME)
+    # c-dlsym runs first and sets the result; every other process has
+    # another pid, so every other mechanism fails, each by its name.
+    assert set(res.failed) == set(SOME)
+    assert all("disagrees" in why and "c-dlsym gave" in why for why in res.failed.values())
+
+
+# ---- usage errors: one line, exit status 2 ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "declaration, named",
+    [
+        ("int32_t add_i32(struct pair p)", "struct pair"),
+        ("int32_t add_i32(int32_t *a, int32_t b)", "writable memory"),
+        ("int32_t add_i32(int32_t a, ...)", "variadic"),
+        ("int32_t add_i32(int32_t (*f)(int32_t))", "function pointer"),
+        ("int32_t add_i32(int32_t a[2])", "array"),
+        ("long double add_i32(double a)", "long double"),
+        ("uint64_t sum_bytes(const uint8_t *p)", "not followed by its length"),
+    ],
+)
+def test_unsupported_type_is_a_usage_error(library, capsys, declaration, named):
+    assert cli.main(["crossing", library, declaration, "--args", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err, err
+
+
+def test_missing_symbol_and_library(library, capsys, tmp_path):
+    assert cli.main(["crossing", library, "int32_t no_such(int32_t x)", "--args", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "has no symbol no_such" in err, err
+    missing = str(tmp_path / "libnothere.so")
+    assert cli.main(["crossing", missing, "double cos(double)", "--args", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"library {missing}: no such file" in err, err
+    assert cli.main(["crossing", "libnothere.so.9", "double cos(double)", "--args", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "libnothere.so.9 cannot be loaded" in err, err
+
+
+def test_wrong_argument_count_is_a_usage_error(library, capsys):
+    assert cli.main(["crossing", library, "double scale(double x, int k)", "--args", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "takes 2 arguments" in err, err
