@@ -60,8 +60,9 @@ static int name_is(const unsigned char *p, size_t n, const char *lower)
     return 1;
 }
 
-/* Applies one Connection header value (a comma-separated token list). */
-static void connection_tokens(const unsigned char *p, size_t n, int *keep_alive)
+/* Reads one Connection header value (a comma-separated token list) into
+ * the flags of the options seen: "close" and "keep-alive". */
+static void connection_tokens(const unsigned char *p, size_t n, int *close_opt, int *keep_alive)
 {
     size_t i = 0;
     while (i < n) {
@@ -71,7 +72,7 @@ static void connection_tokens(const unsigned char *p, size_t n, int *keep_alive)
         while (i < n && p[i] != ',' && p[i] != ' ' && p[i] != '\t')
             i++;
         if (name_is(p + start, i - start, "close"))
-            *keep_alive = 0;
+            *close_opt = 1;
         else if (name_is(p + start, i - start, "keep-alive"))
             *keep_alive = 1;
     }
@@ -152,7 +153,7 @@ int rb_http_parse(const char *buf, size_t len, size_t max_head, rb_http_request 
     i++;
     EOL();
 
-    int keep_alive = minor == 1, hosts = 0, nheaders = 0;
+    int close_opt = 0, keep_alive = minor == 1, hosts = 0, nheaders = 0;
     int64_t content_length = -1;
     for (;;) {
         NEED(1);
@@ -197,7 +198,7 @@ int rb_http_parse(const char *buf, size_t len, size_t max_head, rb_http_request 
         switch (name[0] | 0x20) {
         case 'c':
             if (name_is(name, nlen, "connection")) {
-                connection_tokens(val, vlen, &keep_alive);
+                connection_tokens(val, vlen, &close_opt, &keep_alive);
             } else if (name_is(name, nlen, "content-length")) {
                 if (vlen == 0 || vlen > 15)
                     return RB_HTTP_BAD;
@@ -233,7 +234,10 @@ int rb_http_parse(const char *buf, size_t len, size_t max_head, rb_http_request 
     req->path = (const char *)p + t0;
     req->path_len = tlen;
     req->minor_version = minor;
-    req->keep_alive = keep_alive;
+    /* RFC 9112 9.6: a "close" option closes the connection after this
+     * answer, whatever other tokens or Connection lines say and in any order;
+     * "keep-alive" keeps an HTTP/1.0 connection open. */
+    req->keep_alive = keep_alive && !close_opt;
     req->content_length = content_length < 0 ? 0 : content_length;
     req->head_len = i;
     return RB_HTTP_COMPLETE;

@@ -77,6 +77,27 @@ def test_pipelined_in_order_through_python():
     assert bodies == [b"/0", b"/1", b"/2", b"/3", b"/4", b"/last"]
 
 
+@pytest.mark.parametrize(
+    "connection",
+    [
+        b"Connection: close, keep-alive\r\n",
+        b"Connection: close\r\nConnection: keep-alive\r\n",
+        b"Connection: keep-alive, CLOSE\r\n",
+    ],
+)
+@pytest.mark.parametrize("version", [b"1.0", b"1.1"])
+@pytest.mark.parametrize("handler", [None, pure_http.hello], ids=["c", "py-c"])
+def test_close_wins_over_keep_alive(handler, version, connection):
+    """A "close" option closes after the answer whatever "keep-alive" comes
+    with it (RFC 9112 9.6): the pipelined request after it goes unanswered.
+    Found by tests/test_properties.py; the parser took the last option."""
+    raw = b"GET / HTTP/" + version + b"\r\nHost: h\r\n" + connection + b"\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n"
+    with roundbench.HttpServer(handler) as srv:
+        srv.start()
+        data, closed = exchange(srv.port, raw, half_close=False)
+    assert closed and data.count(b"HTTP/1.1 200") == 1 and b"\r\nConnection: close\r\n" in data, data
+
+
 # The handler's exceptions are reported as unraisable (no caller to raise to
 # on a worker thread); that report is expected here.
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")

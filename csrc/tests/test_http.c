@@ -75,6 +75,18 @@ static void parser_details(void)
     const char *cl = "GET / HTTP/1.1\r\nHost: h\r\nConnection: foo, close\r\n\r\n";
     CHECK(rb_http_parse(cl, strlen(cl), 8192, &r) == RB_HTTP_COMPLETE && r.keep_alive == 0,
           "Connection: close in a list");
+    /* A "close" wins over a "keep-alive" before or after it, in one list or
+     * on another line (RFC 9112 9.6; found by tests/test_properties.py). */
+    const char *closing[] = {
+        "GET / HTTP/1.1\r\nHost: h\r\nConnection: close, keep-alive\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\nConnection: keep-alive\r\n\r\n",
+        "GET / HTTP/1.0\r\nConnection: close\r\nConnection: Keep-Alive\r\n\r\n",
+        "GET / HTTP/1.0\r\nConnection: keep-alive, CLOSE\r\n\r\n",
+    };
+    for (size_t k = 0; k < sizeof closing / sizeof *closing; k++)
+        CHECK(rb_http_parse(closing[k], strlen(closing[k]), 8192, &r) == RB_HTTP_COMPLETE &&
+                  r.keep_alive == 0,
+              "close wins: %s", closing[k]);
     /* The head limit: partial at the limit is 431, complete past it too. */
     char big[9000];
     int n = snprintf(big, sizeof big, "GET / HTTP/1.1\r\nHost: h\r\nX: ");
