@@ -291,8 +291,8 @@ endif
 # only the core files it drives. scripts/fuzz.sh says what each mode does.
 FUZZ_TARGETS := http_request jsonl_kernels jsonl_line aspects_input
 FUZZ_CC ?= clang
-FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -fsanitize=fuzzer,address,undefined \
-  -fno-sanitize-recover=all -fno-omit-frame-pointer -Icsrc
+# The sanitizer build's flags and libFuzzer's (the build table's).
+FUZZ_CFLAGS := $(SAN_CFLAGS) $(FUZZ_SAN_CFLAGS) -Icsrc
 FUZZ_SRC.http_request := csrc/http.c csrc/common.c
 FUZZ_SRC.jsonl_kernels := csrc/jsonl.c csrc/common.c
 FUZZ_SRC.jsonl_line := csrc/fuzz/jsonl_reference.c csrc/jsonl.c csrc/common.c

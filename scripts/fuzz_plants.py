@@ -31,9 +31,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FUZZ_CFLAGS = (
-    "-O1 -g -std=gnu11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all " "-fno-omit-frame-pointer"
-).split()
+sys.path.insert(0, str(ROOT / "python"))
+from roundbench import buildtable  # noqa: E402
+
+# As the Makefile builds the targets: the sanitizer build's flags and libFuzzer.
+TABLE = buildtable.read()
+FUZZ_CFLAGS = buildtable.words(TABLE, "SAN_CFLAGS") + buildtable.words(TABLE, "FUZZ_SAN_CFLAGS")
 
 PLANTS = {
     "http-oob": {

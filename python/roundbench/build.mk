@@ -38,6 +38,9 @@ CXX_CFLAGS := -g -std=c++17 -Wall -Wextra -Wshadow
 
 # The C tests (make test-c): AddressSanitizer and UndefinedBehaviorSanitizer.
 SAN_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# The fuzz targets (csrc/fuzz/, make fuzz): the sanitizer build's flags and
+# these, clang's libFuzzer.
+FUZZ_SAN_CFLAGS := -fsanitize=fuzzer
 
 # ---- The BLAS -------------------------------------------------------------
 # The OpenBLAS of the scipy-openblas64 package (README, "The BLAS"), which
