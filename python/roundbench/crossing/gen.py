@@ -391,13 +391,7 @@ def extension(decl: d.Declaration) -> str:
         scal = [b for b, p in zip(body, decl.params) if isinstance(p.type, d.Scalar)]
         bufs = [b for b, p in zip(body, decl.params) if isinstance(p.type, d.Buffer)]
         body = scal + [b.replace(f"goto fail{releases[0]}", "return NULL") for b in bufs]
-    args = []
-    for i, p in enumerate(decl.params):
-        if isinstance(p.type, d.Buffer):
-            args += [f"({p.type.c_pointer})a{i}", f"a{i}_len"]
-        else:
-            args.append(f"a{i}")
-    call = f"crossing_callee({', '.join(args)})"
+    call = f"crossing_callee({', '.join(_c_args(decl))})"
     call_line = f"    {ret} r = {call};\n" if decl.ret else f"    {call};\n"
     release = "".join(f"    PyBuffer_Release(&view{i});\n" for i in releases)
     if conv == "METH_NOARGS":
