@@ -166,7 +166,21 @@ def test_every_mechanism_agrees_on_int_and_double_and_the_go_benchmark_runs(libr
     again = build.build(res.declaration, res.library, [sys.executable], cache, progress=None)
     assert again.built == []
     assert all(m.why is None for m in again.mechanisms)
+    _go_child_is_built_like_the_suites(again)
     _go_benchmark_runs(tmp_path / "go", cache, "scale")
+
+
+def _go_child_is_built_like_the_suites(built) -> None:
+    """The Go child carries no path or revision of this machine (its layout
+    would move with them, and a cgo call's time with it), and its go.mod's go
+    line is the installed Go's: no old GODEBUG defaults switched on."""
+    (child,) = {m.argv[0] for m in built.mechanisms if m.name.startswith("go-")}
+    info = subprocess.run(["go", "version", "-m", child], capture_output=True, text=True, timeout=60).stdout
+    assert "-trimpath=true" in info, info
+    assert "vcs." not in info, info
+    assert "DefaultGODEBUG" not in info, info
+    major, minor = build.go_version()
+    assert (built.entry / "go" / "go.mod").read_text().splitlines()[2] == f"go {major}.{minor}"
 
 
 def _go_benchmark_runs(go, cache: str, sym: str) -> None:
