@@ -382,7 +382,12 @@ def _build_go(step: _Step, root: Path, entry: Path, dc: d.Declaration, lib: Libr
             "CGO_ENABLED": "1",
         }
         try:
-            step.run(["go", "build", *GO_BUILD_FLAGS, "-o", prog.with_suffix(".tmp"), "./cmd/child"], "go build", cwd=folder, env=env)
+            step.run(
+                ["go", "build", *GO_BUILD_FLAGS, "-o", prog.with_suffix(".tmp"), "./cmd/child"],
+                "go build",
+                cwd=folder,
+                env=env,
+            )
             os.replace(prog.with_suffix(".tmp"), prog)
             built.append("go child")
         except extbuild.Failed as e:
@@ -495,6 +500,8 @@ def build(
         else:
             mechs.append(Mechanism(name, why=prog, explain=EXPLAIN[name]))
     if shutil.which("go"):
-        flags["crossing-go-build"] = f"{_first_line(['go', 'version'])}; go build {' '.join(GO_BUILD_FLAGS)}, CGO_CFLAGS unset"
+        flags["crossing-go-build"] = (
+            f"{_first_line(['go', 'version'])}; go build {' '.join(GO_BUILD_FLAGS)}, CGO_CFLAGS unset"
+        )
     flags["crossing-cache"] = str(entry)
     return Built(entry, mechs, built, go_dir, flags)
