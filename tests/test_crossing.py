@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from roundbench import cli
+from roundbench import cli, gotoolchains
 from roundbench.crossing import build, decl, gen
 from roundbench.crossing.measure import measure
 
@@ -212,12 +212,67 @@ def test_buffer_and_void(library, cache, tmp_path):
     assert {f.mechanism for f in res.figures} == {"c-dlsym", *SOME}
 
 
+PY_MECHANISMS = ["py-ctypes", "py-cffi-abi", "py-cffi-api", "py-ext"]
+
+
+def test_every_python_mechanism_under_pypy_too(library, cache, tmp_path):
+    """--python twice: each Python mechanism runs under both interpreters
+    (PyPy's extension through cpyext, its cffi compiled against its own
+    headers) and every one returns what the direct call returned."""
+    pypy = shutil.which("pypy3")
+    if pypy is None:
+        pytest.skip("no pypy3 (make setup installs it)")
+    res = _run(library, cache, tmp_path, "int32_t add_i32(int32_t a, int32_t b)", ["2147483647", "1"],
+               pythons=[sys.executable, pypy], only=PY_MECHANISMS)  # fmt: skip
+    assert not res.failed and not res.skipped, (res.failed, res.skipped)
+    assert res.result == "-2147483648"
+    ran = {(f.mechanism, f.python.split("-")[0]) for f in res.figures if f.python and f.summary is not None}
+    assert ran == {(m, impl) for m in PY_MECHANISMS for impl in ("cpython", "pypy")}
+
+
 def test_a_mechanism_that_disagrees_fails_by_name(library, cache, tmp_path):
     res = _run(library, cache, tmp_path, "int32_t whoami(void)", only=SOME)
     # c-dlsym runs first and sets the result; every other process has
     # another pid, so every other mechanism fails, each by its name.
     assert set(res.failed) == set(SOME)
     assert all("disagrees" in why and "c-dlsym gave" in why for why in res.failed.values())
+
+
+def test_go_releases_are_an_axis_and_each_builds_its_own_child(library, cache, tmp_path):
+    """--go OLDEST --go INSTALLED: each Go mechanism once per release, named
+    by a go= key, each child built by its own release (its build info says
+    so); the annotated call is a skip row under a Go older than 1.24, saying
+    why; every row that ran returns the direct call's result."""
+    oldest = gotoolchains.resolve(".".join(map(str, gotoolchains.MINIMUM)))
+    installed = gotoolchains.installed()
+    res = _run(library, cache, tmp_path, "int32_t add_i32(int32_t a, int32_t b)", ["-7", "3"],
+               gos=[oldest, installed, installed], only=["go-cgo", "go-cgo-noescape"])  # fmt: skip
+    assert not res.failed, res.failed
+    assert res.result == "-4"
+    ran = {(f.mechanism, f.go) for f in res.figures if f.mechanism != "c-dlsym" and f.summary is not None}
+    assert ran == {("go-cgo", oldest), ("go-cgo", installed), ("go-cgo-noescape", installed)}
+    assert res.skipped == {
+        f"go-cgo-noescape (go{oldest})": f"#cgo noescape and nocallback need Go 1.24 or later "
+        f"(this is go{'.'.join(oldest.split('.')[:2])})"
+    }
+    text = (tmp_path / "results.txt").read_text()
+    assert f"BenchmarkCrossing/impl=go-cgo/go={oldest}/sym=add_i32 " in text
+    again = build.build(res.declaration, res.library, [sys.executable], cache, None, {"go-cgo"}, [oldest])
+    assert again.built == []
+    (child,) = [m.argv[0] for m in again.mechanisms if m.name == "go-cgo"]
+    info = subprocess.run(["go", "version", "-m", child], capture_output=True, text=True, timeout=60).stdout
+    assert info.startswith(f"{child}: go{oldest}\n"), info
+
+
+def test_go_release_usage_errors(library, capsys):
+    for spec, said in (
+        ("banana", "want a Go version such as 1.22"),
+        ("1.18", "the Go programs build with Go 1.19 or newer"),
+    ):
+        assert cli.main(["crossing", library, "int32_t add_i32(int32_t a, int32_t b)", "--args", "1", "2",
+                         "--go", spec]) == 2  # fmt: skip
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"--go {spec}: {said}" in err, err
 
 
 # ---- usage errors: one line, exit status 2 ----------------------------------------------

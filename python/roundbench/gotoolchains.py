@@ -328,6 +328,15 @@ def _goroot(version: str, folder: Path) -> Path:
     return link
 
 
+def go_command(version: str, folder: Path) -> tuple:
+    """(the go command of release `version`, the environment it builds
+    with: its own GOROOT, no toolchain switch), fetched first if need be;
+    `folder` holds the GOROOT link an old release needs (_goroot).
+    ToolchainError or OSError where it cannot be had."""
+    goroot = _goroot(version, folder)
+    return str(goroot / "bin" / "go"), {"GOTOOLCHAIN": "local", "GOROOT": str(goroot)}
+
+
 # ---- the module each release builds with ----------------------------------------------
 
 
@@ -497,13 +506,13 @@ def _build(name: str, target: Path, version: str) -> Optional[str]:
     if not (root / recipe.package).is_dir():
         return f"{target} is not built: there is no {recipe.package}/ in {root} to build it from"
     try:
-        goroot = _goroot(version, target.parent)
+        go, go_env = go_command(version, target.parent)
         modfile = _modfile(version, target.parent, root)
     except (ToolchainError, OSError) as e:
         return str(e)
     print(f"roundbench: building {name} with go{version} (once)", file=sys.stderr)
-    env = dict(os.environ, GOTOOLCHAIN="local", GOROOT=str(goroot))
-    why = programs.go_build(str(goroot / "bin" / "go"), recipe, target, root, flags=["-modfile", str(modfile)], env=env)
+    env = dict(os.environ, **go_env)
+    why = programs.go_build(go, recipe, target, root, flags=["-modfile", str(modfile)], env=env)
     return None if why is None else f"go{version}: {why}"
 
 

@@ -42,6 +42,7 @@ examples:
   roundbench crossing ./libfoo.so "uint64_t sum(const uint8_t *p, size_t n)" --buffer-size 4096
   roundbench crossing ./libfoo.so "int32_t add(int32_t a, int32_t b)" --args 2 3 \\
       --python .venv/bin/python --python pypy3
+  roundbench crossing libm.so.6 "double cos(double)" --args 0.5 --impl go-cgo --go 1.20 --go 1.26
 
 The output folder (--out, default results/crossing-<symbol>-<time>) holds
 results.txt (Go benchmark format: BenchmarkCrossing/impl=py-ctypes/sym=cos
@@ -90,6 +91,15 @@ def add_parser(sub) -> None:
         metavar="PATH",
         help="the interpreter of the Python mechanisms (default: the one running roundbench). Repeatable: each "
         "interpreter's rows are named by a python= key, the extension and cffi's module built for each",
+    )
+    c.add_argument(
+        "--go",
+        action="append",
+        metavar="VERSION",
+        help="build the Go mechanisms with this Go release (1.20 means the newest 1.20.x; 1.20.14 that one), "
+        "fetched by the go command from the module proxy as `roundbench run --go` fetches it. Repeatable: each "
+        "release's rows are named by a go= key (default: the installed Go, rows unnamed). Go 1.19 or newer; "
+        "the annotated calls need 1.24",
     )
     c.add_argument(
         "--impl",
@@ -148,4 +158,5 @@ def _measure(args, measure):
         timeout=args.timeout,
         progress=None if args.quiet else sys.stderr,
         only=args.impl,
+        gos=args.go,
     )

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from .. import buildtable, extbuild, interp, programs, rounds
+from .. import buildtable, extbuild, gotoolchains, interp, programs, rounds
 from . import decl as d
 from . import gen
 
@@ -181,6 +181,7 @@ class Mechanism:
     argv: list = field(default_factory=list)
     env: dict = field(default_factory=dict)
     python: Optional[str] = None  # the interpreter, for py-... mechanisms
+    go: Optional[str] = None  # the Go release ("1.20.14"), for go-... mechanisms under --go
     why: Optional[str] = None
     explain: str = ""
 
@@ -342,20 +343,25 @@ def _python_modules(step: _Step, entry: Path, dc: d.Declaration, lib: Library, e
     return folder, status
 
 
-def _build_go(step: _Step, root: Path, entry: Path, dc: d.Declaration, lib: Library, built: list) -> dict:
-    """go-cgo and the annotated calls: name -> the child program, or why not."""
+def _build_go(step: _Step, root: Path, folder: Path, dc: d.Declaration, lib: Library, built: list, release) -> dict:
+    """go-cgo and the annotated calls built in `folder` by the installed Go
+    (release None) or by Go `release` ("1.20.14", fetched by the go command
+    from the module proxy as `roundbench run --go` fetches it): name -> the
+    child program, or why not."""
     names = ["go-cgo", "go-cgo-noescape", "go-cgo-nocallback"]
-    version = go_version()
-    if version is None:
-        return {n: "Go is not installed (the go command is not on PATH)" for n in names}
+    if release is None:
+        version = go_version()
+        if version is None:
+            return {n: "Go is not installed (the go command is not on PATH)" for n in names}
+    else:
+        version = tuple(int(x) for x in release.split(".")[:2])
     harness_files = go_harness_files()
     if harness_files is None:
         return {n: "the Go callers need the suite's Go harness sources, which this installation lacks" for n in names}
-    folder = entry / "go"
     files = {
-        # The go line is the installed Go's own, as the suite's go.mod has
-        # its Go's: a lower one would switch on the old GODEBUG defaults and
-        # the child would not run the runtime the ffi round's children run.
+        # The go line is the building Go's own X.Y, as the suite's go.mod has
+        # its Go's: a lower one would switch on old GODEBUG defaults and the
+        # child would not run the runtime the ffi round's children run.
         "go.mod": gen.go_mod(f"{version[0]}.{version[1]}"),
         "crossing.go": gen.go_package(dc, lib.folder, lib.file),
         "crossing_go124.go": gen.go_package_124(dc),
@@ -363,16 +369,26 @@ def _build_go(step: _Step, root: Path, entry: Path, dc: d.Declaration, lib: Libr
         "cmd/child/main_go124.go": gen.go_child(dc, go124=True),
     }
     prog = folder / "bin" / "child"
+    who = "go" if release is None else f"go{release}"
     out: dict = {}
     if not prog.exists():
+        go, go_env = "go", {}
+        if release is not None:
+            try:
+                links = folder.parent / "toolchains" / f"go{release}"
+                links.mkdir(parents=True, exist_ok=True)
+                go, go_env = gotoolchains.go_command(release, links)
+            except (gotoolchains.ToolchainError, OSError) as e:
+                return {n: str(e) for n in names}
         for rel, text in files.items():
             _write(folder / rel, text)
         for f in harness_files:
             _write(folder / "internal" / "harness" / f.name, f.read_text())
         gofmt(folder)
-        step.say("building the Go callers (go build, cgo; the first build in a new cache compiles Go's runtime)")
+        step.say(f"building the Go callers with {who} (cgo; the first build in a new cache compiles Go's runtime)")
         env = {
             **step.env,
+            **go_env,
             "GOCACHE": str(root / "go-build"),
             "GOTMPDIR": str(step.tmp),
             "GOFLAGS": "-mod=mod",
@@ -383,18 +399,18 @@ def _build_go(step: _Step, root: Path, entry: Path, dc: d.Declaration, lib: Libr
         }
         try:
             step.run(
-                ["go", "build", *GO_BUILD_FLAGS, "-o", prog.with_suffix(".tmp"), "./cmd/child"],
-                "go build",
+                [go, "build", *GO_BUILD_FLAGS, "-o", prog.with_suffix(".tmp"), "./cmd/child"],
+                f"{who} build",
                 cwd=folder,
                 env=env,
             )
             os.replace(prog.with_suffix(".tmp"), prog)
-            built.append("go child")
+            built.append(f"go child ({who})")
         except extbuild.Failed as e:
             return {n: str(e) for n in names}
     for n in names:
         if n != "go-cgo" and version < GO_FIRST_ANNOTATED:
-            out[n] = f"#cgo noescape and nocallback need Go 1.24 or later (installed: go{version[0]}.{version[1]})"
+            out[n] = f"#cgo noescape and nocallback need Go 1.24 or later (this is go{version[0]}.{version[1]})"
         else:
             out[n] = prog
     return out
@@ -430,9 +446,12 @@ def build(
     cache: Optional[str] = None,
     progress=sys.stderr,
     only: Optional[set] = None,
+    gos: Optional[list] = None,
 ) -> Built:
     """Builds (or finds in the cache) every caller of `dc` in `lib`, for
-    each Python interpreter of `pythons`; returns the mechanisms, each
+    each Python interpreter of `pythons` and each Go release of `gos`
+    ("1.20.14", as gotoolchains.resolve names them; default: the installed
+    Go alone, its mechanisms unlabelled); returns the mechanisms, each
     runnable or with why not. `only`: these mechanisms and the baseline,
     c-dlsym (the others are neither built nor returned)."""
     wanted = None if only is None else {*only, "c-dlsym"}
@@ -489,19 +508,30 @@ def build(
             explain = EXPLAIN[name] + (f" ({gen.convention(dc)})" if name == "py-ext" else "")
             mechs.append(Mechanism(name, argv, env, python=exe, why=why, explain=explain))
     go_wanted = wanted is None or bool(wanted & set(GO_MECHANISMS))
-    go = _build_go(step, root, entry, dc, lib, built) if go_wanted else {}
-    go_dir = entry / "go" if go_wanted and (entry / "go").is_dir() else None
-    for name in GO_MECHANISMS:
-        if wanted is not None and name not in wanted:
-            continue
-        prog = go[name]
-        if isinstance(prog, Path):
-            mechs.append(Mechanism(name, [str(prog)], explain=EXPLAIN[name]))
-        else:
-            mechs.append(Mechanism(name, why=prog, explain=EXPLAIN[name]))
-    if shutil.which("go"):
-        flags["crossing-go-build"] = (
-            f"{_first_line(['go', 'version'])}; go build {' '.join(GO_BUILD_FLAGS)}, CGO_CFLAGS unset"
-        )
+    try:
+        installed = gotoolchains.installed() if gos else None
+    except gotoolchains.ToolchainError:
+        installed = None
+    # The installed release is the go command on PATH; another is fetched.
+    releases = [None if r == installed else r for r in gos] if gos else [None]
+    go_dir = None
+    for release in releases if go_wanted else []:
+        # The installed Go builds in go/; another release in go<release>/.
+        folder = entry / ("go" if release is None else f"go{release}")
+        go = _build_go(step, root, folder, dc, lib, built, release)
+        if go_dir is None and folder.is_dir() and isinstance(go["go-cgo"], Path):
+            go_dir = folder
+        for name in GO_MECHANISMS:
+            if wanted is not None and name not in wanted:
+                continue
+            prog = go[name]
+            label = (release or installed) if gos else None
+            if isinstance(prog, Path):
+                mechs.append(Mechanism(name, [str(prog)], go=label, explain=EXPLAIN[name]))
+            else:
+                mechs.append(Mechanism(name, go=label, why=prog, explain=EXPLAIN[name]))
+    if go_wanted and (gos or shutil.which("go")):
+        which = ", ".join(f"go{r}" for r in gos) if gos else _first_line(["go", "version"])
+        flags["crossing-go-build"] = f"{which}; go build {' '.join(GO_BUILD_FLAGS)}, CGO_CFLAGS unset"
     flags["crossing-cache"] = str(entry)
     return Built(entry, mechs, built, go_dir, flags)

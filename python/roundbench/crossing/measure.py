@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from .. import benchfmt, interp, placement, provenance, rounds, runner, runtimes, stats
+from .. import benchfmt, gotoolchains, interp, placement, provenance, rounds, runner, runtimes, stats
 from ..errors import UsageError
 from . import build as b
 from . import decl as d
@@ -44,10 +44,11 @@ class Figure:
     summary: Optional[stats.Summary]
     runs: int
     explain: str = ""
+    go: Optional[str] = None  # the Go release ("1.20.14"), for a Go mechanism under --go
 
     @property
     def label(self) -> str:
-        return self.mechanism + (f" ({self.python})" if self.python else "")
+        return self.mechanism + (f" ({self.python})" if self.python else "") + (f" (go{self.go})" if self.go else "")
 
 
 @dataclass
@@ -67,8 +68,8 @@ class Result:
     report: Optional[Path] = None
     built: list = field(default_factory=list)
 
-    def figure(self, mechanism: str, python: Optional[str] = None) -> Optional[Figure]:
-        return next((f for f in self.figures if f.mechanism == mechanism and f.python == python), None)
+    def figure(self, mechanism: str, python: Optional[str] = None, go: Optional[str] = None) -> Optional[Figure]:
+        return next((f for f in self.figures if (f.mechanism, f.python, f.go) == (mechanism, python, go)), None)
 
     def baseline(self) -> Optional[float]:
         f = self.figure("c-dlsym")
@@ -101,12 +102,16 @@ def _round(dc: d.Declaration, mechanisms: list, vals: list, buffer_size: int, li
         rt = None
         if axis and m.python is not None:
             rt = runtimes.Runtime(runtimes.PYTHON, interp.key(m.python), m.python, default=False)
+        elif m.go is not None:
+            rt = runtimes.Runtime(runtimes.GO, m.go, m.go, default=False)
         v = rounds.Variant(
             m.name,
             "generated",
             m.explain,
             env=lambda params, extra=extra: extra,
-            argv=tuple(m.argv),
+            # A mechanism that cannot run here is never started: its skip
+            # row needs a Variant, which a generated program's argv names.
+            argv=tuple(m.argv) or (m.name,),
             runtime=rt,
         )
         (skipped.append((v, m.why)) if m.why else variants.append(v))
@@ -127,6 +132,23 @@ def _round(dc: d.Declaration, mechanisms: list, vals: list, buffer_size: int, li
         budget_s=BUDGET_S,
     )
     return rnd, runner.Plan(rnd, {"sym": dc.name}, variants, skipped)
+
+
+def _go_releases(specs: list) -> list:
+    """The releases --go values mean (gotoolchains.resolve), each once. A
+    malformed or too old value is a usage error; a release the proxy does
+    not serve stays as given, and its Go mechanisms are skipped saying why."""
+    out = []
+    for spec in specs:
+        try:
+            release = gotoolchains.resolve(spec)
+        except gotoolchains.ToolchainError as e:
+            if e.usage:
+                raise UsageError(str(e)) from None
+            release = spec
+        if release not in out:
+            out.append(release)
+    return out
 
 
 def _items(dc: d.Declaration, lib: b.Library, vals: list, buffer_size: int, built: b.Built, pythons: list) -> dict:
@@ -165,9 +187,12 @@ def _collect(out_file: Path, rnd: rounds.Round, dc: d.Declaration, vals: list, l
         seen.append(name)
         runs = by_name.get(name, [])
         vals_ = [r.metrics["ns/call"] for r in runs if "ns/call" in r.metrics]
-        py = v.runtime.label if v.runtime is not None else None
+        rt = v.runtime
+        py = rt.label if rt is not None and rt.kind == runtimes.PYTHON else None
+        go = rt.label if rt is not None and rt.kind == runtimes.GO else None
         if runs:
-            res.figures.append(Figure(v.name, py, stats.summarize(vals_) if vals_ else None, len(vals_), v.explain))
+            summary = stats.summarize(vals_) if vals_ else None
+            res.figures.append(Figure(v.name, py, summary, len(vals_), v.explain, go=go))
         if v.name == "c-dlsym" and name in facts:
             res.result = facts[name]
     if res.result is None:
@@ -178,7 +203,8 @@ def _collect(out_file: Path, rnd: rounds.Round, dc: d.Declaration, vals: list, l
 def _label(name: str) -> str:
     _, params = benchfmt.split_name(name)
     py = params.get(interp.RESULT_KEY)
-    return params.get("impl", name) + (f" ({py})" if py else "")
+    go = params.get(runtimes.GO)
+    return params.get("impl", name) + (f" ({py})" if py else "") + (f" (go{go})" if go else "")
 
 
 def measure(
@@ -195,6 +221,7 @@ def measure(
     timeout: float = 900,
     progress=sys.stderr,
     only: Optional[list] = None,
+    gos: Optional[list] = None,
 ) -> Result:
     """Measures what one call of `declaration` (a C prototype) in `library`
     (a path or a name the dynamic linker finds) costs by every mechanism,
@@ -203,7 +230,10 @@ def measure(
     `pythons`: the interpreters of the Python mechanisms (default: the one
     running this); `runs`: a fixed count per mechanism (default: adaptive,
     as `roundbench run`); `budget`: seconds of runs beyond the minimum;
-    `only`: these mechanisms alone, besides the baseline c-dlsym.
+    `only`: these mechanisms alone, besides the baseline c-dlsym; `gos`:
+    the Go releases of the Go mechanisms, as `roundbench run --go` takes
+    them ("1.20", "1.22.5"; default: the installed Go), each fetched by the
+    go command where it is not yet.
     UsageError for a declaration, argument, library or symbol that cannot
     be used (its message is one line)."""
     dc, vals = parse(declaration, list(args))
@@ -227,6 +257,7 @@ def measure(
         if any(interp.key(x) == interp.key(exe) for x in exes):
             raise UsageError(f"--python {p}: {interp.key(exe)} is already named by another --python")
         exes.append(exe)
+    releases = _go_releases(gos or [])
     if only:
         unknown = set(only) - set(b.EXPLAIN)
         if unknown:
@@ -236,7 +267,7 @@ def measure(
     out_file = out_dir / RESULTS
     if out_file.exists():
         out_file.unlink()  # one measurement per folder: its report reads it alone
-    built = b.build(dc, lib, exes, cache, progress, only=set(only) if only else None)
+    built = b.build(dc, lib, exes, cache, progress, only=set(only) if only else None, gos=releases)
     rnd, plan = _round(dc, built.mechanisms, vals, buffer_size, lib, axis=len(exes) > 1)
     policy = runner.RunPolicy(fixed=runs, budget_s=budget)
     place = placement.plan("pinned")

@@ -455,9 +455,12 @@ def runs_go(v: Variant) -> bool:
 def go_toolchain(v: Variant) -> Optional[str]:
     """The Go release v's runner is built with, when the axis names one
     that is not the installed toolchain's build (the runner then finds the
-    program and says whether it can run: gotoolchains)."""
+    program and says whether it can run: gotoolchains). None for a
+    generated program: its argv names the build of its release already."""
     rt = v.runtime
-    return rt.where if rt is not None and rt.kind == runtimes.GO and not rt.default else None
+    if rt is None or rt.kind != runtimes.GO or rt.default or v.program == "generated":
+        return None
+    return rt.where
 
 
 def _interpreter(v: Variant) -> str:
