@@ -282,6 +282,19 @@ def resolve(spec: str) -> str:
     raise ToolchainError(f"the Go module proxy ({_go_env().get('GOPROXY')}) serves no {what} for {_platform()}{has}")
 
 
+def resolve_or_keep(spec: str) -> str:
+    """resolve(spec) for a runtime axis: a release that cannot be had (not
+    served, the proxy not reachable) is kept as given, so that its rows
+    become skip rows saying why. A malformed or too old value still raises
+    ToolchainError (usage=True)."""
+    try:
+        return resolve(spec)
+    except ToolchainError as e:
+        if e.usage:
+            raise
+        return spec
+
+
 # ---- fetching a release ------------------------------------------------------------
 
 

@@ -230,11 +230,9 @@ def runtime_axes(gos: list, pythons: list) -> dict:
         from .. import gotoolchains
     for spec in gos:
         try:
-            version = gotoolchains.resolve(spec)
+            version = gotoolchains.resolve_or_keep(spec)  # one not served: skip rows, gotoolchains.missing says why
         except gotoolchains.ToolchainError as e:
-            if e.usage:
-                raise UsageError(str(e)) from None
-            version = spec  # its rows are skip rows: gotoolchains.missing says why
+            raise UsageError(str(e)) from None
         try:
             installed = gotoolchains.installed()
         except gotoolchains.ToolchainError:

@@ -141,11 +141,9 @@ def _go_releases(specs: list) -> list:
     out = []
     for spec in specs:
         try:
-            release = gotoolchains.resolve(spec)
+            release = gotoolchains.resolve_or_keep(spec)
         except gotoolchains.ToolchainError as e:
-            if e.usage:
-                raise UsageError(str(e)) from None
-            release = spec
+            raise UsageError(str(e)) from None
         if release not in out:
             out.append(release)
     return out
