@@ -264,6 +264,16 @@ def test_go_releases_are_an_axis_and_each_builds_its_own_child(library, cache, t
     assert info.startswith(f"{child}: go{oldest}\n"), info
 
 
+def test_a_go_release_not_served_is_a_skip_row_saying_why(library, cache, tmp_path):
+    missing = ".".join(map(str, gotoolchains.MINIMUM)) + ".99"
+    res = _run(library, cache, tmp_path, "int32_t add_i32(int32_t a, int32_t b)", ["1", "2"], gos=[missing],
+               only=["go-cgo"])  # fmt: skip
+    assert not res.failed, res.failed
+    assert list(res.skipped) == [f"go-cgo (go{missing})"]
+    assert f"cannot fetch go{missing}" in res.skipped[f"go-cgo (go{missing})"]
+    assert [f.mechanism for f in res.figures if f.summary is not None] == ["c-dlsym"]
+
+
 def test_go_release_usage_errors(library, capsys):
     for spec, said in (
         ("banana", "want a Go version such as 1.22"),

@@ -103,6 +103,16 @@ def test_resolve_says_what_the_proxy_serves_of_a_series(oldest):
     assert re.fullmatch(want, str(e.value)), str(e.value)
 
 
+def test_an_axis_keeps_a_release_not_served_and_refuses_a_malformed_one(oldest):
+    # Kept as given: its rows become skip rows saying why (missing(), or the
+    # crossing's build), not a usage error that would stop the whole run.
+    assert gotoolchains.resolve_or_keep(OLDEST + ".99") == OLDEST + ".99"
+    assert gotoolchains.resolve_or_keep(OLDEST) == oldest
+    with pytest.raises(ToolchainError) as e:
+        gotoolchains.resolve_or_keep("1.x")
+    assert e.value.usage
+
+
 def test_the_go_mod_of_an_old_release_drops_the_requirements_it_cannot_read(oldest):
     text = gotoolchains._module_text(oldest, ROOT)
     assert f"\ngo {OLDEST}\n" in text
