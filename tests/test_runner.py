@@ -273,3 +273,41 @@ def test_known_failures_are_counted_apart_and_children_know_their_run(tmp_path, 
     assert runs == {"py-lib": ["1", "2", "3"], "py-ok": ["1", "2", "3"]}
     known = [f for f in rs.facts if f.key.startswith(benchfmt.KNOWN_FAILURE)]
     assert [(f.name.split("impl=")[1], f.key) for f in known] == [("py-lib", "known-failure/check-x")]
+
+
+def test_a_run_that_outruns_its_cell_is_killed_at_the_cells_bound(tmp_path, built):
+    env = child_env()
+    env["PYTHONPATH"] = str(ROOT / "tests") + os.pathsep + env["PYTHONPATH"]
+    env["ROUNDBENCH_PLUGINS"] = "plugins.stall_round"
+    t0 = time.monotonic()
+    out = run_roundbench(
+        "run", "stall", "--runs", "4", "--timeout", "600", "--bound", "2", "--bound-floor", "3",
+        "--out", str(tmp_path), env=env,
+    )  # fmt: skip
+    took = time.monotonic() - t0
+    # Not a failure: the run exits 0 and says what was killed.
+    assert out.returncode == 0, out.stderr
+    assert "1 killed at their cell's bound" in out.stderr
+    assert took < 120  # killed at the cell's bound (seconds), never at --timeout (600 s)
+    rs = benchfmt.read_dir(tmp_path)
+    assert not rs.failures
+    counts = {}
+    for r in rs.runs:
+        counts[r.params["impl"]] = counts.get(r.params["impl"], 0) + 1
+    assert counts == {"py-steady": 4, "py-stall": 2}  # the two that finished are kept
+    [k] = rs.killed
+    assert "impl=py-stall" in k.name and k.run == 3
+    m = re.match(r"killed after ([0-9.]+) s at its cell's bound of ([0-9.]+) s \((.*)\)$", k.reason)
+    assert m, k.reason
+    bound = float(m.group(2))
+    assert 3 <= bound < 600 and float(m.group(1)) >= bound
+    assert "of its 2 runs that finished here" in m.group(3)
+    assert "stalling" in k.detail  # what the child had said
+    [stop] = [s for s in rs.stops if "impl=py-stall" in s.name]
+    assert stop.runs == 2 and stop.why.startswith("run 3 killed at its cell's bound: killed after")
+    report = (tmp_path / "report.md").read_text()
+    assert "py-stall is heavy-tailed here" in report
+    assert "run 3 killed after" in report and "its median and interval are over the runs that finished" in report
+    assert "why: it sleeps for ever from its third run on, on purpose" in report
+    assert "killed 1 at the cell's bound" in report and "2/3 (run 3 killed at its cell's bound)" in report
+    assert not re.search(r"^\| py-stall \|.*FAILED", report, re.M)

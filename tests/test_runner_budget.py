@@ -157,22 +157,59 @@ def test_convergence_is_judged_by_the_cells_score_unit(tmp_path, monkeypatch):
 # ---- the run's time budget -------------------------------------------------------------
 
 
-def test_the_minimum_runs_are_made_even_beyond_the_time_budget(tmp_path, monkeypatch, capsys):
+def _overrun(tmp_path, monkeypatch, budget, **policy):
+    """Three cells of two variants, 5 s a run: 180 s of minimum runs."""
     cells = [make_round(f"over{i}", ["go", "py"]) for i in range(3)]
     specs = {(c.name, impl): (5.0, NOISY) for c in cells for impl in ("go", "py")}
     fake = FakeChildren(specs)
     monkeypatch.setattr(runner, "run_child", fake)
-    policy = runner.RunPolicy(budget_s=1e9, time_budget_s=60.0)
+    policy = runner.RunPolicy(budget_s=1e9, time_budget_s=budget, **policy)
     r = runner.Runner(tmp_path / "results.txt", policy, 60, progress=None, notices=sys.stderr)
     r.clock = fake.clock
     r.run([plan(c) for c in cells], {})
-    rs = benchfmt.read_dir(tmp_path)
+    return fake, r, benchfmt.read_dir(tmp_path)
+
+
+def test_the_minimum_runs_are_made_even_beyond_the_time_budget(tmp_path, monkeypatch, capsys):
+    # floor_runs = min_runs: the minimum is never lowered.
+    fake, r, rs = _overrun(tmp_path, monkeypatch, 60.0, floor_runs=6)
     assert len(rs.runs) == 36  # 3 cells x 2 variants x 6 runs: 180 s of a 60 s budget
     assert all(s.runs == 6 and s.why.startswith("time budget spent") for s in rs.stops)
     err = capsys.readouterr().err
     assert "more than the 60 s time budget: they are all made (never fewer than the minimum)" in err
     assert err.count("the 60 s time budget is spent, but not every cell has had its minimum runs") == 1
     assert "beyond the 60 s time budget: the minimum runs alone took that (never fewer)" in r.end_text()
+
+
+def test_a_minimum_that_would_overrun_the_budget_becomes_the_floor(tmp_path, monkeypatch, capsys):
+    # 180 s of minimum runs against 100 s: 3 runs each (90 s), then what fits.
+    fake, r, rs = _overrun(tmp_path, monkeypatch, 100.0)
+    assert fake.now <= 100.0
+    assert len(rs.runs) == 20  # 18 at the floor, and two more in the 10 s left
+    assert all(s.runs >= 3 and s.why.startswith("time budget spent") for s in rs.stops)
+    err = capsys.readouterr().err
+    assert "more than the 100 s time budget: the minimum becomes 3 runs per variant (about 90 s)" in err, err
+    assert "even that" not in err and "not every cell has had its minimum runs" not in err
+
+
+def test_a_floor_that_still_overruns_the_budget_is_made_and_no_more(tmp_path, monkeypatch, capsys):
+    fake, r, rs = _overrun(tmp_path, monkeypatch, 60.0)
+    assert len(rs.runs) == 18  # the floor, 90 s of a 60 s budget
+    assert all(s.runs == 3 for s in rs.stops)
+    err = capsys.readouterr().err
+    assert "the minimum becomes 3 runs per variant" in err
+    assert "even that is more than the budget: those 3 runs are all made, and no more" in err
+
+
+def test_a_runs_bound_comes_from_its_cells_finished_runs():
+    c = runner._Cell(plan(make_round("bound", ["py"])), 6, 60.0, None)
+    assert c.bound("py", 10, 60, 900) == (900, "")  # nothing finished: the flat timeout
+    c.finished["py"] += [8.0, 12.9]
+    b, why = c.bound("py", 10, 60, 900)
+    assert b == pytest.approx(129.0) and why == "10 x the longest of its 2 runs that finished here, 12.9 s"
+    assert c.bound("py", 10, 200, 900)[0] == 200 and c.bound("py", 10, 200, 900)[1].startswith("the floor: ")
+    assert c.bound("py", 100, 60, 900)[0] == 900  # never over the timeout
+    assert c.bound("py", 0, 60, 900) == (900, "")  # --bound 0: the timeout only
 
 
 def test_the_run_ends_within_the_time_budget(tmp_path, monkeypatch):

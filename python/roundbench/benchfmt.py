@@ -10,6 +10,11 @@ A result file is a sequence of lines:
     --- FAIL: BenchmarkLoop/impl=py/n=20000000 (run 2): exit status 3
         <last stderr lines, indented>
     --- SKIP: BenchmarkFfi/impl=py-cffi-api: <why it cannot run here>
+    --- KILLED: BenchmarkSleep/impl=py-threads/n=10000/fit=1 (run 3): killed after 129 s at its cell's bound ...
+                                       a run that outran what its cell had
+                                       shown (runner.BOUND_FACTOR): not a
+                                       failure; the cell keeps the runs
+                                       that finished
     --- FACT: BenchmarkDelivery/impl=c: KEY VALUE
                                        a fact a child of a facts round found
                                        (a file's linkage, a build's error),
@@ -106,6 +111,18 @@ class Stop:
 
 
 @dataclass
+class Killed:
+    name: str
+    run: int
+    reason: str
+    detail: list = field(default_factory=list)
+
+
+def killed_line(name: str, run: int, reason: str) -> str:
+    return f"--- KILLED: {name} (run {run}): {reason}\n"
+
+
+@dataclass
 class End:
     date: str
     seconds: float
@@ -125,6 +142,7 @@ class ResultSet:
     configs: list = field(default_factory=list)  # one dict per file section
     facts: list = field(default_factory=list)
     stops: list = field(default_factory=list)
+    killed: list = field(default_factory=list)
     ends: list = field(default_factory=list)
     bad_lines: list = field(default_factory=list)  # "file:line: why", when not strict
 
@@ -149,6 +167,7 @@ def parse_bench_line(line: str, config: Optional[dict] = None, need_ns: bool = T
 _FAIL = re.compile(r"^--- FAIL: (\S+)(?: \(run (\d+)\))?: (.*)$")
 _SKIP = re.compile(r"^--- SKIP: (\S+): (.*)$")
 _FACT = re.compile(r"^--- FACT: (\S+): (\S+) ?(.*)$")
+_KILLED = re.compile(r"^--- KILLED: (\S+) \(run (\d+)\): (.*)$")
 _RUNS = re.compile(r"^--- RUNS: (\S+): (\d+) runs, (.*)$")
 _END = re.compile(r"^--- END: (\S+) after (\d+(?:\.\d+)?) s( interrupted)?$")
 
@@ -209,6 +228,11 @@ def parse_lines(
         if m:
             last_failure = Failure(m.group(1), int(m.group(2)) if m.group(2) else None, m.group(3))
             rs.failures.append(last_failure)
+            continue
+        m = _KILLED.match(line)
+        if m:
+            last_failure = Killed(m.group(1), int(m.group(2)), m.group(3))
+            rs.killed.append(last_failure)
             continue
         m = _FACT.match(line)
         if m:

@@ -19,6 +19,7 @@ class Cell:
         self.impl = impl
         self.runs: list = []
         self.failures: list = []
+        self.killed: list = []  # runs killed at the cell's bound (--- KILLED:)
         self.skip: Optional[str] = None
         self.stop: Optional[str] = None  # why no more runs were made (--- RUNS:)
         self.facts: "OrderedDict" = OrderedDict()  # key -> value, from --- FACT: lines
@@ -54,6 +55,8 @@ def group(rs: benchfmt.ResultSet) -> "OrderedDict":
         cell(r.name).runs.append(r)
     for f in rs.failures:
         cell(f.name).failures.append(f)
+    for k in rs.killed:
+        cell(k.name).killed.append(k)
     for s in rs.skips:
         cell(s.name).skip = s.reason
     for f in rs.facts:

@@ -113,6 +113,47 @@ def _best(cells: list, unit: str, better: str):
     return m, c
 
 
+# A variant's runs are reported as heavy-tailed when its slowest finished
+# run is this many times its median, or a run was killed at its cell's bound.
+TAIL_RATIO = 3.0
+
+
+def _tail_lines(rnd_name: str, info, ordered: list, unit: str) -> list:
+    """A result, not a failure: each variant of the cell whose runs are
+    heavy-tailed (TAIL_RATIO) or had a run killed at the cell's bound
+    (runner.BOUND_FACTOR), with its runs' distribution, the killed runs,
+    and the round's reason for the tail where it declares one
+    (Round.tails)."""
+    out = []
+    for c in ordered:
+        walls = sorted(r.metrics["ns/op"] * max(r.iters, 1) / 1e9 for r in c.runs if "ns/op" in r.metrics)
+        vals = sorted(c.values(unit))
+        if not vals:
+            continue
+        med = stats.median(vals)
+        heavy = med > 0 and vals[-1] >= TAIL_RATIO * med
+        if not (heavy or c.killed):
+            continue
+        q = ", ".join(fmt_unit(v, unit) for v in vals)
+        text = f"- **{c.impl} is heavy-tailed here**: its {len(vals)} finished runs ({unit}, sorted): {q}"
+        if heavy:
+            text += f"; the slowest is {vals[-1] / med:.3g}x the median"
+        if walls:
+            text += f"; the timed work took {walls[0]:.3g} s to {walls[-1]:.3g} s"
+        out.append(text + ".")
+        for k in c.killed:
+            out.append(f"  - run {k.run} {k.reason}; its median and interval are over the runs that finished")
+        why = info.tails.get(c.impl) if info is not None else None
+        if why:
+            out.append(f"  - why: {why}")
+    if out:
+        out.insert(
+            0, "Heavy tails (a result: the distribution of each run's figure, and runs stopped at the cell's bound):\n"
+        )
+        out.append("")
+    return out
+
+
 def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list, config: dict) -> None:
     """A round of facts (Round.facts): its own section, then what did not run."""
     section = rounds.hook(rnd_name, "report_section")
@@ -193,7 +234,7 @@ def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: d
                 if c.impl in info.models:
                     what = f"[{info.models[c.impl]}] {what}"
             s = c.summary(unit)
-            attempted = len(c.runs) + len(c.failures)
+            attempted = len(c.runs) + len(c.failures) + len(c.killed)
             if s is None:
                 why = c.skip or (c.failures[-1].reason if c.failures else "no runs")
                 label = "not run" if c.skip else "FAILED"
@@ -211,6 +252,8 @@ def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: d
                 flags.append("too few runs for an interval")
             if c.failures:
                 flags.append(f"FAILED {len(c.failures)}")
+            if c.killed:
+                flags.append(f"killed {len(c.killed)} at the cell's bound (see below)")
             scanned = _scan_kinds(config, rnd_name, c.impl)
             if scanned:
                 flags.append(f"**scan: {scanned}**")
@@ -246,6 +289,8 @@ def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: d
             row = score_rows.get((rnd_name, size_label(size)))
             for line in _score_lines(row, info, row.unit if row is not None else unit):
                 w(line)
+        for line in _tail_lines(rnd_name, info, ordered, unit):
+            w(line)
         fails = [(c.impl, f) for c in ordered for f in c.failures]
         if fails:
             w("Failed runs:\n")

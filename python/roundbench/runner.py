@@ -7,6 +7,14 @@ or Ctrl-C loses at most the run in progress.
 A run that exits non-zero, is killed, times out, prints no result line, or
 disagrees with the other variants of its cell becomes a `--- FAIL:` line
 with its exit status or signal and its last stderr lines; the suite goes on.
+
+A run is bounded by what its cell has shown: once a variant has finished a
+run in a cell, its next runs there are killed after BOUND_FACTOR times the
+longest of them (never under BOUND_FLOOR_S, never over --timeout, which
+bounds a first run). Such a run becomes a `--- KILLED:` line with the
+figures it had, the variant makes no more runs in that cell, and the cell's
+result stands on the runs that finished: a heavy tail (sleep's Python
+threads at 10,000) costs a bounded time and is reported, not a failure.
 """
 
 from __future__ import annotations
@@ -48,6 +56,8 @@ class Outcome:
     wall_s: float = 0.0
     facts: list = field(default_factory=list)  # `fact:` lines of a facts round's child
     skipped: bool = False  # the child refused: this machine cannot run it (exit 4)
+    timed_out: bool = False  # killed at the timeout it was given
+    killed: bool = False  # killed at its cell's bound (runner.BOUND_FACTOR): not a failure
 
 
 def _exited_ok(status: int) -> bool:
@@ -190,7 +200,12 @@ def run_child(
     tail = err.strip().splitlines()[-STDERR_TAIL:]
     if timed_out:
         return Outcome(
-            name, False, reason=f"timed out after {timeout:.0f} s and was killed", stderr_tail=tail, wall_s=wall
+            name,
+            False,
+            reason=f"timed out after {timeout:.3g} s and was killed",
+            stderr_tail=tail,
+            wall_s=wall,
+            timed_out=True,
         )
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
@@ -374,6 +389,12 @@ def _minutes(s: float) -> str:
 QUICK_MAX_RUNS = 12
 QUICK_BUDGET_S = 2.0
 
+# A run's bound once its variant has finished runs in the cell: this many
+# times the longest of them, never under BOUND_FLOOR_S (a run of a second
+# may take a few on a loaded VM) nor over the run's --timeout.
+BOUND_FACTOR = 10.0
+BOUND_FLOOR_S = 60.0
+
 # Under a time budget, the weight of a variant that decides no score point
 # (c, a published program, a variant that is not its level's best) beside
 # that of a decision sitting on its threshold (1): its extra runs come after
@@ -414,7 +435,10 @@ class RunPolicy:
       cell stops.
     - The whole run's time budget (time_budget_s, `--time-budget`), when
       set. Every cell gets its minimum runs first, whatever the time: never
-      fewer, even beyond the budget. Then the time left goes by priority: a
+      fewer, even beyond the budget. When the first wave shows that the
+      minimum runs would overrun the budget (a slower machine), the minimum
+      becomes floor_runs (3: a median and a range, not yet an interval),
+      and the runs up to min_runs are funded by priority like the rest. Then the time left goes by priority: a
       variant's priority is (the closeness of the closest score decision it
       takes part in (`closeness`) + UNDECIDING_WEIGHT) x (its median's CI
       half-width / target) / its median run time, so that the runs go where
@@ -433,6 +457,9 @@ class RunPolicy:
 
     fixed: Optional[int] = None
     min_runs: int = 6
+    # Under a time budget that the minimum runs would overrun (the estimate
+    # after the first wave), the minimum becomes this many runs per variant.
+    floor_runs: int = 3
     max_runs: int = 40
     target: float = 0.02
     budget_s: Optional[float] = None
@@ -597,6 +624,7 @@ class _Cell:
         self.values: dict = {n: [] for n in names}
         self.failures: dict = {n: 0 for n in names}
         self.walls: dict = {n: [] for n in names}
+        self.finished: dict = {n: [] for n in names}  # wall times of the runs that passed
         self.extra_s: dict = {n: 0.0 for n in names}
         self.stopped: dict = {}  # variant -> why (the --- RUNS: reason)
         self.kinds: dict = {}  # variant -> how it stopped (Runner.STOP_KINDS)
@@ -627,6 +655,21 @@ class _Cell:
         """Whether the variant's next run fits in its share."""
         return self.extra_s[name] + self.cost(name) <= self.share() * (1 + 1e-9)
 
+    def bound(self, name: str, factor: float, floor_s: float, ceiling_s: float) -> tuple:
+        """The next run's bound, (seconds, why): factor x the longest run
+        of the variant that passed in this cell, within [floor_s,
+        ceiling_s]; ceiling_s (the run's --timeout) before any passed."""
+        done = self.finished[name]
+        if not done or factor <= 0:
+            return ceiling_s, ""
+        longest = max(done)
+        b = min(max(factor * longest, floor_s), ceiling_s)
+        runs = "run" if len(done) == 1 else f"{len(done)} runs"
+        why = f"{factor:g} x the longest of its {runs} that finished here, {longest:.3g} s"
+        if b == floor_s and floor_s > factor * longest:
+            why = f"the floor: {why}, is less"
+        return b, why
+
     def stop(self, name: str, kind: str, why: str) -> None:
         self.stopped[name] = why
         self.kinds[name] = kind
@@ -641,6 +684,7 @@ class Runner:
         "time-budget": "at the time budget",
         "undecided": "at the minimum (their cell decides no point)",
         "failed": "with failed runs",
+        "killed": "with a run killed at their cell's bound",
     }
 
     def __init__(
@@ -651,8 +695,14 @@ class Runner:
         progress=sys.stderr,
         placement: Optional[Placement] = None,
         notices=None,
+        bound_factor: float = BOUND_FACTOR,
+        bound_floor_s: float = BOUND_FLOOR_S,
     ):
         self.out_file = out_file
+        # A run's bound from its cell's finished runs (BOUND_FACTOR), within
+        # [bound_floor_s, timeout]; bound_factor 0: the flat timeout only.
+        self.bound_factor = bound_factor
+        self.bound_floor_s = bound_floor_s
         self.policy = policy
         self.timeout = timeout
         self.progress = progress
@@ -663,6 +713,7 @@ class Runner:
         self.ok = 0
         self.failed = 0
         self.skipped = 0
+        self.killed = 0  # runs killed at their cell's bound (not failures)
         # A variant's known failures (its runs' `known-failure/CHECK` facts:
         # a library's declared shortcoming, its run measured): variant -> checks.
         self.known_failures: dict = {}
@@ -878,6 +929,16 @@ class Runner:
             c.stop(name, "skipped", "skipped")
         elif o.ok:
             c.values[name].append(primary(p.round, p.params, benchfmt.parse_bench_line(o.line).metrics))
+            c.finished[name].append(o.wall_s)
+        elif o.killed:
+            done = len(c.values[name])
+            c.stop(
+                name,
+                "killed",
+                f"run {c.attempts(name)} killed at its cell's bound: {o.reason}; the cell keeps the {done} that "
+                "finished, "
+                f"{_ci_text(c.values[name])}",
+            )
         else:
             c.failures[name] += 1
 
@@ -935,17 +996,26 @@ class Runner:
                 runs = len(c.values[v.key]) + c.failures[v.key]
                 self._write(fh, runs_line(bench_name(p.round, v.name, p.params, v.runtime), runs, why))
 
+    def _minimum_estimate(self, cells: list) -> float:
+        """What the cells' minimum runs take, from each variant's first run."""
+        return sum(
+            walls[0] * (1 if c.kinds.get(name) == "skipped" else c.min_runs)
+            for c in cells
+            for name, walls in c.walls.items()
+            if walls
+        )
+
     def _estimate(self, cells: list) -> None:
         """After the first wave: what the minimum runs will take, from each
-        variant's first run, against the budgets."""
+        variant's first run, against the budgets. Under a time budget that
+        they would overrun, the minimum becomes RunPolicy.floor_runs: the
+        runs up to the full minimum then go by priority, as every run
+        beyond the minimum does, so the budget holds."""
         took = self.clock() - self._start
-        est = 0.0
-        for c in cells:
-            for name, walls in c.walls.items():
-                if walls:
-                    est += walls[0] * (1 if c.kinds.get(name) == "skipped" else c.min_runs)
+        est = self._minimum_estimate(cells)
         text = f"the first wave took {_minutes(took)}: the minimum runs should take about {_minutes(est)}"
         tb = self.policy.time_budget_s
+        floor = self.policy.floor_runs
         if self.policy.fixed is not None:
             pass
         elif tb is None:
@@ -956,6 +1026,18 @@ class Runner:
                 f", leaving about {_minutes(tb - est)} of the {_minutes(tb)} time budget for runs beyond the "
                 "minimum, spent where the score's decisions are closest"
             )
+        elif floor < self.policy.min_runs:
+            for c in cells:
+                c.min_runs = min(c.min_runs, floor)
+            low = self._minimum_estimate(cells)
+            text += (
+                f", more than the {_minutes(tb)} time budget: the minimum becomes {floor} runs per variant "
+                f"(about {_minutes(low)}), and runs {floor + 1} to {self.policy.min_runs} and beyond go where the "
+                "score's decisions are closest while the budget lasts (a variant with fewer than "
+                f"{stats.CI_MIN_RUNS} runs has no interval, and the report says so)"
+            )
+            if low > tb:
+                text += f"; even that is more than the budget: those {floor} runs are all made, and no more"
         else:
             text += (
                 f", more than the {_minutes(tb)} time budget: they are all made (never fewer than the minimum), "
@@ -1010,16 +1092,24 @@ class Runner:
         env = rounds.child_env(v, p.params)
         if p.round.run_index_env:
             env = {**(env if env is not None else os.environ), rounds.RUN_INDEX_ENV: str(k)}
+        bound, bound_why = c.bound(v.key, self.bound_factor, self.bound_floor_s, self.timeout)
         o = run_child(
             cmd,
             child_name,
-            self.timeout,
+            bound,
             env=env,
             cpus=cpus,
             fixed_layout=pl is not None and pl.fixed_layout,
         )
         if name != child_name:
             o = dataclasses.replace(o, name=name, line=_renamed(o.line, name) if o.line else o.line)
+        if o.timed_out and bound_why:
+            # Outran what its cell has shown: a bounded outcome, not a failure.
+            o = dataclasses.replace(
+                o,
+                killed=True,
+                reason=f"killed after {o.wall_s:.3g} s at its cell's bound of {bound:.3g} s ({bound_why})",
+            )
         if o.ok and o.result is not None and p.round.cross_check:
             if c.reference is None:
                 c.reference = (v.key, o.result)
@@ -1038,6 +1128,10 @@ class Runner:
         elif o.skipped:
             self.skipped += 1
             self._write(fh, f"--- SKIP: {name}: {o.reason}\n")
+        elif o.killed:
+            self.killed += 1
+            detail = "".join(f"    {ln}\n" for ln in o.stderr_tail)
+            self._write(fh, benchfmt.killed_line(name, k, o.reason) + detail)
         else:
             self.failed += 1
             detail = "".join(f"    {ln}\n" for ln in o.stderr_tail)
@@ -1059,6 +1153,8 @@ class Runner:
             status = f"{o.wall_s:.2f} s" + (f", known failures FAILED: {', '.join(known)}" if known else "")
         elif o.skipped:
             status = f"skipped: {o.reason[:100]}"
+        elif o.killed:
+            status = o.reason[:160]
         else:
             status = f"FAILED: {o.reason[:100]}"
         where = f"{p.round.name} {size} {v.key}".replace("  ", " ")

@@ -126,7 +126,23 @@ def add_parser(sub) -> None:
         type=float,
         default=900,
         metavar="S",
-        help="kill a run after S seconds and record it as failed (default 900)",
+        help="kill a variant's first run in a cell after S seconds and record it as failed (default 900); "
+        "it also caps --bound",
+    )
+    r.add_argument(
+        "--bound",
+        type=float,
+        metavar="K",
+        help="kill a later run after K times the longest run of its variant that finished in the cell "
+        "(default 10, runner.BOUND_FACTOR; never under --bound-floor, never over --timeout), record it as "
+        "killed with what it took (not a failure), make no more runs of that variant there, and keep the "
+        "runs that finished; 0: every run has --timeout only",
+    )
+    r.add_argument(
+        "--bound-floor",
+        type=float,
+        metavar="S",
+        help="the least --bound gives, in seconds (default 60, runner.BOUND_FLOOR_S)",
     )
     r.add_argument(
         "--python",
@@ -339,6 +355,14 @@ def cmd_run(args) -> int:
     place = placement.plan(args.placement)
     if not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout:g}: want a number of seconds > 0")
+    if args.bound is None:
+        args.bound = runner.BOUND_FACTOR
+    if args.bound_floor is None:
+        args.bound_floor = runner.BOUND_FLOOR_S
+    if not args.bound >= 0:
+        raise UsageError(f"--bound {args.bound:g}: want a factor >= 0 (0: --timeout only)")
+    if not args.bound_floor > 0:
+        raise UsageError(f"--bound-floor {args.bound_floor:g}: want a number of seconds > 0")
     overrides = _overrides(args)
     # A user's file (jsonl's file=PATH, aspects' events=PATH) is checked now,
     # before any child, and becomes its round's one cell.
@@ -356,6 +380,8 @@ def cmd_run(args) -> int:
         progress=None if args.quiet else sys.stderr,
         placement=place,
         notices=sys.stderr,
+        bound_factor=args.bound,
+        bound_floor_s=args.bound_floor,
     )
     more = "" if fixed is not None else " at least"
     budget_text = (
@@ -406,7 +432,14 @@ def cmd_run(args) -> int:
             + "; ".join(f"{where}: {', '.join(sorted(checks))}" for where, checks in sorted(r.known_failures.items()))
             + ", FAILED in the report, not counted as failed runs)"
         )
-    print(f"roundbench: {r.ok} runs passed, {r.failed} failed{skipped}{known}, in {took:.0f} s", file=sys.stderr)
+    killed = (
+        f", {r.killed} killed at their cell's bound (their cells keep the runs that finished; the report says why)"
+        if r.killed
+        else ""
+    )
+    print(
+        f"roundbench: {r.ok} runs passed, {r.failed} failed{killed}{skipped}{known}, in {took:.0f} s", file=sys.stderr
+    )
     if stop.signum is not None:
         return exit_for_signal(stop.signum)
     return EXIT_FAILED if r.failed else EXIT_OK

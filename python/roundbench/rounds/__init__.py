@@ -325,6 +325,9 @@ class Round:
     # the report labels each row with it and says so when a point goes
     # across models (goroutines against OS threads, say).
     models: dict = field(default_factory=dict)
+    # Variants whose runs are known to be heavy-tailed, and why (variant ->
+    # the reason): the report says it beside the runs' distribution.
+    tails: dict = field(default_factory=dict)
     # The report's first page: the headline findings this round offers
     # (Headline), and, for a round of crossings, which crossings the score
     # pairs (Crossing; empty: the calling-C level pairs every core variant).
