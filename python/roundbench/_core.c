@@ -201,8 +201,11 @@ static PyObject *loop_range_impl(PyObject *module, const char *func, int64_t lo,
     for (int64_t start = lo; start < hi; start += LOOP_CHUNK) {
         int64_t end = hi - start > LOOP_CHUNK ? start + LOOP_CHUNK : hi;
         rb_status st;
-        Py_BEGIN_ALLOW_THREADS st = rb_loop_range(start, end, &part, &err);
-        Py_END_ALLOW_THREADS if (st != RB_OK) return raise_core_error(module, func, &err);
+        Py_BEGIN_ALLOW_THREADS
+        st = rb_loop_range(start, end, &part, &err);
+        Py_END_ALLOW_THREADS
+        if (st != RB_OK)
+            return raise_core_error(module, func, &err);
         total += part;
         if (PyErr_CheckSignals() < 0)
             return NULL;
@@ -270,7 +273,8 @@ static PyObject *loop_parallel(PyObject *module, PyObject *const *args, Py_ssize
     if (int64_arg(args[0], "loop_parallel", "n", &n) < 0 ||
         int64_arg(args[1], "loop_parallel", "workers", &workers) < 0)
         return NULL;
-    Py_BEGIN_ALLOW_THREADS st = rb_loop_parallel(n, workers, &sum, &err);
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_loop_parallel(n, workers, &sum, &err);
     Py_END_ALLOW_THREADS;
     if (st != RB_OK)
         return raise_core_error(module, "loop_parallel", &err);
@@ -549,12 +553,14 @@ static PyObject *matmul_impl(PyObject *module, const char *func, PyObject *const
     if (fn == rb_matmul_blas && n[0] > 0 && ensure_blas(module) < 0)
         goto done;
     if (fn == NULL) {
-        Py_BEGIN_ALLOW_THREADS st = rb_matmul_verify(n[0], a, b, c, &checksum, &err);
+        Py_BEGIN_ALLOW_THREADS
+        st = rb_matmul_verify(n[0], a, b, c, &checksum, &err);
         Py_END_ALLOW_THREADS
     } else if (n[0] < MATMUL_GIL_THRESHOLD) {
         st = fn(n[0], a, b, c, &err);
     } else {
-        Py_BEGIN_ALLOW_THREADS st = fn(n[0], a, b, c, &err);
+        Py_BEGIN_ALLOW_THREADS
+        st = fn(n[0], a, b, c, &err);
         Py_END_ALLOW_THREADS
     }
     if (st != RB_OK)
@@ -767,8 +773,11 @@ static PyObject *temps(PyObject *module, PyObject *arg)
          * array, whichever chunk finds it. */
         for (int64_t start = 0; start < n; start += TEMPS_CHUNK) {
             int64_t end = n - start > TEMPS_CHUNK ? start + TEMPS_CHUNK : n;
-            Py_BEGIN_ALLOW_THREADS st = rb_temps_range(a, start, end, &part, &err);
-            Py_END_ALLOW_THREADS if (st != RB_OK) break;
+            Py_BEGIN_ALLOW_THREADS
+            st = rb_temps_range(a, start, end, &part, &err);
+            Py_END_ALLOW_THREADS
+            if (st != RB_OK)
+                break;
             total += part;
             if (PyErr_CheckSignals() < 0) {
                 PyBuffer_Release(&v);
@@ -864,9 +873,10 @@ static PyObject *http_server_new(PyTypeObject *type, PyObject *args, PyObject *k
     }
     rb_error err;
     rb_status st;
-    Py_BEGIN_ALLOW_THREADS st = rb_http_server_open(&cfg, &self->s, &err);
-    Py_END_ALLOW_THREADS if (st != RB_OK)
-    {
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_http_server_open(&cfg, &self->s, &err);
+    Py_END_ALLOW_THREADS
+    if (st != RB_OK) {
         Py_DECREF(self);
         return raise_core_error(PyType_GetModuleByDef(type, &core_module), "HttpServer", &err);
     }
@@ -880,7 +890,8 @@ static void http_server_close_impl(HttpServerObject *self)
     rb_http_server *s = self->s;
     self->s = NULL;
     if (s) {
-        Py_BEGIN_ALLOW_THREADS rb_http_server_close(s);
+        Py_BEGIN_ALLOW_THREADS
+        rb_http_server_close(s);
         Py_END_ALLOW_THREADS
     }
 }
@@ -945,12 +956,17 @@ static PyObject *http_server_wait_impl(HttpServerObject *self, double timeout)
     for (;;) {
         int slice = timeout < 0 || left > 0.1 ? 100 : (int)(left * 1000);
         int done;
-        Py_BEGIN_ALLOW_THREADS done = rb_http_server_wait(self->s, slice);
-        Py_END_ALLOW_THREADS if (done) Py_RETURN_TRUE;
+        Py_BEGIN_ALLOW_THREADS
+        done = rb_http_server_wait(self->s, slice);
+        Py_END_ALLOW_THREADS
+        if (done)
+            Py_RETURN_TRUE;
         if (PyErr_CheckSignals() < 0) {
             rb_http_server_stop(self->s);
-            Py_BEGIN_ALLOW_THREADS rb_http_server_wait(self->s, -1);
-            Py_END_ALLOW_THREADS return NULL;
+            Py_BEGIN_ALLOW_THREADS
+            rb_http_server_wait(self->s, -1);
+            Py_END_ALLOW_THREADS
+            return NULL;
         }
         if (timeout >= 0 && (left -= 0.1) <= 0)
             Py_RETURN_FALSE;
@@ -1166,10 +1182,10 @@ static PyObject *chain_new(PyObject *module, PyObject *const *args, Py_ssize_t n
         return PyErr_NoMemory();
     rb_error err;
     rb_status st;
-    Py_BEGIN_ALLOW_THREADS st =
-        rb_chain_new(n, k, p, uc ? RB_CHAIN_UCONTEXT : RB_CHAIN_ASM, &box->chain, &err);
-    Py_END_ALLOW_THREADS if (st != RB_OK)
-    {
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_chain_new(n, k, p, uc ? RB_CHAIN_UCONTEXT : RB_CHAIN_ASM, &box->chain, &err);
+    Py_END_ALLOW_THREADS
+    if (st != RB_OK) {
         PyMem_Free(box);
         return raise_core_error(module, "chain_new", &err);
     }
@@ -1204,8 +1220,10 @@ static PyObject *chain_pass(PyObject *module, PyObject *arg)
     rb_error err;
     rb_status st;
     box->busy = 1;
-    Py_BEGIN_ALLOW_THREADS st = rb_chain_pass(box->chain, out, &err);
-    Py_END_ALLOW_THREADS box->busy = 0;
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_chain_pass(box->chain, out, &err);
+    Py_END_ALLOW_THREADS
+    box->busy = 0;
     if (st != RB_OK) {
         PyMem_Free(out);
         return raise_core_error(module, "chain_pass", &err);
@@ -1238,8 +1256,10 @@ static PyObject *chain_free(PyObject *module, PyObject *arg)
         return NULL;
     rb_chain *c = box->chain;
     box->chain = NULL;
-    Py_BEGIN_ALLOW_THREADS rb_chain_free(c);
-    Py_END_ALLOW_THREADS Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS
+    rb_chain_free(c);
+    Py_END_ALLOW_THREADS
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(chain_expected_doc,
@@ -1326,7 +1346,8 @@ static PyObject *jsonl_count_file(PyObject *module, PyObject *arg)
     rb_error err;
     rb_status st;
     rb_jsonl_result_init(&res);
-    Py_BEGIN_ALLOW_THREADS st = rb_jsonl_count_file(path, &res, &err);
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_jsonl_count_file(path, &res, &err);
     Py_END_ALLOW_THREADS;
     out =
         st == RB_OK ? jsonl_result_dict(&res) : raise_core_error(module, "jsonl_count_file", &err);
@@ -1358,8 +1379,8 @@ static PyObject *jsonl_count_buffer(PyObject *module, PyObject *arg)
     rb_status st;
     rb_jsonl_result_init(&res);
     if (view.len > (1 << 16)) {
-        Py_BEGIN_ALLOW_THREADS st =
-            rb_jsonl_count_buffer((const uint8_t *)view.buf, (size_t)view.len, &res, &err);
+        Py_BEGIN_ALLOW_THREADS
+        st = rb_jsonl_count_buffer((const uint8_t *)view.buf, (size_t)view.len, &res, &err);
         Py_END_ALLOW_THREADS
     } else {
         st = rb_jsonl_count_buffer((const uint8_t *)view.buf, (size_t)view.len, &res, &err);
@@ -1429,8 +1450,11 @@ static PyObject *sleep_(PyObject *module, PyObject *const *args, Py_ssize_t narg
     rb_sleep_stats s;
     rb_error err;
     rb_status st;
-    Py_BEGIN_ALLOW_THREADS st = rb_sleep(n, wait_ns, &s, &err);
-    Py_END_ALLOW_THREADS if (st != RB_OK) return raise_core_error(module, "sleep", &err);
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_sleep(n, wait_ns, &s, &err);
+    Py_END_ALLOW_THREADS
+    if (st != RB_OK)
+        return raise_core_error(module, "sleep", &err);
     return Py_BuildValue("{sLsLsLsLsLsLsL}", "n", (long long)s.n, "setup_ns", (long long)s.setup_ns,
                          "run_ns", (long long)s.run_ns, "overhead_ns", (long long)s.overhead_ns,
                          "peak_live", (long long)s.peak_live, "completed", (long long)s.completed,
@@ -1533,8 +1557,8 @@ static PyObject *aspects_load(PyObject *module, PyObject *const *args, Py_ssize_
     }
     rb_error err;
     rb_status st;
-    Py_BEGIN_ALLOW_THREADS st =
-        rb_aspects_ephemeris_load(PyBytes_AS_STRING(eph_path), &box->eph, &err);
+    Py_BEGIN_ALLOW_THREADS
+    st = rb_aspects_ephemeris_load(PyBytes_AS_STRING(eph_path), &box->eph, &err);
     if (st == RB_OK)
         st = rb_aspects_events_load(PyBytes_AS_STRING(ev_path), box->eph, &box->events, &err);
     Py_END_ALLOW_THREADS;
@@ -1615,7 +1639,8 @@ static PyObject *aspects_search(PyObject *module, PyObject *const *args, Py_ssiz
     rb_status st;
     int t = test < INT_MIN || test > INT_MAX ? 0 : (int)test; /* 0: the core refuses it */
     if (count > ASPECTS_GIL_THRESHOLD) {
-        Py_BEGIN_ALLOW_THREADS st =
+        Py_BEGIN_ALLOW_THREADS
+        st =
             rb_aspects_search(box->eph, box->events, first, count, &combo, t, &out, &matches, &err);
         Py_END_ALLOW_THREADS
     } else {
