@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -274,7 +275,11 @@ func JsonlCountFileWith(path string, classify JsonlClassifier) (*JsonlResult, er
 func jsonlCountFile(fn, path string, classify JsonlClassifier) (*JsonlResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &Error{Func: fn, Arg: "path", Msg: err.Error(), Pos: 0, Kind: ErrIO}
+		// As the core says it: the message names the file, the errno is
+		// kept, so errors.Is(err, fs.ErrNotExist) holds for both.
+		var errno syscall.Errno
+		errors.As(err, &errno)
+		return nil, &Error{Func: fn, Arg: "path", Msg: "cannot open " + path, Pos: 0, Kind: ErrIO, Errno: errno}
 	}
 	defer f.Close()
 	return jsonlCount(fn, f, classify)

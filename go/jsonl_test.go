@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"roundbench/go/internal/jsonlvec"
@@ -112,8 +114,12 @@ func TestJsonlMissingFile(t *testing.T) {
 	for name, count := range jsonlFileCounters {
 		_, err := count(missing)
 		var e *Error
-		if !errors.Is(err, ErrIO) || !errors.As(err, &e) || e.Arg != "path" || !strings.Contains(err.Error(), "no such file") {
-			t.Errorf("%s(missing) error = %v; want ErrIO naming path, no such file", name, err)
+		// One contract for the core's and the pure Go's: the kind, the
+		// errno (so fs.ErrNotExist), the argument and the file named.
+		if !errors.Is(err, ErrIO) || !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &e) || e.Arg != "path" ||
+			e.Errno != syscall.ENOENT || !strings.Contains(err.Error(), "cannot open "+missing+": no such file") {
+			t.Errorf("%s(missing) error = %#v (%v); want ErrIO, fs.ErrNotExist, ENOENT, naming path and the file",
+				name, err, err)
 		}
 	}
 }
