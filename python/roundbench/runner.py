@@ -1028,6 +1028,8 @@ class Runner:
             )
         elif floor < self.policy.min_runs:
             for c in cells:
+                # The progress lines count the runs planned: fewer now.
+                self._total -= max(c.min_runs - floor, 0) * len(c.active)
                 c.min_runs = min(c.min_runs, floor)
             low = self._minimum_estimate(cells)
             text += (
