@@ -34,6 +34,12 @@ enum {
 
 #define RBC_MAX_PARAMS 8
 
+/* An optimiser barrier, not an output sink (those are RBC_SINK_*): keeps
+ * the compiler from deleting or merging a timed loop's work, and from
+ * taking a value as loop-invariant. The value is forced into a register
+ * each time, as a result would be, and the asm claims to change it. */
+#define RBC_KEEP(v) __asm__ volatile("" : "+r"(v))
+
 /* One variant a round's entry point implements, as the round's file
  * registers it (RBC_ROUND below). */
 typedef struct rbc_variant {

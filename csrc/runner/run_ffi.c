@@ -11,10 +11,6 @@
 
 RBC_ROUND("ffi", run_ffi, {"c-direct", "ns/call", NULL}, {"c-so", "ns/call", NULL});
 
-/* Keeps the compiler from deleting or merging the loop's work: the value is
- * forced into a register each iteration, as a result would be. */
-#define RBC_SINK(v) __asm__ volatile("" : "+r"(v))
-
 static uint64_t time_calls(void *ctx, int64_t count)
 {
     (void)ctx;
@@ -22,10 +18,10 @@ static uint64_t time_calls(void *ctx, int64_t count)
     uint64_t t0 = rbc_now_ns();
     for (int64_t i = 0; i < count; i++) {
         acc += rb_ffi_noop(i);
-        RBC_SINK(acc);
+        RBC_KEEP(acc);
     }
     uint64_t t1 = rbc_now_ns();
-    RBC_SINK(acc);
+    RBC_KEEP(acc);
     return t1 - t0;
 }
 
@@ -36,10 +32,10 @@ static uint64_t time_empty(void *ctx, int64_t count)
     uint64_t t0 = rbc_now_ns();
     for (int64_t i = 0; i < count; i++) {
         acc += i + 1;
-        RBC_SINK(acc);
+        RBC_KEEP(acc);
     }
     uint64_t t1 = rbc_now_ns();
-    RBC_SINK(acc);
+    RBC_KEEP(acc);
     return t1 - t0;
 }
 

@@ -150,11 +150,9 @@ def c_caller(decl: d.Declaration) -> str:
 
 #include "harness.h"
 
-/* Keeps the compiler from deleting or merging the loop's work (run_ffi.c's
- * RBC_SINK), and from taking an argument as loop-invariant: each asm claims
- * to change the value in its register. */
-#define RBC_SINK(v) __asm__ volatile("" : "+r"(v))
-#define CROSSING_HIDE_INT(v) __asm__ volatile("" : "+r"(v))
+/* The loop's work is kept by harness.h's RBC_KEEP; an argument is kept
+ * from being taken as loop-invariant the same way, by its register class. */
+#define CROSSING_HIDE_INT(v) RBC_KEEP(v)
 #if defined(__x86_64__) || defined(__i386__)
 #define CROSSING_HIDE_FLOAT(v) __asm__ volatile("" : "+x"(v))
 #elif defined(__aarch64__)
@@ -240,10 +238,10 @@ static uint64_t time_calls(void *ctx, int64_t count)
     uint64_t t0 = rbc_now_ns();
     for (int64_t i = 0; i < count; i++) {{
 {nl.join(hides)}
-{body_call}        RBC_SINK(acc);
+{body_call}        RBC_KEEP(acc);
     }}
     uint64_t t1 = rbc_now_ns();
-    RBC_SINK(acc);
+    RBC_KEEP(acc);
     return t1 - t0;
 }}
 
@@ -257,10 +255,10 @@ static uint64_t time_empty(void *ctx, int64_t count)
     for (int64_t i = 0; i < count; i++) {{
 {nl.join(hides)}
         acc += (uint64_t)i;
-        RBC_SINK(acc);
+        RBC_KEEP(acc);
     }}
     uint64_t t1 = rbc_now_ns();
-    RBC_SINK(acc);
+    RBC_KEEP(acc);
     return t1 - t0;
 }}
 
