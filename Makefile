@@ -24,7 +24,7 @@ ifneq ($(PYTHON_REAL),$(shell readlink -f $(VPY) 2>/dev/null))
 endif
 
 # The build table: the flags, the BLAS macros, the C programs and the Go
-# runners built apart, which setup.py and roundbench.programs read too (its
+# runners built apart, which setup.py and roundbench.runtimes.programs read too (its
 # opening comment says how). Everything below derives from it.
 BUILD_TABLE := python/roundbench/build.mk
 include $(BUILD_TABLE)
@@ -52,7 +52,7 @@ GO_SRC := $(shell find go -name '*.go' -o -name '*.c' -o -name '*.h') $(CORE_SRC
 # ---- The BLAS ----------------------------------------------------------------
 # The core uses the OpenBLAS that the scipy-openblas64 package ships: the
 # same library, version and kernel choice as the one numpy's wheels bundle,
-# so c-blas, go-c and py-c compare like with like against py-numpy (README,
+# so c-blas, go-c and py-c compare like with like against py-numpy (docs/rounds/matmul.md,
 # "The BLAS"). build/blas links to that package in the venv. Nothing links
 # it: the core dlopen()s it on first use (csrc/roundbench.h,
 # rb_blas_set_library), so only processes that multiply pay for its ~30 MB
@@ -65,7 +65,7 @@ BLAS_CFLAGS := $(BLAS_MACROS) -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 
-.PHONY: help setup build c go py install test test-c test-go test-py test-fuzz fuzz fuzz-build fuzz-plants bench jsonl-speed fidelity suite matrix cgo-by-go report asan format lint clean links
+.PHONY: help setup build c go py install test test-c test-go test-py test-fuzz fuzz fuzz-build fuzz-plants bench jsonl-speed fidelity suite matrix cgo-by-go asan format lint clean links
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -167,7 +167,7 @@ $(GO_RUNNERS): $(BUILD)/rb-go-%: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	$(GO) build -o $@ ./go/cmd/rb-go/$*
 
-# The Go part of the static scan of the timed code (python/roundbench/scan.py).
+# The Go part of the static scan of the timed code (python/roundbench/report/scan.py).
 build: $(BUILD)/rb-scan
 $(BUILD)/rb-scan: $(wildcard go/cmd/rb-scan/*.go) go.mod
 	@mkdir -p $(BUILD)
@@ -332,7 +332,7 @@ bench: build ## go test -bench over the Go package (quick look; the suite is `ma
 	$(GO) test -run '^$$' -bench . -benchtime 200ms ./go/...
 
 jsonl-speed: $(BUILD)/rb-jsonl-speed $(VENV_READY) ## the jsonl core's GB/s from memory, each kernel, on the round's default log (REPS=15)
-	@log="$$(PYTHONPATH=python $(VPY) -c 'from roundbench.rounds import build_dir; from roundbench.rounds.jsonl import genlog; print(genlog.cached(build_dir() / "data"))')" && \
+	@log="$$(PYTHONPATH=python $(VPY) -c 'from roundbench.runtimes.programs import build_dir; from roundbench.rounds.jsonl import genlog; print(genlog.cached(build_dir() / "data"))')" && \
 	  $(BUILD)/rb-jsonl-speed "$$log" $(REPS)
 
 fidelity: build ## compare the suite's cgo and METH_O figures with go test -bench and python -m timeit

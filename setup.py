@@ -6,12 +6,12 @@ the core's portable release flags; the full command line is recorded in the
 module (roundbench._core.build_info()) and so in every result file.
 
 A package built for installation (a wheel, `pip install .`) also carries
-what the suite's child processes are (roundbench.programs finds them):
+what the suite's child processes are (roundbench.runtimes.programs finds them):
 
 - roundbench/bin/: the C programs, built here as the Makefile builds them
   into build/ in a checkout: both take the flags, the BLAS macros and the
   programs from one table, python/roundbench/build.mk, which the package
-  carries too (roundbench.programs reads its Go runners);
+  carries too (roundbench.runtimes.programs reads its Go runners);
 - roundbench/gosrc/: the Go module (go.mod, go.sum, go/ with the links to
   csrc/ resolved to files), from which the Go programs are built on first
   use, since a Go binary is tied to the toolchain present where it runs.
@@ -48,7 +48,7 @@ CORE_SOURCES = _sources("csrc/*.c")
 # programs, and the Makefile reads it too (its opening comment says how):
 # what a wheel carries is what a checkout builds. Its reader is loaded by
 # its path, since the package is not built yet.
-TABLE = runpy.run_path(os.path.join(HERE, "python", "roundbench", "buildtable.py"))["read"]()
+TABLE = runpy.run_path(os.path.join(HERE, "python", "roundbench", "runtimes", "buildtable.py"))["read"]()
 
 
 def _words(name: str) -> list:
@@ -66,7 +66,7 @@ FLAGS = " ".join([sysconfig.get_config_var("CFLAGS") or "", *EXTRA]).strip()
 
 # ---- The BLAS -----------------------------------------------------------------
 # The core uses the OpenBLAS of the scipy-openblas64 package, the same
-# library numpy's wheels bundle (README, "The BLAS"), but links no BLAS: it
+# library numpy's wheels bundle (docs/rounds/matmul.md, "The BLAS"), but links no BLAS: it
 # dlopen()s it on the first BLAS call, from the path roundbench._blas finds
 # at run time, so that `import roundbench` neither maps it nor starts its
 # threads. Building needs no BLAS; its symbols' macros are the table's.
@@ -239,7 +239,7 @@ def _why_unbuilt(name: str, why: str) -> str:
 def build_programs(out: str, tmp: str) -> None:
     """Builds the C programs into `out`, objects into `tmp`. The table's
     C_OPTIONAL may fail: each that does is left out and written with the
-    reason to bin/unbuilt.txt, for roundbench.programs to report."""
+    reason to bin/unbuilt.txt, for roundbench.runtimes.programs to report."""
     plan = Plan(out, tmp)
     os.makedirs(out, exist_ok=True)
     for o, _ in plan.objects.values():

@@ -3,7 +3,7 @@
  * and a list of dated events; for each event the ten positions at its
  * time, the Ascendant and the Midheaven, the twelve Porphyry house cusps,
  * the aspects among the twelve points, and a search for a combination of
- * aspects. README.md, "aspects", states the formulas and the output; every
+ * aspects. docs/rounds/aspects.md states the formulas and the output; every
  * variant in every language computes the same formulas in the same order
  * and prints the same bytes.
  *

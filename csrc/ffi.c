@@ -29,7 +29,7 @@ int rb_ffi_noop_callback(void *ctx, int64_t x, int64_t *result)
     return 0;
 }
 
-rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int64_t *sink,
+rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int64_t *sum,
                                rb_error *err)
 {
     if (!cb)
@@ -37,18 +37,18 @@ rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int
     if (count < 0)
         return rb_failf(err, RB_ERR_ARG, "count", count, "must be >= 0, not %lld",
                         (long long)count);
-    if (!sink)
-        return rb_fail(err, RB_ERR_ARG, "sink", "must not be NULL", -1);
+    if (!sum)
+        return rb_fail(err, RB_ERR_ARG, "sum", "must not be NULL", -1);
     uint64_t acc = 0;
     for (int64_t i = 0; i < count; i++) {
         int64_t r = 0;
         if (cb(ctx, i, &r) != 0) {
-            *sink = (int64_t)acc;
+            *sum = (int64_t)acc;
             return rb_failf(err, RB_ERR_INTERRUPTED, "cb", i, "the callback failed on call %lld",
                             (long long)i);
         }
         acc += (uint64_t)r;
     }
-    *sink = (int64_t)acc;
+    *sum = (int64_t)acc;
     return RB_OK;
 }

@@ -1,8 +1,8 @@
 /* jsonl.c: round jsonl, counting the top-level "status" of every line of a
  * JSON Lines log while validating each line as RFC 8259 JSON.
  *
- * The rules (what is valid, blank, which status counts) are in README.md,
- * "jsonl"; testdata/jsonl_vectors.txt encodes them for every language.
+ * The rules (what is valid, blank, which status counts) are in
+ * docs/rounds/jsonl.md; testdata/jsonl_vectors.txt encodes them for every language.
  *
  * Two ways, the kernels (roundbench.h): the line scanner below ("scan"),
  * and the block index further down ("sse2", "avx2", "avx512"), which validates the

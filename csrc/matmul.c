@@ -1,7 +1,7 @@
 /* matmul.c: round matmul, C = A*B for dense row-major n x n float64 matrices:
  * the naive i-k-j loop, the BLAS's dgemm, the seeded inputs and the check.
  *
- * The BLAS is the one the build points at (see README, "The BLAS"): by
+ * The BLAS is the one the build points at (see docs/rounds/matmul.md, "The BLAS"): by
  * default the OpenBLAS that the scipy-openblas64 package ships, the same
  * library numpy's wheels bundle. Its symbols carry a prefix and a suffix
  * (scipy_cblas_dgemm64_), which the build passes as BLAS_SYMBOL_PREFIX and

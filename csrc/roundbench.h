@@ -129,11 +129,11 @@ int64_t rb_ffi_buffer(const uint8_t *p, size_t n);
 typedef int (*rb_ffi_callback)(void *ctx, int64_t x, int64_t *result);
 
 /** Calls `cb(ctx, i, &r)` for i in [0, count) and returns the wrapped sum of
- *  the results in *sink. Stops at the first non-zero return of `cb` and
+ *  the results in *sum. Stops at the first non-zero return of `cb` and
  *  reports RB_ERR_INTERRUPTED with pos = the index of that call.
  *  @param cb    must not be NULL (RB_ERR_ARG).
  *  @param count >= 0 (RB_ERR_ARG). */
-rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int64_t *sink,
+rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int64_t *sum,
                                rb_error *err);
 
 /** A callback that does what rb_ffi_noop does; the empty baseline for the
@@ -440,8 +440,8 @@ int64_t rb_chain_n(const rb_chain *chain);
 int64_t rb_chain_parallel(const rb_chain *chain);
 
 /* ------------------------------------------------------------------------ */
-/* Round jsonl: count HTTP statuses in a JSON Lines log (README.md, "jsonl",  */
-/* states the rules; testdata/jsonl_vectors.txt encodes them).               */
+/* Round jsonl: count HTTP statuses in a JSON Lines log (docs/rounds/jsonl.md */
+/* states the rules; testdata/jsonl_vectors.txt encodes them).              */
 
 /** Why a line is invalid. */
 typedef enum rb_jsonl_reason {
@@ -675,7 +675,7 @@ rb_status rb_loop_parallel(int64_t n, int64_t workers, int64_t *out, rb_error *e
 /* ------------------------------------------------------------------------ */
 /* Round aspects: an ephemeris of daily longitudes, dated events, and for    */
 /* each event its chart, its aspects and a search for a combination of      */
-/* them (README.md, "aspects", has the formulas and the output). csrc/aspects.c */
+/* them (docs/rounds/aspects.md has the formulas and the output). csrc/aspects.c */
 
 /** The ten bodies of the ephemeris (Sun, Moon, Mercury .. Pluto), then the
  *  Ascendant and the Midheaven: the twelve points, in this order. */
@@ -823,7 +823,7 @@ rb_status rb_aspects_chart_at(const rb_aspects_ephemeris *eph, int64_t seconds, 
  *  event where every term of the combination holds, a `match` line, and
  *  at the end the `count` line; test 2 writes every event's block (its
  *  angles and cusps and its 20 most exact aspects) first, then test 1's
- *  lines. README.md, "aspects", has the exact bytes.
+ *  lines. docs/rounds/aspects.md has the exact bytes.
  *  @param matches  may be NULL; gets the number of matching events.
  *  @return RB_OK; RB_ERR_ARG naming an argument that is NULL, a range
  *          outside the events, a test other than 1 or 2, a combination

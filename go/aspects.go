@@ -14,7 +14,7 @@ import (
 // eight planets) and a list of dated events; for each event its chart (the
 // ten positions at its time, the Ascendant and the Midheaven, the twelve
 // Porphyry house cusps), the aspects among its twelve points, and a search
-// for a combination of aspects. README.md ("aspects") has the formulas and
+// for a combination of aspects. docs/rounds/aspects.md has the formulas and
 // the output, which every variant in every language prints byte for byte.
 //
 // Three pure-Go variants, which differ only in how they hold and reach the
@@ -395,7 +395,7 @@ func parseNumber(s string) (float64, bool) {
 	return v, err == nil || errors.Is(err, strconv.ErrRange)
 }
 
-// AspectsParseEphemeris parses an ephemeris text (README.md, "aspects"):
+// AspectsParseEphemeris parses an ephemeris text (docs/rounds/aspects.md):
 // the header `date<TAB>sun<TAB>...<TAB>pluto`, then one row a day,
 // YYYY-MM-DD and ten longitudes in degrees, each date one day after the
 // previous row's. file names it in messages. A header alone is a table
@@ -699,7 +699,7 @@ func aspectsPair(a, b float64) (angle int, orb, sep float64) {
 
 // aspectsChart computes the chart at `seconds` from the rows l0 and l1
 // around it, f the fraction of the day past l0's (the formulas of
-// README.md, "aspects", in their order).
+// docs/rounds/aspects.md, in their order).
 func aspectsChart(l0, l1 *[AspectsBodies]float64, f float64, seconds int64, lat, lon float64, c *AspectsChart) {
 	for b := range l0 {
 		c.Point[b] = aspectsInterpolate(l0[b], l1[b], f)

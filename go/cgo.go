@@ -12,7 +12,7 @@ package roundbench
 /*
 #cgo CFLAGS: -O2 -std=gnu11 -DRB_CGO
 // The matmul round's BLAS: the OpenBLAS at build/blas (the scipy-openblas64
-// package, the library numpy bundles; README, "The BLAS"), which the core
+// package, the library numpy bundles; docs/rounds/matmul.md, "The BLAS"), which the core
 // dlopen()s on first use and nothing links. cgo refuses a string in a -D
 // flag, so the core's default is the library's bare name and this rpath is
 // where the loader finds it (ROUNDBENCH_BLAS_LIB or BlasSetLibrary win).
@@ -471,13 +471,13 @@ type BlasInfo struct {
 	Threads  int    // the thread count dgemm uses now
 }
 
-// GetBlasInfo returns what the core's BLAS is and does in this process,
+// BlasGetInfo returns what the core's BLAS is and does in this process,
 // loading it if need be (ErrIO when it cannot be loaded).
-func GetBlasInfo() (BlasInfo, error) {
+func BlasGetInfo() (BlasInfo, error) {
 	var info C.rb_blas_info
 	var e C.rb_error
 	if C.rb_blas_get_info(&info, &e) != C.RB_OK {
-		return BlasInfo{}, coreError("GetBlasInfo", &e)
+		return BlasInfo{}, coreError("BlasGetInfo", &e)
 	}
 	return BlasInfo{
 		Library:  C.GoString(info.library),
@@ -590,7 +590,7 @@ func jsonlResult(r *C.rb_jsonl_result) *JsonlResult {
 }
 
 // JsonlCountFile counts the statuses of the JSON Lines file at path with the
-// C core, which opens and reads the file itself (README.md, "jsonl", has
+// C core, which opens and reads the file itself (docs/rounds/jsonl.md has
 // the rules). A read error returns the counts so far with an *Error whose
 // Pos is how many bytes were counted (errors.Is(err, fs.ErrNotExist) and
 // the like work).
@@ -610,9 +610,9 @@ func JsonlCountFile(path string) (*JsonlResult, error) {
 	return jsonlResult(&res), nil
 }
 
-// JsonlCountBytes counts the statuses of the JSON Lines in b with the C
+// JsonlCountBuffer counts the statuses of the JSON Lines in b with the C
 // core, without copying b.
-func JsonlCountBytes(b []byte) (*JsonlResult, error) {
+func JsonlCountBuffer(b []byte) (*JsonlResult, error) {
 	var res C.rb_jsonl_result
 	var e C.rb_error
 	C.rb_jsonl_result_init(&res)
@@ -625,7 +625,7 @@ func JsonlCountBytes(b []byte) (*JsonlResult, error) {
 	// The core reads b until it returns.
 	runtime.KeepAlive(b)
 	if st != C.RB_OK {
-		return nil, coreError("JsonlCountBytes", &e)
+		return nil, coreError("JsonlCountBuffer", &e)
 	}
 	return jsonlResult(&res), nil
 }
@@ -642,11 +642,11 @@ func JsonlKernel() (string, error) {
 	return C.GoString(k), nil
 }
 
-// SetJsonlKernel chooses the kernel for later counts in this process:
+// JsonlSetKernel chooses the kernel for later counts in this process:
 // "auto" (or ""), "scan", "sse2", "avx2" or "avx512". An error of kind
 // ErrArg for a name that is none, or one this CPU cannot run (the message
 // says what it needs).
-func SetJsonlKernel(name string) error {
+func JsonlSetKernel(name string) error {
 	var e C.rb_error
 	var cname *C.char
 	if name != "" {
@@ -654,7 +654,7 @@ func SetJsonlKernel(name string) error {
 		defer C.free(unsafe.Pointer(cname))
 	}
 	if C.rb_jsonl_set_kernel(cname, &e) != C.RB_OK {
-		return coreError("SetJsonlKernel", &e)
+		return coreError("JsonlSetKernel", &e)
 	}
 	return nil
 }

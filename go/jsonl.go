@@ -17,7 +17,7 @@ import (
 )
 
 // Round jsonl: count the top-level "status" of every line of a JSON Lines
-// log. README.md ("jsonl") has the rules; testdata/jsonl_vectors.txt
+// log. docs/rounds/jsonl.md has the rules; testdata/jsonl_vectors.txt
 // encodes them.
 
 // The reasons a line is invalid, as every variant names them.

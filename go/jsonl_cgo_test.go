@@ -24,21 +24,21 @@ var jsonlKernelFlags = map[string][]string{
 }
 
 func init() {
-	jsonlCounters["go-c"] = JsonlCountBytes
+	jsonlCounters["go-c"] = JsonlCountBuffer
 	jsonlFileCounters["JsonlCountFile"] = JsonlCountFile
 	for _, k := range jsonlKernels {
-		if SetJsonlKernel(k) != nil {
+		if JsonlSetKernel(k) != nil {
 			continue
 		}
 		jsonlCounters["go-c/"+k] = func(b []byte) (*JsonlResult, error) {
-			if err := SetJsonlKernel(k); err != nil {
+			if err := JsonlSetKernel(k); err != nil {
 				return nil, err
 			}
-			defer SetJsonlKernel("")
-			return JsonlCountBytes(b)
+			defer JsonlSetKernel("")
+			return JsonlCountBuffer(b)
 		}
 	}
-	SetJsonlKernel("")
+	JsonlSetKernel("")
 }
 
 // cpuFlags is /proc/cpuinfo's flags; nil where there is none.
@@ -69,20 +69,20 @@ func TestJsonlKernelRunsWhereTheCPUCan(t *testing.T) {
 	}
 	for _, k := range jsonlKernels {
 		t.Run(k, func(t *testing.T) {
-			err := SetJsonlKernel(k)
-			SetJsonlKernel("")
+			err := JsonlSetKernel(k)
+			JsonlSetKernel("")
 			if need, ok := jsonlKernelFlags[k]; ok && flags != nil {
 				has := true
 				for _, f := range need {
 					has = has && flags[f]
 				}
 				if has != (err == nil) {
-					t.Fatalf("SetJsonlKernel(%q) = %v; this CPU's flags have %v: %v", k, err, need, has)
+					t.Fatalf("JsonlSetKernel(%q) = %v; this CPU's flags have %v: %v", k, err, need, has)
 				}
 			}
 			if err != nil {
 				if !strings.Contains(err.Error(), "needs") {
-					t.Fatalf("SetJsonlKernel(%q) = %v; want the reason (what it needs)", k, err)
+					t.Fatalf("JsonlSetKernel(%q) = %v; want the reason (what it needs)", k, err)
 				}
 				t.Skipf("kernel %s does not run here: %v", k, err)
 			}
@@ -95,7 +95,7 @@ func TestJsonlKernelRunsWhereTheCPUCan(t *testing.T) {
 
 func TestJsonlKernel(t *testing.T) {
 	if _, ok := jsonlCounters["go-c/scan"]; !ok {
-		t.Fatal("the scan kernel runs everywhere, but SetJsonlKernel refused it")
+		t.Fatal("the scan kernel runs everywhere, but JsonlSetKernel refused it")
 	}
 	// auto takes the fastest kernel this CPU runs: the last one.
 	fastest := ""
@@ -109,14 +109,14 @@ func TestJsonlKernel(t *testing.T) {
 		t.Fatalf("JsonlKernel() = %q, %v; want %q, the fastest this CPU runs", k, err, fastest)
 	}
 	var e *Error
-	if err := SetJsonlKernel("bogus"); !errors.As(err, &e) || e.Kind != ErrArg {
-		t.Fatalf("SetJsonlKernel(bogus) = %v; want an ErrArg", err)
+	if err := JsonlSetKernel("bogus"); !errors.As(err, &e) || e.Kind != ErrArg {
+		t.Fatalf("JsonlSetKernel(bogus) = %v; want an ErrArg", err)
 	}
 	t.Setenv("ROUNDBENCH_JSONL_KERNEL", "bogus")
 	if _, err := JsonlKernel(); !errors.As(err, &e) || e.Kind != ErrArg || !strings.Contains(err.Error(), "ROUNDBENCH_JSONL_KERNEL") {
 		t.Fatalf("JsonlKernel() under a bad $ROUNDBENCH_JSONL_KERNEL = %v; want an ErrArg naming it", err)
 	}
-	if _, err := JsonlCountBytes([]byte("{\"status\":200}\n")); !errors.As(err, &e) || e.Kind != ErrArg {
+	if _, err := JsonlCountBuffer([]byte("{\"status\":200}\n")); !errors.As(err, &e) || e.Kind != ErrArg {
 		t.Fatalf("a count under a bad $ROUNDBENCH_JSONL_KERNEL = %v; want an ErrArg", err)
 	}
 	t.Setenv("ROUNDBENCH_JSONL_KERNEL", "scan")

@@ -57,12 +57,12 @@ func FuzzJsonlLine(f *testing.F) {
 				t.Fatalf("PureJsonlCount(%s): %v", jsonlShow(in), err)
 			}
 			for _, k := range kernels {
-				if err := SetJsonlKernel(k); err != nil {
-					t.Fatalf("SetJsonlKernel(%q): %v", k, err)
+				if err := JsonlSetKernel(k); err != nil {
+					t.Fatalf("JsonlSetKernel(%q): %v", k, err)
 				}
-				got, err := JsonlCountBytes(in)
+				got, err := JsonlCountBuffer(in)
 				if err != nil {
-					t.Fatalf("JsonlCountBytes(%s) with kernel %s: %v", jsonlShow(in), k, err)
+					t.Fatalf("JsonlCountBuffer(%s) with kernel %s: %v", jsonlShow(in), k, err)
 				}
 				if d := jsonlDiff(want, got); d != "" {
 					t.Fatalf("kernel %s counts %s otherwise than the pure Go rules: %s", k, jsonlShow(in), d)
@@ -77,13 +77,13 @@ func FuzzJsonlLine(f *testing.F) {
 func jsonlRunnableKernels(f *testing.F) []string {
 	var runs []string
 	for _, k := range jsonlKernels {
-		if err := SetJsonlKernel(k); err != nil {
+		if err := JsonlSetKernel(k); err != nil {
 			f.Logf("kernel %s does not run here: %v", k, err)
 			continue
 		}
 		runs = append(runs, k)
 	}
-	f.Cleanup(func() { SetJsonlKernel("") })
+	f.Cleanup(func() { JsonlSetKernel("") })
 	if len(runs) == 0 || runs[0] != "scan" {
 		f.Fatalf("the kernels that run here are %v; scan runs everywhere", runs)
 	}

@@ -35,18 +35,18 @@ func TestMatmulFillsAgree(t *testing.T) {
 }
 
 func TestBlasInfo(t *testing.T) {
-	info, err := GetBlasInfo()
+	info, err := BlasGetInfo()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(info.Config, "OpenBLAS") || info.CoreName == "" || info.Library == "" {
-		t.Errorf("GetBlasInfo() = %+v; want an OpenBLAS with a kernel and a file", info)
+		t.Errorf("BlasGetInfo() = %+v; want an OpenBLAS with a kernel and a file", info)
 	}
 	if err := BlasSetThreads(1); err != nil {
 		t.Fatal(err)
 	}
-	if info, err = GetBlasInfo(); err != nil || info.Threads != 1 {
-		t.Errorf("after BlasSetThreads(1), GetBlasInfo() = %+v, %v; want 1 thread", info, err)
+	if info, err = BlasGetInfo(); err != nil || info.Threads != 1 {
+		t.Errorf("after BlasSetThreads(1), BlasGetInfo() = %+v, %v; want 1 thread", info, err)
 	}
 	if err := BlasSetThreads(0); !errors.Is(err, ErrArg) {
 		t.Errorf("BlasSetThreads(0) = %v; want ErrArg", err)

@@ -2,7 +2,7 @@
 
 // gonum declares go 1.24 in its go.mod, so a toolchain older than that
 // builds this package without gonum, and without go-gonum
-// (roundbench.gotoolchains builds the runners with older toolchains).
+// (roundbench.runtimes.gotoolchains builds the runners with older toolchains).
 
 package roundbench
 

@@ -39,7 +39,7 @@ HEADER = """\
 #
 # Numbers: every input value is a decimal a reader parses as a double
 # (strtod, strconv.ParseFloat, float). The rules are roundbench.pure.aspects'
-# (README, "aspects").
+# (docs/rounds/aspects.md).
 #
 # aspects-interp l0=A l1=B sec=S x=X
 #     One body's longitude S seconds into a day whose row holds A and the next

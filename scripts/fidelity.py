@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-from roundbench import benchfmt  # noqa: E402
+from roundbench.results import benchfmt  # noqa: E402
 
 ROUNDS = 16
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "python"))

@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
-from roundbench import buildtable  # noqa: E402
+from roundbench.runtimes import buildtable  # noqa: E402
 
 # As the Makefile builds the targets: the sanitizer build's flags and libFuzzer.
 TABLE = buildtable.read()

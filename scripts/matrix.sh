@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the rounds where the runtime's version matters across runtimes of
-# two ages, then writes the report (README, "Runtimes"):
+# two ages, then writes the report (docs/runtimes.md):
 #   scripts/matrix.sh [OUT_DIR]      (default results/matrix-<date-time>)
 # Go: the release nearest in date to the project's CPython (its age-matched
 # partner, from python/roundbench/data/releases.tsv) and the installed,

@@ -16,9 +16,9 @@ Conditions (interleaved, so drift hits all alike):
 For each condition: the runs' values sorted into a compact histogram, the
 median, the spread between the 10th and 90th percentiles, and how many runs
 fall in the slow mode (above the midpoint between the fastest and slowest
-decile), which is the bimodality the README's "Placement" section reports.
+decile), which is the bimodality docs/measurement.md's "Placement" section reports.
 The command is any child the runner starts, e.g.
-    build/rb-c ffi c-direct   or   .venv/bin/python -m roundbench.child ffi py-c-o
+    build/rb-c ffi c-direct   or   .venv/bin/python -m roundbench.run.child ffi py-c-o
 """
 
 from __future__ import annotations

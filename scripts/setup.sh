@@ -48,7 +48,7 @@ APT_PACKAGES+=(chromium-headless-shell fonts-dejavu-core)
 APT_PACKAGES+=(clang libclang-rt-dev)
 # PyPy, the second Python interpreter (`roundbench run --python pypy3`): its
 # stackless module runs the chain round's py-stackless, and its C headers
-# build the extension for it through cpyext (roundbench.extbuild)
+# build the extension for it through cpyext (roundbench.runtimes.extbuild)
 APT_PACKAGES+=(pypy3 pypy3-dev)
 # Debian's own interpreter makes venvs and builds extensions only with its
 # venv and dev packages (an interpreter installed otherwise carries both).

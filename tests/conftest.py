@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from roundbench import programs
+from roundbench.runtimes import programs
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "testdata" / "vectors.txt"

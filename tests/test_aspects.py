@@ -13,10 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from roundbench import programs, rounds
+from roundbench.runtimes import programs
 from roundbench.rounds.aspects import ephemeris
 from roundbench.pure import aspects as pa
 from roundbench.rounds import aspects as rnd
+from roundbench.run import launch
 
 from conftest import BUILD, ROOT, child_env, load_at_least, run_roundbench
 
@@ -449,9 +450,9 @@ def test_gen_ephemeris_command(tmp_path, table):
 def _child(impl: str, env_extra: dict, *params):
     v = rnd.ROUND.variant(impl)
     if v.program == "python":
-        cmd = [sys.executable, "-m", "roundbench.child", "aspects", impl, *params]
+        cmd = [sys.executable, "-m", "roundbench.run.child", "aspects", impl, *params]
     else:
-        prog = rounds.program_of(rnd.ROUND, v)
+        prog = launch.program_of(rnd.ROUND, v)
         path = BUILD / prog
         if not path.exists():
             pytest.skip(f"build/{prog} is not built (make build)")
@@ -519,7 +520,7 @@ def _implemented(impl: str) -> bool:
         from roundbench import _core
 
         return impl != "py-c" or hasattr(_core, "aspects_load")
-    path = BUILD / rounds.program_of(rnd.ROUND, v)
+    path = BUILD / launch.program_of(rnd.ROUND, v)
     if not path.exists():
         return False
     listed = subprocess.run([str(path), "--list"], capture_output=True, text=True, timeout=60).stdout
@@ -555,7 +556,7 @@ def test_declaration():
 def test_report_section_ratios_and_steps():
     from types import SimpleNamespace
 
-    from roundbench.cells import Cell
+    from roundbench.report.cells import Cell
 
     def cell(impl, ns):
         c = Cell(impl)

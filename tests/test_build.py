@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from roundbench import buildtable, programs
+from roundbench.runtimes import buildtable, programs
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = buildtable.read()
@@ -276,7 +276,7 @@ def test_programs_names_the_tables_programs():
 
 
 def test_an_installed_package_carries_the_table():
-    """roundbench.programs reads it at run time, and setup.py builds from it."""
+    """roundbench.runtimes.programs reads it at run time, and setup.py builds from it."""
     tomllib = pytest.importorskip("tomllib")
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert "build.mk" in data["tool"]["setuptools"]["package-data"]["roundbench"]

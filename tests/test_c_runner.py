@@ -83,7 +83,7 @@ def test_jsonl_checks_lines_as_every_child_does(built, value, says):
     children = [
         [str(BUILD / "rb-c"), "jsonl", "c"],
         [str(BUILD / "rb-go-jsonl"), "jsonl", "go"],
-        [sys.executable, "-m", "roundbench.child", "jsonl", "py"],
+        [sys.executable, "-m", "roundbench.run.child", "jsonl", "py"],
     ]
     if os.path.exists(BUILD / "rb-c-simdjson"):
         children.append([str(BUILD / "rb-c-simdjson"), "jsonl", "c-simdjson"])

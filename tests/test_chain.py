@@ -7,9 +7,10 @@ import threading
 import pytest
 
 import roundbench
-from roundbench import benchfmt, rounds
+from roundbench.results import benchfmt
 from roundbench.pure import chain as pure
 from roundbench.rounds.chain import ROUND, _CoreChain
+from roundbench.run import launch
 
 from conftest import child_env, load_vectors, run_roundbench
 
@@ -143,7 +144,7 @@ def _child(impl, *params, python=None):
     import subprocess
 
     v = ROUND.variant(impl)
-    cmd = rounds.command(ROUND, v, dict(p.split("=", 1) for p in params))
+    cmd = launch.command(ROUND, v, dict(p.split("=", 1) for p in params))
     if python is not None:
         cmd[0] = python
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=child_env())
@@ -226,7 +227,7 @@ def test_published_chain_has_no_hop_work(built):
 def test_published_sizes_run_go_beside_go_published():
     """The million and ten-million cells run go and go-published by default;
     the smaller cells run every variant, go-published included."""
-    from roundbench import runner
+    from roundbench.run import runner
 
     def names(plan):
         return {v.name for v in plan.variants} | {v.name for v, _ in plan.skipped}
@@ -242,7 +243,7 @@ def test_published_sizes_run_go_beside_go_published():
 
 
 def test_report_section_quotes_both_runs_and_the_refused_ten():
-    from roundbench import report
+    from roundbench.report import document
 
     name = "BenchmarkChain/impl={}/n=1000000/hop-work=0/parallel={}"
     text = "\n".join(
@@ -257,7 +258,7 @@ def test_report_section_quotes_both_runs_and_the_refused_ten():
             "--- SKIP: " + name.format("go-published", 10) + ": not possible here: memory: n=1000000 x parallel=10",
         ]
     )
-    out = report.render(benchfmt.parse_lines(text.splitlines()), "x")
+    out = document.render(benchfmt.parse_lines(text.splitlines()), "x")
     assert "go-published, the published program as published" in out
     assert "first run 4.67 s, second 0.68 s" in out
     assert "go, the fair protocol (a warm-up chain first, setup and pass timed apart" in out
@@ -314,7 +315,7 @@ def test_stackless_child_under_pypy_agrees_with_the_vectors(pypy, n, k, p):
 def test_stackless_agrees_with_the_others_through_the_runner_under_pypy(pypy, tmp_path, built):
     """With --python pypy3 the runner cross-checks py-stackless against the
     core and the other Python variants, all run under PyPy."""
-    from roundbench import interp
+    from roundbench.runtimes import interp
 
     assert interp.ensure_extension(pypy) is None  # py-c needs the extension built for PyPy
     out = run_roundbench(

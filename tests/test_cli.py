@@ -45,8 +45,9 @@ def test_usage_error_exits_2_and_says_what(tmp_path, argv, message):
 
 
 def test_round_options_apply_to_their_round_only():
-    from roundbench import cli, rounds, runner
-    from roundbench.commands import run as runcmd
+    from roundbench import cli, rounds
+    from roundbench.run import runner
+    from roundbench.cli import run as runcmd
 
     args = cli.parser().parse_args(["run", "loop", "chain", "matmul", "--hop-work", "5", "--threads", "2"])
     selected = [rounds.get(n) for n in args.rounds]

@@ -6,7 +6,8 @@ import sys
 import pytest
 
 from conftest import child_env
-from roundbench import benchfmt, compare
+from roundbench.results import benchfmt
+from roundbench.report import compare
 
 HEAD = "goos: linux\nUnit ns/op better=lower\nUnit MB/s better=higher\n"
 

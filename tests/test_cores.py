@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import roundbench
-from roundbench import benchfmt
+from roundbench.results import benchfmt
 from roundbench.pure import cores as pure
 from roundbench.rounds import cores as rnd
 from roundbench.rounds.loop import expected
@@ -93,7 +93,7 @@ def _child(impl, *params):
     elif impl.startswith("go"):
         cmd = [str(BUILD / "rb-go-cores"), "cores", impl]
     else:
-        cmd = [sys.executable, "-m", "roundbench.child", "cores", impl]
+        cmd = [sys.executable, "-m", "roundbench.run.child", "cores", impl]
     return subprocess.run(cmd + list(params), capture_output=True, text=True, env=child_env(), timeout=60)
 
 

@@ -14,7 +14,8 @@ import sys
 
 import pytest
 
-from roundbench import cli, gotoolchains
+from roundbench import cli
+from roundbench.runtimes import gotoolchains
 from roundbench.crossing import build, decl, gen
 from roundbench.crossing.measure import measure
 

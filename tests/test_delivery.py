@@ -10,7 +10,8 @@ import os
 
 import pytest
 
-from roundbench import benchfmt, report
+from roundbench.results import benchfmt
+from roundbench.report import document
 from roundbench.rounds.delivery import binfmt
 from roundbench.rounds import delivery
 
@@ -153,7 +154,7 @@ def test_facts_reach_the_report(tmp_path):
     (tmp_path / "results.txt").write_text("".join(lines))
     rs = benchfmt.read_dir(tmp_path)
     assert len(rs.facts) == 3 and len(rs.runs) == 1 and not rs.failures
-    text = report.render(rs, "test")
+    text = document.render(rs, "test")
     assert "| hello-go | linux/arm64 | ok: ELF arm64" in text
     assert "fails: `gcc: error: x / y`" in text
     assert "| hello-go | 2.29 MiB | 1.53 MiB | ELF x86-64 | static |" in text
@@ -180,7 +181,7 @@ def test_a_facts_round_runs_once_and_keeps_its_facts(tmp_path):
 
 def test_fact_keys_have_no_spaces_and_the_package_row_renders(capsys):
     from roundbench.rounds import delivery
-    from roundbench.cells import Cell
+    from roundbench.report.cells import Cell
 
     with pytest.raises(ValueError, match="no spaces"):
         delivery._fact("cross:package roundbench/go:linux/arm64:cgo=0", {})

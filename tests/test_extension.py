@@ -221,7 +221,7 @@ def test_no_leak_matmul_and_temps():
     _no_leak(_raises(TypeError, roundbench.matmul_verify, a, array("q", bytes(8 * n * n)), c))
     c[0] += 1
     _no_leak(_raises(ValueError, roundbench.matmul_verify, a, array("d", [1.0] * n * n), c), n=300)
-    _no_leak(lambda: roundbench.blas_info(), n=300)
+    _no_leak(lambda: roundbench.blas_get_info(), n=300)
     _no_leak(lambda: roundbench.blas_set_threads(1), n=300)
     _no_leak(_raises(ValueError, roundbench.blas_set_threads, 0))
     _no_leak(_raises(ValueError, _core.blas_set_library, ""))
@@ -291,15 +291,15 @@ def test_no_leak_http_server():
         return reply
 
     def serve():
-        with roundbench.HttpServer(handler, threads=1) as srv:
+        with roundbench.HTTPServer(handler, threads=1) as srv:
             srv.start()
             _get_many(srv.port, 5)
             srv.stats()
 
     _no_leak(serve, n=30, passed=[handler, reply], per_call=5)
-    _no_leak(_raises(ValueError, roundbench.HttpServer, host="10.1.2.3"), n=300)
-    _no_leak(_raises(TypeError, roundbench.HttpServer, 42), n=300)
+    _no_leak(_raises(ValueError, roundbench.HTTPServer, host="10.1.2.3"), n=300)
+    _no_leak(_raises(TypeError, roundbench.HTTPServer, 42), n=300)
     # The handler's own path, on the worker thread: many requests, one server.
-    with roundbench.HttpServer(handler, threads=1) as srv:
+    with roundbench.HTTPServer(handler, threads=1) as srv:
         srv.start()
         _no_leak(lambda: _get_many(srv.port, 50), n=20, passed=[handler, reply], per_call=50)

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from roundbench import fairness, interp, provenance, releases, report, scan
+from roundbench.report import fairness, document, scan
+from roundbench.runtimes import interp, releases
+from roundbench.run import provenance
 from roundbench.rounds import Round, Variant
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,7 +148,7 @@ def test_report_fairness_table_shows_passes_and_warnings():
         "fairness-tracer": "ok: no tracer or debugger attached to the runner",
         "machine-aslr": "ok: on (randomize_va_space=2)",
     }
-    table = report.fairness_table([cfg])
+    table = document.fairness_table([cfg])
     assert "| fairness-tracer | ok | no tracer" in table
     assert "| fairness-go-env | **warn** | GOGC=50 set for the Go variants | unset them |" in table
     assert "| machine-aslr | ok |" in table
@@ -480,14 +482,15 @@ def test_every_concurrency_variant_declares_its_model():
 
 
 def test_a_bad_model_is_refused():
-    with pytest.raises(ValueError, match="none of"):
-        Round("r", "r", "", [Variant("c", "rb-c")], [{}], [{}], "ns/op", models={"c": "fibers"})
-    with pytest.raises(ValueError, match="no variant"):
-        Round("r", "r", "", [Variant("c", "rb-c")], [{}], [{}], "ns/op", models={"go": "stackful"})
+    with pytest.raises(ValueError, match="variant c: model 'fibers' is none of"):
+        Variant("c", "rb-c", model="fibers")
+    rnd = Round("r", "r", "", [Variant("c", "rb-c", model="stackful"), Variant("go", "rb-go")], [{}], [{}], "ns/op")
+    assert rnd.models == {"c": "stackful"}  # declared on each variant, read by the round
 
 
 def test_resources_mismatch_is_a_warning():
-    from roundbench import placement, runner
+    from roundbench.measure import placement
+    from roundbench.run import runner
 
     one = Variant("c", "rb-c", threads="one")
     many = Variant("c-threads", "rb-c", threads="many")
@@ -507,7 +510,7 @@ def test_resources_mismatch_is_a_warning():
 
 
 def test_report_labels_models_and_quotes_memory_across_models(tmp_path):
-    from roundbench import benchfmt
+    from roundbench.results import benchfmt
 
     text = textwrap.dedent("""\
         goos: linux
@@ -517,7 +520,7 @@ def test_report_labels_models_and_quotes_memory_across_models(tmp_path):
         BenchmarkSleep/impl=py-asyncio/n=1000 1 3000 ns/op 3000 overhead-ns 9000000 peak-B
         """)
     (tmp_path / "results.txt").write_text(text)
-    out = report.render(benchfmt.read_dir(tmp_path), "x")
+    out = document.render(benchfmt.read_dir(tmp_path), "x")
     assert "| go | [stackful] goroutines" in out
     assert "| py-asyncio | [event-loop] coroutines" in out
     assert "peak RSS 3.8 MiB" in out and "peak RSS 8.6 MiB" in out

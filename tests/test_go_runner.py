@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from roundbench import programs
+from roundbench.runtimes import programs
 from roundbench.rounds.delivery import binfmt
 from roundbench.rounds import delivery
 

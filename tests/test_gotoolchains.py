@@ -1,4 +1,4 @@
-"""roundbench.gotoolchains: --go values, the Go programs built with the
+"""roundbench.runtimes.gotoolchains: --go values, the Go programs built with the
 oldest Go the sources promise (1.19), and why a variant is not in them.
 
 The build test fetches the oldest release through the go command (the Go
@@ -12,8 +12,10 @@ import subprocess
 
 import pytest
 
-from roundbench import gotoolchains, programs, rounds
-from roundbench.gotoolchains import ToolchainError
+from roundbench.runtimes import gotoolchains, programs
+from roundbench import rounds
+from roundbench.runtimes.gotoolchains import ToolchainError
+from roundbench.run import launch
 
 from conftest import BUILD, ROOT
 
@@ -57,13 +59,16 @@ def test_program_path_is_make_builds_for_the_installed_release_and_a_folder_per_
         gotoolchains.program_path("rb-go-loop", "1.2x")
 
 
+def variant_missing(round_name: str, variant: str, version: str):
+    """gotoolchains.variant_missing for a variant named as the runner names it."""
+    rnd = rounds.get(round_name)
+    v = rnd.variant(variant)
+    return gotoolchains.variant_missing(rnd, v, launch.program_of(rnd, v), version)
+
+
 def test_variant_missing_refuses_what_no_go_runner_runs():
-    with pytest.raises(KeyError, match="unknown round"):
-        gotoolchains.variant_missing("nosuch", "go", gotoolchains.installed())
-    with pytest.raises(KeyError):
-        gotoolchains.variant_missing("loop", "go-nosuch", gotoolchains.installed())
     with pytest.raises(ValueError, match="loop/py is run by python, not by a Go runner"):
-        gotoolchains.variant_missing("loop", "py", gotoolchains.installed())
+        variant_missing("loop", "py", gotoolchains.installed())
 
 
 def go_list(*args, cwd=ROOT) -> str:
@@ -165,7 +170,7 @@ def go_variants() -> list:
     for rnd in rounds.all_rounds():
         for v in rnd.variants:
             try:
-                gotoolchains._runner_of(rnd, v)
+                gotoolchains._runner_of(rnd, v, launch.program_of(rnd, v))
             except ValueError:
                 continue
             out.append((rnd.name, v.name))
@@ -196,7 +201,7 @@ def test_every_go_program_builds_with_the_oldest_release(oldest):
 def test_each_go_variant_is_in_the_oldest_build_or_says_which_go_it_needs(oldest):
     reasons = {}
     for round_name, variant in go_variants():
-        why = gotoolchains.variant_missing(round_name, variant, oldest)
+        why = variant_missing(round_name, variant, oldest)
         if why is not None and "pkg-config" in why:
             continue  # its program's library is not on this system, whatever the release
         if why is not None:
@@ -240,7 +245,7 @@ def test_each_go_variant_is_in_the_oldest_build_or_says_which_go_it_needs(oldest
 
 @pytest.mark.parametrize("impl", ["go", "go-c"])
 def test_a_loop_run_with_the_oldest_build(oldest, impl):
-    assert gotoolchains.variant_missing("loop", impl, oldest) is None
+    assert variant_missing("loop", impl, oldest) is None
     done = subprocess.run(
         [str(gotoolchains.program_path("rb-go-loop", oldest)), "loop", impl, "n=1000"],
         capture_output=True,

@@ -14,15 +14,21 @@ import time
 import pytest
 
 import roundbench
-from roundbench import benchfmt
-from roundbench.cells import Cell
+from roundbench.results import benchfmt
+from roundbench.report.cells import Cell
 from roundbench.pure import http as pure_http
 from roundbench.rounds.http.client import exchange
-from roundbench.rounds.http import CORE_VARIANTS, KNOWN_FAILURES, STRESSED
+from roundbench.rounds.http import CORE_VARIANTS, ROUND as HTTP
+
 
 from conftest import BUILD, ROOT, child_env, load_vectors, run_roundbench
 
 VECTORS = load_vectors("http")
+
+# Every server gets the stress; what a library's server is known to fail of
+# it is declared on its variant (Variant.known_failures).
+STRESSED = [v.name for v in HTTP.variants]
+KNOWN_FAILURES = {v.name: dict(v.known_failures) for v in HTTP.variants if v.known_failures}
 
 
 def ask(port: int, raw: bytes, half_close: bool = True) -> tuple:
@@ -48,7 +54,7 @@ def check_vectors(port: int) -> None:
 
 @pytest.mark.parametrize("handler", [None, pure_http.hello], ids=["c", "py-c"])
 def test_core_server_in_process(handler):
-    with roundbench.HttpServer(handler, threads=2) as srv:
+    with roundbench.HTTPServer(handler, threads=2) as srv:
         srv.start()
         check_vectors(srv.port)
         status, body, closed = ask(srv.port, b"GET / HTTP/1.1\r\nHost: h\r\nX: " + b"a" * 9000 + b"\r\n\r\n")
@@ -68,7 +74,7 @@ def test_pipelined_in_order_through_python():
         seen.append(path)
         return 200, path.encode()
 
-    with roundbench.HttpServer(handler) as srv:
+    with roundbench.HTTPServer(handler) as srv:
         srv.start()
         raw = b"".join(b"GET /%d HTTP/1.1\r\nHost: h\r\n\r\n" % i for i in range(5)) + b"GET /last HTTP/1.0\r\n\r\n"
         data, closed = exchange(srv.port, raw)
@@ -92,7 +98,7 @@ def test_close_wins_over_keep_alive(handler, version, connection):
     with it (RFC 9112 9.6): the pipelined request after it goes unanswered.
     Found by tests/test_properties.py; the parser took the last option."""
     raw = b"GET / HTTP/" + version + b"\r\nHost: h\r\n" + connection + b"\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n"
-    with roundbench.HttpServer(handler) as srv:
+    with roundbench.HTTPServer(handler) as srv:
         srv.start()
         data, closed = exchange(srv.port, raw, half_close=False)
     assert closed and data.count(b"HTTP/1.1 200") == 1 and b"\r\nConnection: close\r\n" in data, data
@@ -109,7 +115,7 @@ def test_handler_errors_answer_500_and_close():
             return 200, b"x" * (1 << 20)
         return "not a tuple"
 
-    with roundbench.HttpServer(bad) as srv:
+    with roundbench.HTTPServer(bad) as srv:
         srv.start()
         for path in (b"/raise", b"/type", b"/big"):
             status, _, closed = ask(srv.port, b"GET " + path + b" HTTP/1.1\r\nHost: h\r\n\r\n")
@@ -118,18 +124,18 @@ def test_handler_errors_answer_500_and_close():
 
 def test_bad_arguments_name_the_argument():
     with pytest.raises(ValueError, match="'host'"):
-        roundbench.HttpServer(host="10.1.2.3")
+        roundbench.HTTPServer(host="10.1.2.3")
     with pytest.raises(ValueError, match="'host'"):
-        roundbench.HttpServer(host="not an address")
+        roundbench.HTTPServer(host="not an address")
     with pytest.raises(TypeError, match="'handler'"):
-        roundbench.HttpServer(42)
+        roundbench.HTTPServer(42)
     with pytest.raises(ValueError, match="'threads'"):
-        roundbench.HttpServer(threads=-1)
+        roundbench.HTTPServer(threads=-1)
     with pytest.raises(ValueError, match="'port'"):
-        roundbench.HttpServer(port=70000)
+        roundbench.HTTPServer(port=70000)
     with pytest.raises(TypeError):
-        roundbench.HttpServer(port="80")
-    srv = roundbench.HttpServer()
+        roundbench.HTTPServer(port="80")
+    srv = roundbench.HTTPServer()
     with pytest.raises(ValueError, match="not started"):
         srv.wait(0.1)
     srv.close()
@@ -137,7 +143,7 @@ def test_bad_arguments_name_the_argument():
 
 
 def test_slow_client_times_out_without_holding_the_worker():
-    with roundbench.HttpServer(None, threads=1, header_timeout_ms=300) as srv:
+    with roundbench.HTTPServer(None, threads=1, header_timeout_ms=300) as srv:
         srv.start()
         with socket.create_connection(("127.0.0.1", srv.port)) as slow:
             slow.sendall(b"GET / HTTP/1.1\r\nHo")
@@ -209,7 +215,7 @@ def test_server_processes_answer_and_stop_cleanly(built, argv, sig):
 def test_stdlib_server_is_the_language_alone():
     """py-stdlib is scored with the standard libraries (go's net/http), not
     with the frameworks, and is labelled with OS threads."""
-    from roundbench import levels
+    from roundbench.results import levels
     from roundbench.rounds import http as rhttp
 
     assert levels.level("py-stdlib") == levels.level("go") == "alone"
@@ -373,7 +379,7 @@ def test_stress_failures_fail_the_run_unless_known(built, monkeypatch, capsys):
     naming it; a declared one keeps the run's figures and is a
     known-failure fact; the report's table says FAILED for it."""
     from roundbench.rounds.http import driver
-    from roundbench import harness
+    from roundbench.measure import harness
     from roundbench.rounds import http as rhttp
 
     record = {
@@ -390,7 +396,7 @@ def test_stress_failures_fail_the_run_unless_known(built, monkeypatch, capsys):
         rhttp.run(args)
     assert "pipelined" in str(err.value)
     assert "Benchmark" not in capsys.readouterr().out
-    known = {k: "got b''" for k in rhttp.KNOWN_FAILURES["py-asgi"]}
+    known = {k: "got b''" for k in KNOWN_FAILURES["py-asgi"]}
     monkeypatch.setattr(driver, "measure", lambda *a, **k: {**record, "robustness_failed": known})
     rhttp.run(args)
     out = capsys.readouterr().out
@@ -422,7 +428,7 @@ def test_flask_app():
 
 
 def test_fixed_rate_generator(built):
-    with roundbench.HttpServer(None) as srv:
+    with roundbench.HTTPServer(None) as srv:
         srv.start()
         out = subprocess.run(
             [str(BUILD / "rb-load"), f"port={srv.port}", "conns=4", "rate=200", "secs=1", "warmup=0", "le=1000000000"],
@@ -631,7 +637,7 @@ def test_hey_summary_is_read_into_the_record():
 
 
 def test_hey_without_a_response_says_so():
-    from roundbench import harness
+    from roundbench.measure import harness
     from roundbench.rounds.http.load import parse_hey
 
     only_errors = (
@@ -655,7 +661,7 @@ def test_flask_workers_as_published():
 def test_published_load_cell_runs_the_published_servers():
     """The load=hey cell runs go, py-flask and py-fastapi by default (the
     servers the published comparison loaded), with flask at 3 workers."""
-    from roundbench import runner
+    from roundbench.run import runner
     from roundbench.rounds import http
 
     for quick in (False, True):

@@ -1,5 +1,5 @@
 """roundbench outside its checkout: where the child programs are found
-(roundbench.programs), and the package installed with pip into a fresh
+(roundbench.runtimes.programs), and the package installed with pip into a fresh
 virtual environment, run from an empty folder."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from roundbench import programs
+from roundbench.runtimes import programs
 from roundbench.rounds import startup
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-# ---- roundbench.programs ------------------------------------------------------
+# ---- roundbench.runtimes.programs ------------------------------------------------------
 
 
 def _go_cache_env() -> dict:
@@ -269,10 +269,12 @@ LOOP_VARIANTS = ("c", "go", "go-c", "py", "py-c", "py-module-published")
 
 def _source_copy(dest: Path) -> Path:
     """The checkout without its build outputs, as a fresh clone has it."""
-    skip = {".git", ".venv", "build", "results", "dist", "__pycache__", ".pytest_cache"}
+    skip = {".git", "__pycache__", ".pytest_cache"}
+    top = {".venv", "build", "results", "dist"}  # outputs at the checkout's root (python/roundbench/results is code)
 
-    def ignore(_dir, names):
-        return [n for n in names if n in skip or n.endswith((".so", ".o", ".egg-info")) or n == "_cffi_api.c"]
+    def ignore(folder, names):
+        here = skip | top if Path(folder) == ROOT else skip
+        return [n for n in names if n in here or n.endswith((".so", ".o", ".egg-info")) or n == "_cffi_api.c"]
 
     shutil.copytree(ROOT, dest, symlinks=True, ignore=ignore)
     return dest
@@ -293,7 +295,7 @@ def _check(cmd: list, limit: int, **kw) -> subprocess.CompletedProcess:
 
 
 def test_pip_install_then_run_loop_from_an_empty_folder(tmp_path):
-    """The README's promise for an installed package: `pip install .` in a
+    """docs/usage.md's promise for an installed package: `pip install .` in a
     fresh venv, then `roundbench run loop --quick` from an empty folder
     runs all six loop variants, each child found in the package or its
     per-user cache and nothing in the working folder."""

@@ -11,7 +11,7 @@ import sysconfig
 
 import pytest
 
-from roundbench import extbuild, interp
+from roundbench.runtimes import extbuild, interp
 from roundbench.rounds import ffi
 
 from conftest import child_env, ROOT
@@ -230,9 +230,11 @@ print("\\n".join(bad))
     p = subprocess.run([pypy, "-c", code], capture_output=True, text=True, env=child_env(), timeout=300)
     assert p.returncode == 0 and p.stdout.strip() == "", p.stdout + p.stderr
     ours = subprocess.run(
-        [sys.executable, "-m", "roundbench.child", "--list"], capture_output=True, text=True, env=child_env()
+        [sys.executable, "-m", "roundbench.run.child", "--list"], capture_output=True, text=True, env=child_env()
     )
-    theirs = subprocess.run([pypy, "-m", "roundbench.child", "--list"], capture_output=True, text=True, env=child_env())
+    theirs = subprocess.run(
+        [pypy, "-m", "roundbench.run.child", "--list"], capture_output=True, text=True, env=child_env()
+    )
     assert theirs.returncode == 0, theirs.stderr
     assert theirs.stdout == ours.stdout
 
@@ -257,7 +259,11 @@ def test_ensure_extension_builds_both_modules_for_pypy(pypy_extension):
     assert interp.cffi_api_missing(pypy_extension) is None
     # Current already: a second call builds nothing and says nothing.
     p = subprocess.run(
-        [sys.executable, "-c", f"from roundbench import interp; print(interp.ensure_extension({pypy_extension!r}))"],
+        [
+            sys.executable,
+            "-c",
+            f"from roundbench.runtimes import interp; print(interp.ensure_extension({pypy_extension!r}))",
+        ],
         capture_output=True,
         text=True,
         env=child_env(),
@@ -276,7 +282,7 @@ def test_every_ffi_mechanism_runs_under_pypy(pypy_extension, v):
     buffers."""
     assert v.requires is None or v.requires(pypy_extension) is None
     p = subprocess.run(
-        [pypy_extension, "-m", "roundbench.child", "ffi", v.name],
+        [pypy_extension, "-m", "roundbench.run.child", "ffi", v.name],
         capture_output=True,
         text=True,
         env=child_env(),

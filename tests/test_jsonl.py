@@ -16,10 +16,10 @@ import sys
 import pytest
 
 import roundbench
-from roundbench import rounds
 from roundbench.rounds.jsonl import genlog, libraries, published
 from roundbench.pure import jsonl as pure
 from roundbench.rounds import jsonl as rnd
+from roundbench.run import launch
 
 from conftest import BUILD, ROOT, child_env
 
@@ -185,7 +185,7 @@ def test_generated_log_every_kind_every_variant(built, tmp_path):
     env[rnd.FILE_ENV] = str(path)
     # The published programs stop at the first bad line: their own tests below.
     for v in [v for v in rnd.ROUND.variants if not v.name.endswith("-published")]:
-        cmd = rounds.command(rnd.ROUND, v, {"lines": 3000})
+        cmd = launch.command(rnd.ROUND, v, {"lines": 3000})
         for kernel in KERNELS if v.name in ("c", "py-c", "go-c") else [None]:
             if kernel:  # the core's variants once with each kernel
                 env["ROUNDBENCH_JSONL_KERNEL"] = kernel
@@ -210,13 +210,13 @@ def test_a_wrong_expectation_fails_the_run(built, tmp_path):
     cmds = [
         [str(BUILD / "rb-c"), "jsonl", "c"],
         [str(BUILD / "rb-go-jsonl"), "jsonl", "go"],
-        [sys.executable, "-m", "roundbench.child", "jsonl", "py"],
+        [sys.executable, "-m", "roundbench.run.child", "jsonl", "py"],
     ]
     # The library variants of programs of their own, where they run here.
     for impl in ("go-jsonv2", "c-simdjson"):
         v = rnd.ROUND.variant(impl)
-        if rounds.unavailable(rnd.ROUND, v) is None:
-            cmds.append(rounds.command(rnd.ROUND, v, {}))
+        if launch.unavailable(rnd.ROUND, v) is None:
+            cmds.append(launch.command(rnd.ROUND, v, {}))
     for cmd in cmds:
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=60)
         assert out.returncode == 3, (cmd, out.stderr)
@@ -544,7 +544,7 @@ def _run_program(impl: str, tmp_path, data: bytes, name: str = "chunk.jsonl"):
     None when it agrees, else what it said. Skips when the variant cannot
     run here (its program absent, or exit 4), saying why."""
     v = rnd.ROUND.variant(impl)
-    why = rounds.unavailable(rnd.ROUND, v)
+    why = launch.unavailable(rnd.ROUND, v)
     if why:
         pytest.skip(f"{impl} cannot run here: {why}")
     path = _write(tmp_path, data, name)
@@ -552,7 +552,7 @@ def _run_program(impl: str, tmp_path, data: bytes, name: str = "chunk.jsonl"):
     env = child_env()
     env[rnd.FILE_ENV] = str(path)
     env.pop(rnd.WARMUP_ENV, None)
-    out = subprocess.run(rounds.command(rnd.ROUND, v, {}), capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(launch.command(rnd.ROUND, v, {}), capture_output=True, text=True, env=env, timeout=120)
     if out.returncode == 4:
         pytest.skip(f"{impl} cannot run here: {out.stderr.strip()[-300:]}")
     if out.returncode == 0 and "result: " in out.stdout:
@@ -599,7 +599,7 @@ def test_library_programs_are_built(built):
     missing one is a build failure, not a skip (c-simdjson alone may lack
     its library, and then says so)."""
     for impl in LIBRARY_PROGRAM_VARIANTS:
-        why = rounds.unavailable(rnd.ROUND, rnd.ROUND.variant(impl))
+        why = launch.unavailable(rnd.ROUND, rnd.ROUND.variant(impl))
         if impl == "c-simdjson" and why:
             assert "libsimdjson-dev" in why, why
             continue
@@ -632,7 +632,7 @@ def _published_child(impl, path, **params):
     env[rnd.FILE_ENV] = str(path)
     env.pop(rnd.WARMUP_ENV, None)
     params = {"lines": 0, "bad-rate": 0, **params}
-    cmd = rounds.command(rnd.ROUND, rnd.ROUND.variant(impl), {k: v for k, v in params.items() if v is not None})
+    cmd = launch.command(rnd.ROUND, rnd.ROUND.variant(impl), {k: v for k, v in params.items() if v is not None})
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -653,7 +653,7 @@ def test_clean_log_every_variant_side_by_side(built, tmp_path):
     env[rnd.FILE_ENV] = str(path)
     for v in rnd.ROUND.variants:
         out = subprocess.run(
-            rounds.command(rnd.ROUND, v, {"lines": 3000, "bad-rate": 0}),
+            launch.command(rnd.ROUND, v, {"lines": 3000, "bad-rate": 0}),
             capture_output=True,
             text=True,
             env=env,
@@ -744,7 +744,7 @@ def test_published_bad_rate_is_checked(built, tmp_path, impl):
 
 
 def test_the_clean_size_runs_the_published_programs_only_there():
-    from roundbench import runner
+    from roundbench.run import runner
 
     def names(p):
         return {v.name for v in p.variants} | {v.name for v, _ in p.skipped}

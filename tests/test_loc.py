@@ -107,7 +107,7 @@ def test_the_independent_counters_agree_on_the_fixtures():
 @pytest.mark.parametrize("lang", ["c", "go", "py"])
 def test_child_on_the_loop_round(lang):
     out = subprocess.run(
-        [sys.executable, "-m", "roundbench.child", "loc", lang, "round=loop"],
+        [sys.executable, "-m", "roundbench.run.child", "loc", lang, "round=loop"],
         capture_output=True,
         text=True,
         env=child_env(),
@@ -125,7 +125,7 @@ def test_child_on_the_loop_round(lang):
 
 def test_child_rejects_unknown_round():
     out = subprocess.run(
-        [sys.executable, "-m", "roundbench.child", "loc", "py", "round=nope"],
+        [sys.executable, "-m", "roundbench.run.child", "loc", "py", "round=nope"],
         capture_output=True,
         text=True,
         env=child_env(),
@@ -147,7 +147,7 @@ def test_library_programs_counted_where_a_round_has_them(impl):
     v = next(v for v in loc.ROUND.variants if v.name == impl)
     assert v.default_if({"round": "aspects"}) and not v.default_if({"round": "loop"})
     out = subprocess.run(
-        [sys.executable, "-m", "roundbench.child", "loc", impl, "round=aspects"],
+        [sys.executable, "-m", "roundbench.run.child", "loc", impl, "round=aspects"],
         capture_output=True,
         text=True,
         env=child_env(),

@@ -133,7 +133,7 @@ def test_every_variant_child(built, impl, n):
     elif impl.startswith("go"):
         cmd = [str(BUILD / "rb-go-loop"), "loop", impl, f"n={n}"]
     else:
-        cmd = [sys.executable, "-m", "roundbench.child", "loop", impl, f"n={n}"]
+        cmd = [sys.executable, "-m", "roundbench.run.child", "loop", impl, f"n={n}"]
     out = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=60)
     assert out.returncode == 0, out.stderr
     assert f"result: sum={expected(n)}" in out.stdout
@@ -146,7 +146,11 @@ def test_every_variant_child(built, impl, n):
 )
 def test_child_rejects_bad_n(built, prog, arg, msg):
     impl = {"rb-c": "c", "rb-go-loop": "go", "py": "py"}[prog]
-    cmd = ([sys.executable, "-m", "roundbench.child"] if prog == "py" else [str(BUILD / prog)]) + ["loop", impl, arg]
+    cmd = ([sys.executable, "-m", "roundbench.run.child"] if prog == "py" else [str(BUILD / prog)]) + [
+        "loop",
+        impl,
+        arg,
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, env=child_env(), timeout=60)
     assert out.returncode == 2
     assert msg in out.stderr

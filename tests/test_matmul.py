@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import roundbench
-from roundbench import programs
+from roundbench.runtimes import programs
 from roundbench.pure.matmul import matmul as pure_matmul
 from roundbench.rounds import matmul as rnd
 
@@ -161,11 +161,11 @@ def test_verify_rejects_a_wrong_product():
         roundbench.matmul_verify(a, b, c)
 
 
-def test_blas_info_and_threads():
-    info = roundbench.blas_info()
+def test_blas_get_info_and_threads():
+    info = roundbench.blas_get_info()
     assert "OpenBLAS" in info["config"] and info["corename"] and info["library"]
     roundbench.blas_set_threads(1)
-    assert roundbench.blas_info()["threads"] == 1
+    assert roundbench.blas_get_info()["threads"] == 1
     with pytest.raises(ValueError, match="'n'"):
         roundbench.blas_set_threads(0)
 
@@ -225,7 +225,7 @@ def test_a_missing_blas_is_an_oserror_naming_the_file():
 def test_blas_set_library():
     from roundbench import _core
 
-    roundbench.blas_info()  # loaded
+    roundbench.blas_get_info()  # loaded
     with pytest.raises(TypeError, match="'path'"):
         _core.blas_set_library(3)
     with pytest.raises(ValueError, match="'path'"):
@@ -256,7 +256,7 @@ def test_provenance_probes_every_blas_variant(built):
     for v in rnd.BLAS_VARIANTS:
         line = items[f"blas-{v}"]
         assert "threads=1:" in line and "1 thread(s)" in line and "unavailable" not in line, line
-    # Built as the README says, the core runs numpy's OpenBLAS version and kernel.
+    # Built as docs/rounds/matmul.md says, the core runs numpy's OpenBLAS version and kernel.
     assert warnings == []
     netlib = items["blas-go-gonum-netlib"]
     if programs.missing(rnd.NETLIB_PROGRAM):
@@ -358,7 +358,8 @@ def test_report_section_states_the_netlib_library():
 
 
 def test_quick_suite_matmul_and_temps(tmp_path, built):
-    from roundbench import benchfmt, rounds
+    from roundbench.results import benchfmt
+    from roundbench import rounds
 
     from conftest import run_roundbench
 
@@ -383,7 +384,7 @@ def test_quick_suite_matmul_and_temps(tmp_path, built):
 
 
 def test_threads_all_lands_in_the_name_and_keeps_py_at_300(tmp_path, built):
-    from roundbench import benchfmt
+    from roundbench.results import benchfmt
 
     from conftest import run_roundbench
 
@@ -408,7 +409,7 @@ def test_threads_all_lands_in_the_name_and_keeps_py_at_300(tmp_path, built):
     rs = benchfmt.read_dir(tmp_path)
     threads = str(rnd.all_threads())
     assert {r.params["threads"] for r in rs.runs} == {threads}
-    from roundbench import runner
+    from roundbench.run import runner
 
     plans = runner.make_plans([rnd.ROUND], None, False, {"threads": 2})
     assert [p.params["n"] for p in plans if any(v.name == "py" for v in p.variants)] == [300]
@@ -445,7 +446,7 @@ def test_matmul_error_vectors(v):
         from conftest import child_env
 
         out = subprocess.run(
-            [sys.executable, "-m", "roundbench.child", "matmul", "py-c", f"n={n}"],
+            [sys.executable, "-m", "roundbench.run.child", "matmul", "py-c", f"n={n}"],
             capture_output=True,
             text=True,
             env=child_env(),

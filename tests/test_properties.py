@@ -644,7 +644,7 @@ class Server:
 @pytest.fixture(scope="module")
 def server():
     box = {}
-    with roundbench.HttpServer(lambda m, t: box["s"].handler(m, t), threads=1) as srv:
+    with roundbench.HTTPServer(lambda m, t: box["s"].handler(m, t), threads=1) as srv:
         srv.start()
         box["s"] = Server(srv)
         yield box["s"]

@@ -6,7 +6,10 @@ import sys
 
 import pytest
 
-from roundbench import benchfmt, harness, placement, rounds, runner
+from roundbench.results import benchfmt
+from roundbench.measure import harness, placement
+from roundbench import rounds
+from roundbench.run import runner
 
 from conftest import ROOT, child_env, run_roundbench
 

@@ -6,7 +6,8 @@ text with its hash, the input variables' names and the limits."""
 import pytest
 
 import roundbench
-from roundbench import harness, rounds
+from roundbench.measure import harness
+from roundbench import rounds
 from roundbench.rounds.jsonl import genlog
 from roundbench.pure import jsonl as pure_jsonl
 from roundbench.rounds import jsonl as jsonl_round

@@ -8,8 +8,11 @@ import sys
 
 import pytest
 
-from roundbench import harness, programs, rounds
+from roundbench.measure import harness
+from roundbench.runtimes import programs
+from roundbench import rounds
 from roundbench.rounds import Round, Variant
+from roundbench.run import launch
 
 from conftest import BUILD, child_env
 
@@ -24,11 +27,11 @@ LISTERS = ("python", "rb-c", *programs.go_runners(), *programs.LIBRARY_PROGRAMS)
 
 def lister_of(rnd: Round, v: Variant) -> str:
     """The program whose --list speaks for variant v of round rnd."""
-    return C_LINKS.get(v.program) or rounds.program_of(rnd, v)
+    return C_LINKS.get(v.program) or launch.program_of(rnd, v)
 
 
 def shown(lister: str) -> str:
-    return "python -m roundbench.child" if lister == "python" else f"build/{lister}"
+    return "python -m roundbench.run.child" if lister == "python" else f"build/{lister}"
 
 
 def _round_of_helper(name: str, declared: dict):
@@ -44,7 +47,7 @@ def _round_of_helper(name: str, declared: dict):
 def declared_not_implemented(declared: dict, lister: str, listed: dict) -> list:
     """Variants whose program `lister` speaks for but does not list."""
     return [
-        f"{r.name}/{v.name}: Round {r.name} declares it with program {rounds.program_of(r, v)}, "
+        f"{r.name}/{v.name}: Round {r.name} declares it with program {launch.program_of(r, v)}, "
         f"but `{shown(lister)} --list` has no line `{r.name} {v.name}`"
         for r in declared.values()
         for v in r.variants
@@ -80,7 +83,7 @@ def implemented_not_declared(declared: dict, lister: str, listed: dict) -> list:
         if lister_of(rnd, v) != lister:
             problems.append(
                 f"{rname}/{vname}: {where} implements it, "
-                f"but Round {rname} declares it with program {rounds.program_of(rnd, v)}"
+                f"but Round {rname} declares it with program {launch.program_of(rnd, v)}"
             )
     return problems
 
@@ -109,7 +112,7 @@ def listing(lister: str) -> dict:
     """(round, variant) -> units, from `lister --list`, its format checked."""
     if lister not in _listings:
         if lister == "python":
-            cmd = [sys.executable, "-m", "roundbench.child", "--list"]
+            cmd = [sys.executable, "-m", "roundbench.run.child", "--list"]
         else:
             path = BUILD / lister
             if lister in programs.NEEDS and not path.exists():
@@ -137,7 +140,7 @@ def test_every_variant_has_a_lister():
     """A variant whose program lists nothing (a Go variant of a round with
     no go/cmd/rb-go/<round>/) is implemented by no child."""
     orphans = [
-        f"{r.name}/{v.name}: Round {r.name} declares it with program {rounds.program_of(r, v)}, which does not exist"
+        f"{r.name}/{v.name}: Round {r.name} declares it with program {launch.program_of(r, v)}, which does not exist"
         for r in declared_rounds().values()
         for v in r.variants
         if lister_of(r, v) not in LISTERS
@@ -194,12 +197,12 @@ def test_the_checks_find_each_kind_of_drift():
     py = {("toy", "py"): ("ns/x", "peak-B"), ("toy", "py-extra"): (), ("toy", "c"): (), ("toy", "info"): ()}
     assert declared_not_implemented(declared, "python", py) == [
         "toy/py-ghost: Round toy declares it with program python, "
-        "but `python -m roundbench.child --list` has no line `toy py-ghost`"
+        "but `python -m roundbench.run.child --list` has no line `toy py-ghost`"
     ]
     assert implemented_not_declared(declared, "python", py) == [
-        "toy/py-extra: `python -m roundbench.child --list` implements it, "
+        "toy/py-extra: `python -m roundbench.run.child --list` implements it, "
         "but Round toy declares no such variant (c, c-so, py, py-ghost, go)",
-        "toy/c: `python -m roundbench.child --list` implements it, but Round toy declares it with program rb-c",
+        "toy/c: `python -m roundbench.run.child --list` implements it, but Round toy declares it with program rb-c",
     ]
     c = {("toy", "c"): ("ns/x", "B/x"), ("toy-serve", "c"): (), ("toy-parse", "c"): ("ns/x",), ("other", "c"): ()}
     assert declared_not_implemented(declared, "rb-c", c) == [
@@ -227,7 +230,7 @@ def test_emit_refuses_an_undeclared_unit(tmp_path):
     """A variant that prints a unit it did not declare exits 2 naming both,
     before printing a result line."""
     (tmp_path / "liar_round.py").write_text(
-        "from roundbench import harness\n"
+        "from roundbench.measure import harness\n"
         "from roundbench.rounds import Round, Variant\n"
         "ROUND = Round(name='liar', title='liar', explain='', variants=[Variant('py', 'python')],\n"
         "              sizes=[{}], quick=[{}], metric='ns/x', units={'ns/x': 'lower', 'B/x': 'lower'})\n"
@@ -239,12 +242,16 @@ def test_emit_refuses_an_undeclared_unit(tmp_path):
     env["PYTHONPATH"] = f"{tmp_path}:{env['PYTHONPATH']}"
     env["ROUNDBENCH_PLUGINS"] = "liar_round"
     out = subprocess.run(
-        [sys.executable, "-m", "roundbench.child", "liar", "py"], capture_output=True, text=True, env=env, timeout=60
+        [sys.executable, "-m", "roundbench.run.child", "liar", "py"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
     )
     assert out.returncode == harness.EXIT_USAGE, out.stderr
     assert "liar py: unit 'B/x' is not declared for this variant (declared: ns/x)" in out.stderr
     assert "Benchmark" not in out.stdout
     listed = subprocess.run(
-        [sys.executable, "-m", "roundbench.child", "--list"], capture_output=True, text=True, env=env, timeout=60
+        [sys.executable, "-m", "roundbench.run.child", "--list"], capture_output=True, text=True, env=env, timeout=60
     )
     assert "liar py ns/x\n" in listed.stdout

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from roundbench import benchfmt, cells, charts, claims, levels, report, rounds, summary
+from roundbench.results import benchfmt, charts, levels
+from roundbench.report import cells, claims, document, summary
+from roundbench import rounds
 
 # ---- a small result file ---------------------------------------------------------------
 
@@ -75,8 +77,8 @@ def results(tmp_path) -> Path:
     return tmp_path
 
 
-def _doc(results: Path) -> report.Document:
-    return report.build(benchfmt.read_dir(results), "test", [results / "results.txt"])
+def _doc(results: Path) -> document.Document:
+    return document.build(benchfmt.read_dir(results), "test", [results / "results.txt"])
 
 
 # ---- levels, and the names the report's tables hold ------------------------------------------
@@ -96,11 +98,11 @@ def test_levels_follow_the_names():
 
 
 def test_every_name_the_report_keeps_is_a_declared_variant():
-    """A round's crossings and headlines name its variants: a renamed
-    variant fails at import (Round checks them), not silently in the
-    report; and the declarations the report reads are there."""
-    crossings = {r.name: r.crossings for r in rounds.all_rounds() if r.crossings}
-    assert [c.label for c in crossings["ffi"]][:1] == ["a call into C"]
+    """A round's pairs and headlines name its variants: a renamed variant
+    fails at import (Round checks them), not silently in the report; and
+    the declarations the report reads are there."""
+    pairs = {r.name: r.pairs for r in rounds.all_rounds() if r.pairs}
+    assert [c.label for c in pairs["ffi"]][:1] == ["a call into C"]
     heads = summary.headlines()
     assert len(heads) >= 10 and [h.rank for _, h in heads] == sorted(h.rank for _, h in heads)
 
@@ -109,10 +111,10 @@ def test_every_name_the_report_keeps_is_a_declared_variant():
 
     with pytest.raises(ValueError, match="level 'best' is none of"):
         rounds.Headline(1, {}, "best", "on x")
-    with pytest.raises(ValueError, match="headline 1 names crossing 'k'"):
-        one_variant_round(headlines=[rounds.Headline(1, {}, "core", "on x", crossing="k")])
-    with pytest.raises(ValueError, match="crossing 'k' names"):
-        one_variant_round(crossings=[rounds.Crossing("k", ("py-c",), ())])
+    with pytest.raises(ValueError, match="headline 1 names pair 'k'"):
+        one_variant_round(headlines=[rounds.Headline(1, {}, "core", "on x", pair="k")])
+    with pytest.raises(ValueError, match="pair 'k' names"):
+        one_variant_round(pairs=[rounds.Pair("k", ("py-c",), ())])
 
 
 def test_claims_name_declared_cells():
@@ -200,7 +202,7 @@ def test_the_stackless_claim_is_py_stackless_or_says_it_did_not_run(tmp_path):
     )
     greenlet = greenlet.replace("impl=py-greenlet/", "impl=py-greenlet/python=cpython-3.11.7/")
     (tmp_path / "results.txt").write_text(HEADER + go + greenlet + stackless)
-    doc = report.build(benchfmt.read_dir(tmp_path), "test")
+    doc = document.build(benchfmt.read_dir(tmp_path), "test")
     (c,) = [c for c in doc.claims if c.claim.id == "chain-stackless"]
     assert c.den.quantity.impl == "py-stackless" and c.ratio == pytest.approx(1.8)
     assert "py-stackless ran under PyPy 7.3.11" in c.why()
@@ -210,7 +212,7 @@ def test_the_stackless_claim_is_py_stackless_or_says_it_did_not_run(tmp_path):
 
 
 def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(results):
-    text = report.render_markdown(_doc(results))
+    text = document.render_markdown(_doc(results))
     summary_at, first_round = text.index("## Summary"), text.index("## loop")
     head = text[:first_round]
     assert summary_at < first_round
@@ -263,12 +265,12 @@ def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(res
 
 def test_duration_without_an_end_record(tmp_path):
     (tmp_path / "results.txt").write_text(suite_text(with_end=False))
-    text = report.render(benchfmt.read_dir(tmp_path), "x")
+    text = document.render(benchfmt.read_dir(tmp_path), "x")
     assert "- **The suite took:** not recorded (this result file has no end record)" in text
 
 
 def test_the_runner_writes_the_end_record(tmp_path):
-    from roundbench import runner
+    from roundbench.run import runner
 
     out = tmp_path / "results.txt"
     r = runner.Runner(out, runner.RunPolicy(fixed=1), 10, progress=None)
@@ -288,7 +290,7 @@ def test_the_flag_is_the_medians_interval_and_outliers_sit_beside_the_runs(tmp_p
     text += lines("loop", "py", n, "ns/iter", 40.0, spread=[1.0, 1.3, 0.7])  # 3 runs: no interval
     text += "--- RUNS: BenchmarkLoop/impl=c/n=5: 12 runs, converged: median 95% CI +0.0%/+0.0%\n"
     (tmp_path / "results.txt").write_text(text)
-    md = report.render(benchfmt.read_dir(tmp_path), "x")
+    md = document.render(benchfmt.read_dir(tmp_path), "x")
     rows = {line.split(" | ")[0].lstrip("| "): line for line in md.splitlines() if line.startswith("| ")}
     assert rows["c"].endswith("| 12/12 (converged), 1 outlier |  |")
     assert rows["go"].endswith("| 6/6 | unstable |")
@@ -299,7 +301,7 @@ def test_the_flag_is_the_medians_interval_and_outliers_sit_beside_the_runs(tmp_p
 
 def test_a_round_with_one_language_scores_nothing(tmp_path):
     (tmp_path / "results.txt").write_text(HEADER + lines("loop", "go", "/n=5", "ns/iter", 1.0))
-    text = report.render(benchfmt.read_dir(tmp_path), "x")
+    text = document.render(benchfmt.read_dir(tmp_path), "x")
     assert "No round and size measured both languages." in text
     assert "No finding" in text
 
@@ -308,7 +310,7 @@ def test_a_round_with_one_language_scores_nothing(tmp_path):
 
 
 def test_write_report_makes_both_formats_and_the_pictures(results):
-    md = report.write_report(results)
+    md = document.write_report(results)
     text = md.read_text()
     html = (results / "report.html").read_text()
     pngs = sorted(results.glob("report-*.png"))
@@ -338,7 +340,7 @@ def test_write_report_makes_both_formats_and_the_pictures(results):
 
 def test_the_html_shows_what_the_markdown_says(results):
     doc = _doc(results)
-    html = report.render_html(doc)
+    html = document.render_html(doc)
     for f in doc.findings:
         first_words = re.sub(r"`", "", f.text)[:30]
         assert first_words.replace("'", "&#39;") in html, first_words
@@ -350,7 +352,7 @@ def test_the_html_shows_what_the_markdown_says(results):
 def test_without_the_report_extra_the_markdown_is_still_written(results, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     monkeypatch.setitem(sys.modules, "jinja2", None)
-    text = report.write_report(results, results / "sub" / "r.md").read_text()
+    text = document.write_report(results, results / "sub" / "r.md").read_text()
     assert "no pictures: matplotlib is not installed (pip install 'roundbench[report]')" in text
     assert "no report.html: jinja2 is not installed" in text
     assert not list((results / "sub").glob("*.png")) and not (results / "sub" / "r.html").exists()
@@ -363,7 +365,7 @@ def test_a_picture_that_fails_is_a_note(results, monkeypatch):
     from roundbench.rounds import ffi
 
     monkeypatch.setattr(ffi, "charts", broken)  # the round's own pictures
-    text = report.write_report(results).read_text()
+    text = document.write_report(results).read_text()
     assert "the picture ffi failed: RuntimeError: a bug in the picture" in text
     assert "report-claims.png" in text
 
@@ -384,7 +386,7 @@ def _drawn(monkeypatch) -> list:
 def test_pictures_say_what_is_better_carry_units_and_go_log_on_a_wide_spread(results, monkeypatch, tmp_path):
     figs = _drawn(monkeypatch)
     doc = _doc(results)
-    report.draw(doc, tmp_path)
+    document.draw(doc, tmp_path)
     assert len(figs) >= 6
     for fig in figs:
         titles = " ".join(t.get_text() for t in fig.texts) + " ".join(ax.get_title() for ax in fig.axes)

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from test_report import suite_text
 
-from roundbench import benchfmt, report
+from roundbench.results import benchfmt
+from roundbench.report import document
 
 BROWSERS = ("chromium-headless-shell", "chromium", "chromium-browser")
 LIMIT_S = 60
@@ -181,9 +182,9 @@ def browser() -> str:
 
 def test_report_html_in_a_browser(browser, tmp_path):
     (tmp_path / "results.txt").write_text(suite_text())
-    report.write_report(tmp_path)
+    document.write_report(tmp_path)
     html = tmp_path / "report.html"
-    doc = report.build(benchfmt.read_dir(tmp_path), "x")
+    doc = document.build(benchfmt.read_dir(tmp_path), "x")
     dt = open_page(browser, html, tmp_path / "profile")
     try:
         # every picture decodes, at its own size

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from roundbench import benchfmt
+from roundbench.results import benchfmt
 
 from conftest import ROOT, child_env, run_roundbench
 
@@ -204,7 +204,7 @@ def test_list_and_help():
 def test_a_child_imports_only_its_own_round():
     """A child's start-up and peak RSS pay for its own round's module only."""
     code = (
-        "import sys; from roundbench import child; rc = child.main(['loop', 'py', 'n=10']); "
+        "import sys; from roundbench.run import child; rc = child.main(['loop', 'py', 'n=10']); "
         "print(rc, sorted(m for m in sys.modules if m.startswith('roundbench.rounds')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=child_env())

@@ -12,7 +12,10 @@ import sys
 
 import pytest
 
-from roundbench import benchfmt, rounds, runner, summary
+from roundbench.results import benchfmt
+from roundbench import rounds
+from roundbench.run import runner
+from roundbench.report import summary
 from roundbench.rounds import Round, Variant
 
 # A figure that never settles: its median's 95% CI stays at ±50%.

@@ -8,8 +8,11 @@ import random
 
 import pytest
 
-from roundbench import benchfmt, claims, report, runner, runtimereport, runtimes, summary
-from roundbench.cells import group
+from roundbench.results import benchfmt
+from roundbench.report import claims, document, runtime_axis, summary
+from roundbench.run import runner
+from roundbench import runtimes
+from roundbench.report.cells import group
 from roundbench.rounds import get
 
 HEADER = """\
@@ -99,13 +102,13 @@ def test_a_view_holds_one_runtime_of_each_kind_and_every_plain_row():
 
 def test_report_scores_the_newest_pair_and_the_age_matched_pair_beside_it():
     rs = _ffi({"1.19.13": 90, "1.26.8": 60}, py_c=40)
-    doc = report.build(rs, "test")
+    doc = document.build(rs, "test")
     # The main score is Go 1.26's; Go 1.19's rows are in neither its tables nor its warnings' pair.
-    row = next(r for r in doc.score if r.round == "ffi" and not r.crossing)
+    row = next(r for r in doc.score if r.round == "ffi" and not r.pair)
     assert row.levels["core"].point is not None
     assert doc.age is not None and doc.age.pair == "CPython 3.11.7 with Go 1.19.13"
     assert "83 days apart (ok)" in doc.age.age_check
-    md = report.render_markdown(doc)
+    md = document.render_markdown(doc)
     assert "Score with runtimes of the same age: CPython 3.11.7 with Go 1.19.13" in md
     age_block = md[md.index("Score with runtimes of the same age") : md.index("### Headline findings")]
     assert "months older" not in age_block
@@ -115,40 +118,40 @@ def test_report_scores_the_newest_pair_and_the_age_matched_pair_beside_it():
 def test_the_verdict_change_is_said_when_a_point_changes_side():
     # Go 1.26's cgo call beats py-c-o (30 < 40); Go 1.19's loses (90 > 40).
     rs = _ffi({"1.19.13": 90, "1.26.8": 30}, py_c=40)
-    doc = report.build(rs, "test")
+    doc = document.build(rs, "test")
     assert "The verdict changes" in doc.age.change
     assert "Go with CPython 3.11.7 with Go 1.26.8, Python with CPython 3.11.7 with Go 1.19.13" in doc.age.change
-    same = report.build(_ffi({"1.19.13": 90, "1.26.8": 60}, py_c=40), "test")
+    same = document.build(_ffi({"1.19.13": 90, "1.26.8": 60}, py_c=40), "test")
     assert "does not change" in same.age.change
 
 
 def test_the_cgo_claim_of_go_1_26_is_checked_against_go_1_25():
     rs = _ffi({"1.24.13": 80, "1.25.7": 70, "1.26.8": 49})
-    doc = report.build(rs, "test")
+    doc = document.build(rs, "test")
     c = next(c for c in doc.claims if c.claim.id == "cgo-call-go1.26")
     assert c.verdict == "reproduced", c.why()
     assert c.ratio == pytest.approx(0.7, rel=0.03)
     assert dict(c.num.size)["go"] == "1.26.8" and dict(c.den.size)["go"] == "1.25.7"
     # Without Go 1.25 the denominator falls back to 1.24, and the report says so.
     rs = _ffi({"1.24.13": 80, "1.26.8": 49})
-    c = next(c for c in report.build(rs, "test").claims if c.claim.id == "cgo-call-go1.26")
+    c = next(c for c in document.build(rs, "test").claims if c.claim.id == "cgo-call-go1.26")
     assert dict(c.den.size)["go"] == "1.24.13" and "instead" in c.why()
 
 
 def test_a_claim_naming_a_go_release_that_did_not_run_is_not_measured():
-    c = next(c for c in report.build(_ffi({"1.26.8": 49}), "test").claims if c.claim.id == "cgo-call-go1.26")
+    c = next(c for c in document.build(_ffi({"1.26.8": 49}), "test").claims if c.claim.id == "cgo-call-go1.26")
     assert c.verdict == "not measured here" and "go=1.25" in c.why()
 
 
 def test_runtime_findings_name_each_go_version():
     rs = _ffi({"1.20.14": 85, "1.26.8": 60})
-    found = runtimereport.findings(rs, summary.Intervals())
+    found = runtime_axis.findings(rs, summary.Intervals())
     assert any("85" in f and "Go 1.20.14" in f and "Go 1.26.8" in f for f in found), found
 
 
 def test_a_plain_run_has_no_runtimes_section_and_an_age_note():
     rs = _set(_lines("BenchmarkFfi/impl=go-c/n=1000", 60), _lines("BenchmarkFfi/impl=py-c-o/n=1000", 40))
-    md = report.render(rs, "test")
+    md = document.render(rs, "test")
     assert "## Runtimes" not in md
     assert "Age-matched pair: the Go release nearest to CPython 3.11 is Go 1.19" in md
 
@@ -208,7 +211,7 @@ def test_a_run_across_go_releases_and_interpreters(tmp_path, pypy):
     import sys
     from pathlib import Path
 
-    from roundbench import gotoolchains
+    from roundbench.runtimes import gotoolchains
 
     root = Path(__file__).resolve().parents[1]
     installed = gotoolchains.installed()

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
-from roundbench import benchfmt, cells, report, rounds, summary
+from roundbench.results import benchfmt
+from roundbench.report import cells, document, summary
+from roundbench import rounds
 
 from test_report import HEADER, lines, suite_text
 
@@ -93,7 +95,7 @@ def test_whole_programs_score_in_their_own_column(tmp_path):
     text += lines("aspects", "c-binary", size, "ns/event", 30000.0)
     (row,) = _rows(text, tmp_path)
     assert row.levels["ecosystem"].point is None and row.levels["program"].winner == "go"
-    doc_text = report.render(benchfmt.read_dir(tmp_path), "x")
+    doc_text = document.render(benchfmt.read_dir(tmp_path), "x")
     assert "| whole program |" in doc_text
     assert (
         "As whole programs (started from outside, timed to exit): Go wins the one cell, by 6.25× (aspects)" in doc_text

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from roundbench import benchfmt, scorechanges
+from roundbench.results import benchfmt
+from roundbench.report import scorechanges
 
 from conftest import run_roundbench
 from test_report import HEADER, lines

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 import roundbench
-from roundbench import benchfmt
+from roundbench.results import benchfmt
 from roundbench.pure import sleep as pure
 from roundbench.rounds import sleep as rnd
 
@@ -128,7 +128,7 @@ def _child(impl, *params):
     elif impl.startswith("go"):
         cmd = [str(BUILD / "rb-go-sleep"), "sleep", impl]
     else:
-        cmd = [sys.executable, "-m", "roundbench.child", "sleep", impl]
+        cmd = [sys.executable, "-m", "roundbench.run.child", "sleep", impl]
     return subprocess.run(cmd + list(params), capture_output=True, text=True, env=child_env(), timeout=60)
 
 
@@ -216,7 +216,7 @@ def test_published_child(built, impl, n):
 def test_published_never_scores():
     """A published program faster than the fair variant is shown beside it
     but takes no point: the point is the fair variants'."""
-    from roundbench import report
+    from roundbench.report import document
 
     text = "\n".join(
         [
@@ -226,7 +226,7 @@ def test_published_never_scores():
             *["BenchmarkSleep/impl=py-asyncio/n=1000 1 2000 ns/op 2000 overhead-ns 9000000 peak-B"] * 2,
         ]
     )
-    out = report.render(benchfmt.parse_lines(text.splitlines()), "x")
+    out = document.render(benchfmt.parse_lines(text.splitlines()), "x")
     assert "| go-published | [stackful] published program, as published" in out
     # the score's point is the fair variants': go against py-asyncio, Python's by 1.5x
     assert "| sleep: n=1000 | Python 1.50× [1.50×, 1.50×] (go vs py-asyncio) |" in out

@@ -7,8 +7,11 @@ import shutil
 import subprocess
 import sys
 
-from roundbench import benchfmt, programs, rounds
+from roundbench.results import benchfmt
+from roundbench.runtimes import programs
+from roundbench import rounds
 from roundbench.rounds import startup
+from roundbench.run import launch
 
 from conftest import BUILD, child_env, run_roundbench
 
@@ -123,6 +126,6 @@ def test_core_call_variants_print_the_core_result(built):
 
 def test_python_variants_run_this_interpreter():
     v = rounds.get("startup").variant("py")
-    env = rounds.child_env(v, {"starts": 20})
+    env = launch.child_env(v, {"starts": 20})
     assert env["RB_STARTUP_PYTHON"] == sys.executable
     assert env["PYTHONPATH"].split(os.pathsep)[0].endswith("python")

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from roundbench import stats
+from roundbench.results import stats
 
 
 def test_median_ci_order_statistics():

@@ -16,10 +16,13 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import ROOT, run_roundbench
-from roundbench import benchfmt, rounds, runner
+from roundbench.results import benchfmt
+from roundbench import rounds
+from roundbench.run import runner
 from roundbench.errors import UsageError
 from roundbench.pure import jsonl as pure_jsonl
 from roundbench.rounds import aspects, jsonl
+from roundbench.run import launch, userfile
 
 # A JSON Lines log of every kind of line the round's rules count: valid
 # lines, a blank line, lines that are not JSON, not an object, without an
@@ -83,44 +86,44 @@ def _write(path: Path, data: bytes) -> Path:
 
 
 def test_a_token_keeps_the_name_safe_and_tells_files_apart():
-    a = rounds.input_token(f"/data/{AWKWARD}.jsonl")
+    a = userfile.input_token(f"/data/{AWKWARD}.jsonl")
     assert re.fullmatch(r"day_1_copy_\.jsonl-[0-9a-f]{8}", a), a
     name = f"BenchmarkJsonl/impl=c/file={a}"
     assert benchfmt.split_name(name) == ("jsonl", {"impl": "c", "file": a})
-    assert rounds.input_token(f"/other/{AWKWARD}.jsonl") != a
-    assert rounds.input_token("/x/|||").startswith("input-")
-    assert len(rounds.input_token("/x/" + "a" * 300)) == rounds.TOKEN_NAME_MAX + 9
+    assert userfile.input_token(f"/other/{AWKWARD}.jsonl") != a
+    assert userfile.input_token("/x/|||").startswith("input-")
+    assert len(userfile.input_token("/x/" + "a" * 300)) == userfile.TOKEN_NAME_MAX + 9
 
 
 @pytest.mark.parametrize("quick", [False, True])
 def test_a_users_file_is_one_cell_whatever_the_sizes(tmp_path, quick):
     log = _write(tmp_path / AWKWARD / "access.jsonl", b'{"status": 200}\n')
-    selected, rest = rounds.user_inputs([rounds.get("jsonl")], {"file": str(log), "seed": "3"})
+    selected, rest = userfile.user_inputs([rounds.get("jsonl")], {"file": str(log), "seed": "3"})
     assert rest == {"seed": "3"}
     plans = runner.make_plans(selected, None, quick, rest)
     assert len(plans) == 1
-    token = rounds.input_token(str(log))
+    token = userfile.input_token(str(log))
     assert plans[0].params == {"file": token, "seed": "3"}
     # The C core first: the runner's cross-check takes a cell's first result
     # as the one every other variant must equal.
     assert plans[0].variants[0].name == "c"
     assert {v.name for v, _ in plans[0].skipped} >= {"py-published", "go-published"}
-    env = rounds.child_env(plans[0].variants[0], plans[0].params)
+    env = launch.child_env(plans[0].variants[0], plans[0].params)
     assert env[jsonl.FILE_ENV] == str(log) and env[jsonl.EXPECT_ENV] == ""
     assert jsonl.genlog.expected(env[jsonl.WARMUP_ENV])  # the warm-up log stays generated and checked
 
 
 def test_an_integer_event_count_is_still_generated_events():
-    selected, rest = rounds.user_inputs([rounds.get("aspects")], {"events": "277"})
+    selected, rest = userfile.user_inputs([rounds.get("aspects")], {"events": "277"})
     assert rest == {"events": "277"} and selected[0].user_file is None
-    env = rounds.child_env(selected[0].variant("c"), {"events": 277})
+    env = launch.child_env(selected[0].variant("c"), {"events": 277})
     assert env[aspects.EXPECT_ENV] == env[aspects.EVENTS_ENV] + ".expect"
 
 
 def test_a_users_file_for_a_round_that_takes_none_is_a_usage_error(tmp_path):
     log = _write(tmp_path / "a.jsonl", b"")
     with pytest.raises(UsageError, match=r"only round jsonl takes \(not loop\)"):
-        rounds.user_inputs([rounds.get("loop")], {"file": str(log)})
+        userfile.user_inputs([rounds.get("loop")], {"file": str(log)})
     out = run_roundbench("run", "jsonl", "loop", "--param", f"file={log}", "--out", str(tmp_path / "r"))
     _one_line_usage(out, "--param file=", "only round jsonl takes (not loop)")
     assert not (tmp_path / "r").exists()
@@ -146,7 +149,7 @@ def _one_cell(rnd: str, key: str, path: Path, tmp_path: Path) -> tuple:
     out = _run(rnd, "--param", f"{key}={path}", out=tmp_path / "r")
     assert out.returncode == 0, out.stderr[-3000:]
     rs = _results(tmp_path / "r")
-    token = rounds.input_token(str(path))
+    token = userfile.input_token(str(path))
     assert _cell_names(rs) == {f"Benchmark{rnd.capitalize()}/{key}={token}"}
     assert not rs.failures
     return rs, {r.params["impl"] for r in rs.runs}
@@ -169,7 +172,7 @@ def test_jsonl_counts_a_users_log_with_every_variant(tmp_path):
     assert "lines=10 blank=1 valid=4 invalid=5 statuses=200:2,404:1,500:1 " in want
     assert _facts(rs) == {impl: want for impl in ran}
     config = rs.configs[0]
-    assert config["jsonl-user-file"].startswith(f"file={rounds.input_token(str(log))} is ")
+    assert config["jsonl-user-file"].startswith(f"file={userfile.input_token(str(log))} is ")
     assert str(log).replace(" ", "%20") in config["jsonl-user-file"]
     report = (tmp_path / "r" / "report.md").read_text()
     assert "The C core (variant c) counted it" in report
@@ -225,7 +228,7 @@ def test_aspects_searches_a_users_events_with_every_variant(tmp_path):
     want = aspects.ephemeris.expected(EVENTS, 1, aspects.pa.DEFAULT_COMBO)
     text = f"matches={want['matches']} crc={want['crc']} len={want['len']}"
     assert _facts(rs) == {impl: text for impl in ran}
-    assert rs.configs[0]["aspects-user-file"].startswith(f"events={rounds.input_token(str(events))} is ")
+    assert rs.configs[0]["aspects-user-file"].startswith(f"events={userfile.input_token(str(events))} is ")
     report = (tmp_path / "r" / "report.md").read_text()
     assert f"Searched by the C core (variant c) for {aspects.pa.DEFAULT_COMBO} (test 1): {text}" in report
 

@@ -17,7 +17,7 @@
  *   accepted events at most one a line;
  * - on events accepted for a table, the search (tests 1 and 2, the
  *   default combination) succeeds, finds at most one match an event, and
- *   test 2's output ends with test 1's (README.md, "aspects"). */
+ *   test 2's output ends with test 1's (docs/rounds/aspects.md). */
 #include <string.h>
 
 #include "fuzz.h"

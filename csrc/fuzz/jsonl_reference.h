@@ -1,5 +1,5 @@
 /* jsonl_reference.h: a second, plain implementation of round jsonl's rules
- * for one line (README.md, "jsonl"), kept for the jsonl_line fuzz target.
+ * for one line (docs/rounds/jsonl.md), kept for the jsonl_line fuzz target.
  * It shares no code with csrc/jsonl.c: a recursive-descent parser over a
  * byte string, written for clarity, not speed. */
 #ifndef RB_JSONL_REFERENCE_H

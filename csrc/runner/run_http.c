@@ -69,7 +69,7 @@ static int run_http_serve(const rbc_args *a)
 /* ---- the parser's own cost ---------------------------------------------- */
 
 static const char wrk_request[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n";
-static volatile size_t parse_sink;
+static volatile size_t parse_kept; /* a volatile: every parse's result is kept */
 
 static uint64_t time_parse(void *ctx, int64_t count)
 {
@@ -78,9 +78,9 @@ static uint64_t time_parse(void *ctx, int64_t count)
     uint64_t t0 = rbc_now_ns();
     for (int64_t i = 0; i < count; i++) {
         /* rb_http_parse lives in another translation unit and is not known
-         * to be pure: every call is made; its result goes to a sink. */
+         * to be pure: every call is made; its result is kept. */
         if (rb_http_parse(wrk_request, sizeof wrk_request - 1, 8192, &r) == RB_HTTP_COMPLETE)
-            parse_sink += r.head_len;
+            parse_kept += r.head_len;
     }
     return rbc_now_ns() - t0;
 }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonl_run.h"
+#include "jsonl_protocol.h"
 #include "jsonl_simdjson.h"
 
 RBC_ROUND("jsonl", run_jsonl_simdjson, {"c-simdjson", "MB/s invalid-lines", NULL},
@@ -20,5 +20,5 @@ static int run_jsonl_simdjson(const rbc_args *a)
         printf("%s\n", rbsj_info());
         return RBC_EXIT_OK;
     }
-    return rbc_jsonl_run(a, rbsj_count_file, "rbsj_count_file");
+    return rbc_jsonl_protocol(a, rbsj_count_file, "rbsj_count_file");
 }

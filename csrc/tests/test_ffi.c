@@ -45,25 +45,25 @@ int main(int argc, char **argv)
     CHECK(rbt_each(path, "ffi", noop_vector, NULL) >= 3, "too few ffi vectors");
     CHECK(rbt_each(path, "ffi-buffer", buffer_vector, NULL) >= 3, "too few ffi-buffer vectors");
 
-    int64_t calls = 0, sink = -1;
-    CHECK(rb_ffi_callback_loop(count_calls, &calls, 100, &sink, NULL) == RB_OK, "callback loop");
-    CHECK(calls == 100 && sink == 9900, "callback loop: %lld calls, sink %lld; want 100, 9900",
-          (long long)calls, (long long)sink);
-    CHECK(rb_ffi_callback_loop(rb_ffi_noop_callback, NULL, 0, &sink, NULL) == RB_OK && sink == 0,
+    int64_t calls = 0, sum = -1;
+    CHECK(rb_ffi_callback_loop(count_calls, &calls, 100, &sum, NULL) == RB_OK, "callback loop");
+    CHECK(calls == 100 && sum == 9900, "callback loop: %lld calls, sum %lld; want 100, 9900",
+          (long long)calls, (long long)sum);
+    CHECK(rb_ffi_callback_loop(rb_ffi_noop_callback, NULL, 0, &sum, NULL) == RB_OK && sum == 0,
           "zero calls");
-    CHECK(rb_ffi_callback_loop(rb_ffi_noop_callback, NULL, 4, &sink, NULL) == RB_OK &&
-              sink == 1 + 2 + 3 + 4,
+    CHECK(rb_ffi_callback_loop(rb_ffi_noop_callback, NULL, 4, &sum, NULL) == RB_OK &&
+              sum == 1 + 2 + 3 + 4,
           "noop callback sums x+1");
 
     rb_error err;
-    CHECK(rb_ffi_callback_loop(stop_at_three, NULL, 10, &sink, &err) == RB_ERR_INTERRUPTED,
+    CHECK(rb_ffi_callback_loop(stop_at_three, NULL, 10, &sum, &err) == RB_ERR_INTERRUPTED,
           "a failing callback stops the loop");
-    CHECK(err.pos == 3 && sink == 3, "stopped at call %lld with sink %lld; want 3, 3",
-          (long long)err.pos, (long long)sink);
-    CHECK(rb_ffi_callback_loop(NULL, NULL, 1, &sink, &err) == RB_ERR_ARG &&
+    CHECK(err.pos == 3 && sum == 3, "stopped at call %lld with sum %lld; want 3, 3",
+          (long long)err.pos, (long long)sum);
+    CHECK(rb_ffi_callback_loop(NULL, NULL, 1, &sum, &err) == RB_ERR_ARG &&
               strcmp(err.arg, "cb") == 0,
           "NULL callback");
-    CHECK(rb_ffi_callback_loop(rb_ffi_noop_callback, NULL, -1, &sink, &err) == RB_ERR_ARG &&
+    CHECK(rb_ffi_callback_loop(rb_ffi_noop_callback, NULL, -1, &sum, &err) == RB_ERR_ARG &&
               strcmp(err.arg, "count") == 0,
           "negative count");
     return rbt_done("test_ffi");

@@ -2,11 +2,11 @@
  * vectors the Go and Python tests read too (testdata/vectors/protocol.txt):
  * exit statuses, how a result line prints its numbers and lays itself out,
  * round jsonl's result text with its hash, the environment variables'
- * names and the limits. The runner's harness.c and jsonl_run.c are compiled
+ * names and the limits. The runner's harness.c and jsonl_protocol.c are compiled
  * into this test directly: they are runner code, not part of the core's
  * libraries. */
 #include "../runner/harness.c"
-#include "../runner/jsonl_run.c"
+#include "../runner/jsonl_protocol.c"
 
 #include "vectors.h"
 

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonl_run.h"
+#include "jsonl_protocol.h"
 #include "roundbench.h"
 
 #define MAX_KERNELS 8

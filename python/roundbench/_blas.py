@@ -2,7 +2,7 @@
 `import roundbench`.
 
 The core links no BLAS: it dlopen()s one the first time a BLAS function
-(matmul_blas, blas_info, blas_set_threads) needs it, so that importing
+(matmul_blas, blas_get_info, blas_set_threads) needs it, so that importing
 roundbench neither maps OpenBLAS's ~30 MB nor starts its threads. Just before
 that first call, the extension calls configure() here once. The file, first
 that applies:
@@ -12,7 +12,7 @@ that applies:
 2. ``ROUNDBENCH_BLAS_LIB`` in the environment (configure() leaves it to the
    core);
 3. the library of the scipy-openblas64 package, the same OpenBLAS numpy's
-   wheels bundle (README, "The BLAS");
+   wheels bundle (docs/rounds/matmul.md, "The BLAS");
 4. the core's own default, the library's bare name on the loader's path.
 """
 

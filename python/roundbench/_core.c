@@ -38,7 +38,7 @@ from typing_extensions import Buffer
  * emulation (cpyext) lack three functions this file uses: Py_NewRef and
  * PyModule_AddObjectRef came in 3.10, PyType_GetModuleByDef in 3.11 (the
  * C-API's "New in version" notes). They are defined here from 3.9's own.
- * HttpServer cannot be subclassed (no Py_TPFLAGS_BASETYPE), so the module
+ * HTTPServer cannot be subclassed (no Py_TPFLAGS_BASETYPE), so the module
  * of an instance's type is the one PyType_GetModule gives. */
 #if PY_VERSION_HEX < 0x030A0000
 static inline PyObject *rb_new_ref(PyObject *o)
@@ -657,8 +657,8 @@ static PyObject *matmul_fill(PyObject *module, PyObject *const *args, Py_ssize_t
     return result;
 }
 
-PyDoc_STRVAR(blas_info_doc,
-             "blas_info()\n--\n\n"
+PyDoc_STRVAR(blas_get_info_doc,
+             "blas_get_info()\n--\n\n"
              "What the core's BLAS is, as it runs in this process (loading it if need\n"
              "be; OSError when it cannot be): a dict with library (its file), config\n"
              "(version and build options), corename (the kernel chosen at run time)\n"
@@ -671,9 +671,9 @@ class _BlasInfo(TypedDict):
     corename: str
     threads: int
 
-def blas_info() -> _BlasInfo: ...
+def blas_get_info() -> _BlasInfo: ...
 */
-static PyObject *blas_info(PyObject *module, PyObject *unused)
+static PyObject *blas_get_info(PyObject *module, PyObject *unused)
 {
     (void)unused;
     if (ensure_blas(module) < 0)
@@ -681,7 +681,7 @@ static PyObject *blas_info(PyObject *module, PyObject *unused)
     rb_blas_info info;
     rb_error err;
     if (rb_blas_get_info(&info, &err) != RB_OK)
-        return raise_core_error(module, "blas_info", &err);
+        return raise_core_error(module, "blas_get_info", &err);
     return Py_BuildValue("{s:s,s:s,s:s,s:i}", "library", info.library, "config",
                          info.config ? info.config : "", "corename",
                          info.corename ? info.corename : "", "threads", info.threads);
@@ -791,7 +791,7 @@ static PyObject *temps(PyObject *module, PyObject *arg)
     return PyLong_FromLongLong(total);
 }
 /* ---- round http --------------------------------------------------------- */
-/* HttpServer: the core's HTTP/1.1 server. Its worker threads run without the
+/* HTTPServer: the core's HTTP/1.1 server. Its worker threads run without the
  * GIL; with a Python handler each request takes the GIL, calls
  * handler(method, path) and releases it: the crossing on the hot path. */
 
@@ -819,7 +819,7 @@ static int py_http_handler(void *ctx, const rb_http_request *req, rb_http_respon
     if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2 ||
         !PyLong_Check(status_obj = PyTuple_GET_ITEM(r, 0)) ||
         !PyBytes_Check(body = PyTuple_GET_ITEM(r, 1))) {
-        PyErr_Format(PyExc_TypeError, "HttpServer handler must return (int, bytes), not %.100s",
+        PyErr_Format(PyExc_TypeError, "HTTPServer handler must return (int, bytes), not %.100s",
                      Py_TYPE(r)->tp_name);
         goto done;
     }
@@ -828,7 +828,7 @@ static int py_http_handler(void *ctx, const rb_http_request *req, rb_http_respon
         goto done;
     Py_ssize_t n = PyBytes_GET_SIZE(body);
     if ((size_t)n > resp->body_cap) {
-        PyErr_Format(PyExc_ValueError, "HttpServer handler body is longer than %zu bytes",
+        PyErr_Format(PyExc_ValueError, "HTTPServer handler body is longer than %zu bytes",
                      resp->body_cap);
         goto done;
     }
@@ -854,12 +854,12 @@ static PyObject *http_server_new(PyTypeObject *type, PyObject *args, PyObject *k
     PyObject *handler = Py_None;
     const char *host = "127.0.0.1";
     int port = 0, threads = 1, timeout = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$siii:HttpServer", kwlist, &handler, &host,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$siii:HTTPServer", kwlist, &handler, &host,
                                      &port, &threads, &timeout))
         return NULL;
     if (handler != Py_None && !PyCallable_Check(handler))
         return PyErr_Format(PyExc_TypeError,
-                            "HttpServer() argument 'handler' must be callable or None, not %.100s",
+                            "HTTPServer() argument 'handler' must be callable or None, not %.100s",
                             Py_TYPE(handler)->tp_name);
     HttpServerObject *self = (HttpServerObject *)type->tp_alloc(type, 0);
     if (!self)
@@ -878,7 +878,7 @@ static PyObject *http_server_new(PyTypeObject *type, PyObject *args, PyObject *k
     Py_END_ALLOW_THREADS
     if (st != RB_OK) {
         Py_DECREF(self);
-        return raise_core_error(PyType_GetModuleByDef(type, &core_module), "HttpServer", &err);
+        return raise_core_error(PyType_GetModuleByDef(type, &core_module), "HTTPServer", &err);
     }
     return (PyObject *)self;
 }
@@ -923,7 +923,7 @@ static int http_server_live(HttpServerObject *self)
 {
     if (self->s)
         return 0;
-    PyErr_SetString(PyExc_ValueError, "HttpServer is closed");
+    PyErr_SetString(PyExc_ValueError, "HTTPServer is closed");
     return -1;
 }
 
@@ -935,7 +935,7 @@ static PyObject *http_server_start(HttpServerObject *self, PyObject *unused)
     rb_error err;
     if (rb_http_server_start(self->s, &err) != RB_OK)
         return raise_core_error(PyType_GetModuleByDef(Py_TYPE(self), &core_module),
-                                "HttpServer.start", &err);
+                                "HTTPServer.start", &err);
     self->started = 1;
     Py_RETURN_NONE;
 }
@@ -988,7 +988,7 @@ static PyObject *http_server_wait(HttpServerObject *self, PyObject *const *args,
     if (http_server_live(self) < 0)
         return NULL;
     if (!self->started)
-        return PyErr_Format(PyExc_ValueError, "HttpServer.wait(): the server was not started");
+        return PyErr_Format(PyExc_ValueError, "HTTPServer.wait(): the server was not started");
     return http_server_wait_impl(self, timeout);
 }
 
@@ -1075,7 +1075,7 @@ static PyType_Slot http_server_slots[] = {
     {Py_tp_clear, http_server_clear},
     {Py_tp_methods, http_server_methods},
     {Py_tp_getset, http_server_getset},
-    {Py_tp_doc, "HttpServer(handler=None, *, host='127.0.0.1', port=0, threads=1, "
+    {Py_tp_doc, "HTTPServer(handler=None, *, host='127.0.0.1', port=0, threads=1, "
                 "header_timeout_ms=0)\n--\n\n"
                 "The core's HTTP/1.1 server on a loopback address. handler(method, path)\n"
                 "returns (status, body_bytes) and is called for every request with the\n"
@@ -1086,7 +1086,7 @@ static PyType_Slot http_server_slots[] = {
 /*pyi
 HTTP_HELLO: str
 
-class HttpServer:
+class HTTPServer:
     def __init__(
         self,
         handler: Optional[Callable[[str, str], Tuple[int, bytes]]] = None,
@@ -1104,11 +1104,11 @@ class HttpServer:
     def wait(self, timeout: Optional[float] = None, /) -> bool: ...
     def stats(self) -> dict[str, int]: ...
     def close(self) -> None: ...
-    def __enter__(self) -> "HttpServer": ...
+    def __enter__(self) -> "HTTPServer": ...
     def __exit__(self, *exc: object) -> bool: ...
 */
 static PyType_Spec http_server_spec = {
-    .name = "roundbench._core.HttpServer",
+    .name = "roundbench._core.HTTPServer",
     .basicsize = sizeof(HttpServerObject),
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .slots = http_server_slots,
@@ -1324,7 +1324,7 @@ done:
 PyDoc_STRVAR(jsonl_count_file_doc,
              "jsonl_count_file(path, /)\n--\n\n"
              "Counts the top-level \"status\" of every line of the JSON Lines file at\n"
-             "path, validating each line (README.md, \"jsonl\", has the rules). The core\n"
+             "path, validating each line (docs/rounds/jsonl.md has the rules). The core\n"
              "opens and reads the file itself, with the GIL released. Returns a dict:\n"
              "lines, blank, valid, invalid, bytes, statuses {status: count} and\n"
              "reported [(line, reason)] for the first 100 invalid lines. Raises\n"
@@ -1532,7 +1532,7 @@ static aspects_box *aspects_arg(PyObject *obj, const char *func)
 PyDoc_STRVAR(aspects_load_doc,
              "aspects_load(ephemeris, events, /)\n--\n\n"
              "Has the C core read and parse an ephemeris file and an events file\n"
-             "(README.md, \"aspects\", has their format) and returns the data for\n"
+             "(docs/rounds/aspects.md has their format) and returns the data for\n"
              "aspects_search. ValueError naming the file and the line for bad\n"
              "input, OSError when a file cannot be read. Releases the GIL.");
 
@@ -1595,7 +1595,7 @@ PyDoc_STRVAR(aspects_search_doc,
              "combination combo (\"Moon-120-Jupiter,Asc-90-Mars\": POINT-ANGLE-POINT\n"
              "terms joined by commas) over the events [first, first + count) (count\n"
              "None: to the last). Returns (output, matches): the output's bytes, as\n"
-             "README.md, \"aspects\", states them, and the number of matching events.\n"
+             "docs/rounds/aspects.md states them, and the number of matching events.\n"
              "ValueError naming the combination's bad term, the events file's line of\n"
              "an event outside the ephemeris or beyond the polar circles, or a range\n"
              "outside the events. Releases the GIL above 64 events.");
@@ -1703,7 +1703,7 @@ static PyMethodDef core_methods[] = {
     {"matmul_naive", (PyCFunction)(void (*)(void))matmul_naive, METH_FASTCALL, matmul_naive_doc},
     {"matmul_verify", (PyCFunction)(void (*)(void))matmul_verify, METH_FASTCALL, matmul_verify_doc},
     {"matmul_fill", (PyCFunction)(void (*)(void))matmul_fill, METH_FASTCALL, matmul_fill_doc},
-    {"blas_info", blas_info, METH_NOARGS, blas_info_doc},
+    {"blas_get_info", blas_get_info, METH_NOARGS, blas_get_info_doc},
     {"blas_set_threads", blas_set_threads, METH_O, blas_set_threads_doc},
     {"blas_set_library", blas_set_library, METH_O, blas_set_library_doc},
     {"temps", temps, METH_O, temps_doc},
@@ -1752,7 +1752,7 @@ static int core_exec(PyObject *module)
         return -1;
     st->http_server_type = PyType_FromModuleAndSpec(module, &http_server_spec, NULL);
     if (!st->http_server_type ||
-        PyModule_AddObjectRef(module, "HttpServer", st->http_server_type) < 0)
+        PyModule_AddObjectRef(module, "HTTPServer", st->http_server_type) < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "HTTP_HELLO", RB_HTTP_HELLO) < 0)
         return -1;

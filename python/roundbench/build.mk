@@ -2,12 +2,12 @@
 # the Go runners built apart. Three readers, one table, so no two builds can
 # drift: the Makefile `include`s it (a checkout's build/), setup.py reads it
 # (the extension, and an installed package's roundbench/bin/), and
-# roundbench.programs reads it at run time (the Go runners it builds on first
+# roundbench.runtimes.programs reads it at run time (the Go runners it builds on first
 # use). It lives in the package so that an installed one carries it.
 #
 # Every line is a comment, empty, or `NAME := VALUE` with VALUE literal text:
 # no `$`, `#` or `\`, nothing around it but that one blank on each side of
-# `:=`. Make and roundbench.buildtable.read() then read the same strings, and
+# `:=`. Make and roundbench.runtimes.buildtable.read() then read the same strings, and
 # read() refuses any other line. The Makefile and setup.py add only what a
 # build decides itself: paths, TUNE, the macros that quote a flag or a path.
 
@@ -74,7 +74,7 @@ CORE_LIBS := -lpthread -lm
 # C_OPTIONAL are left out, with the reason, where they cannot be built: make
 # skips a program whose library pkg-config does not find; setup.py skips any
 # of them that fails (static linking needs the C library's static archive)
-# and writes why into bin/unbuilt.txt for roundbench.programs to report.
+# and writes why into bin/unbuilt.txt for roundbench.runtimes.programs to report.
 C_PROGRAMS := rb-c rb-c-so rb-c-static rb-spawn rb-load hello-c hello-c-static aspects-c rb-c-simdjson
 C_TOOLS := rb-jsonl-speed
 C_OPTIONAL := rb-c-static hello-c-static rb-c-simdjson
@@ -112,12 +112,12 @@ aspects-c.link := core
 # own so that no other C child maps the library. Debian's simdjson is built
 # with SIMDJSON_THREADS_ENABLED, which changes its classes' layout, so the
 # file that includes simdjson.h takes pkg-config's flags.
-rb-c-simdjson.src := csrc/simdjson/run_jsonl_simdjson.c csrc/runner/main.c csrc/runner/harness.c csrc/runner/jsonl_run.c csrc/simdjson/jsonl_simdjson.cc
+rb-c-simdjson.src := csrc/simdjson/run_jsonl_simdjson.c csrc/runner/main.c csrc/runner/harness.c csrc/runner/jsonl_protocol.c csrc/simdjson/jsonl_simdjson.cc
 rb-c-simdjson.link := core
 rb-c-simdjson.library := simdjson
 rb-c-simdjson.debian := libsimdjson-dev
 # Round jsonl's core from memory, kernel by kernel (make jsonl-speed).
-rb-jsonl-speed.src := csrc/tools/jsonl_speed.c csrc/runner/jsonl_run.c csrc/runner/harness.c
+rb-jsonl-speed.src := csrc/tools/jsonl_speed.c csrc/runner/jsonl_protocol.c csrc/runner/harness.c
 rb-jsonl-speed.link := core
 
 # ---- The Go runners built apart -------------------------------------------

@@ -6,7 +6,7 @@ report where they ran (CPUs and address-space randomisation)."""
 import ctypes
 import os
 
-from roundbench import harness
+from roundbench.measure import harness
 from roundbench.rounds import Round, Variant
 
 ADDR_NO_RANDOMIZE = 0x0040000

@@ -2,7 +2,7 @@
 ROUNDBENCH_PLUGINS: it must run once whatever --runs says, and its facts
 must reach the result file and the report."""
 
-from roundbench import harness
+from roundbench.measure import harness
 from roundbench.rounds import Round, Variant
 
 ROUND = Round(

@@ -5,7 +5,7 @@ import os
 import sys
 import time
 
-from roundbench import harness
+from roundbench.measure import harness
 from roundbench.rounds import Round, Variant
 
 UNITS = ["ns/iter"]

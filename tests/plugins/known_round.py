@@ -5,7 +5,8 @@ counted apart and named, and each child sees its own run number."""
 
 import os
 
-from roundbench import benchfmt, harness
+from roundbench.results import benchfmt
+from roundbench.measure import harness
 from roundbench.rounds import RUN_INDEX_ENV, Round, Variant
 
 ROUND = Round(

@@ -11,7 +11,7 @@ import sys
 import time
 from time import sleep as nap
 
-from roundbench import harness
+from roundbench.measure import harness
 
 
 def _collect():

@@ -7,7 +7,7 @@ import os
 import sys
 import time
 
-from roundbench import harness
+from roundbench.measure import harness
 from roundbench.rounds import RUN_INDEX_ENV, Round, Variant
 
 ROUND = Round(

@@ -1,5 +1,5 @@
 // Command rb-scan is the Go part of roundbench's static scan of the timed
-// code (python/roundbench/scan.py says what it looks for and why).
+// code (python/roundbench/report/scan.py says what it looks for and why).
 //
 //	rb-scan [ROOT]
 //

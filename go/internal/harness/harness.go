@@ -4,7 +4,7 @@
 // it builds its inputs (untimed), warms up, times the work with the
 // monotonic clock, verifies the result and prints one line in the Go
 // benchmark format. The parent adds peak RSS and CPU time from wait4. The C
-// (csrc/runner/harness.c) and Python (python/roundbench/harness.py)
+// (csrc/runner/harness.c) and Python (python/roundbench/measure/harness.py)
 // children follow the same rules, exit statuses and output.
 package harness
 
@@ -203,7 +203,7 @@ type ordered interface {
 
 // Min and Max are the min and max builtins for two values: the builtins
 // are Go 1.21's, and the runners build with Go 1.19 and later
-// (roundbench.gotoolchains).
+// (roundbench.runtimes.gotoolchains).
 func Min[T ordered](x, y T) T {
 	if y < x {
 		return y

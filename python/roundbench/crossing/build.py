@@ -2,7 +2,7 @@
 a cache keyed by what they are built from.
 
 The cache folder is $ROUNDBENCH_CROSSING_CACHE, else crossing/ in the
-build folder (rounds.build_dir(): the checkout's build/, or the per-user
+build folder (programs.build_dir(): the checkout's build/, or the per-user
 cache of an installed package). An entry is
 `<symbol>-<hash>/`, the hash covering the declaration, the library's path
 and contents, gen.py and the harness sources the callers are built with,
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from .. import buildtable, extbuild, gotoolchains, interp, programs, rounds
+from ..runtimes import buildtable, extbuild, gotoolchains, interp, programs
 from . import decl as d
 from . import gen
 
@@ -105,7 +105,7 @@ def find_library(given: str, symbol: str) -> Library:
 
 
 def cache_root(override: Optional[str] = None) -> Path:
-    return Path(override or os.environ.get(ENV_CACHE) or rounds.build_dir() / "crossing")
+    return Path(override or os.environ.get(ENV_CACHE) or programs.build_dir() / "crossing")
 
 
 def _first_line(cmd: list) -> str:
@@ -131,14 +131,14 @@ def go_version() -> Optional[tuple]:
 def _sources_root() -> Optional[Path]:
     """Where the suite's C and Go harness sources are: the checkout, or
     the Go sources an installed package ships (no C sources there)."""
-    root = rounds.repo_root()
+    root = programs.checkout()
     if root is not None:
         return root
     return programs.GO_SOURCES if programs.GO_SOURCES.is_dir() else None
 
 
 def c_harness_sources() -> Optional[list]:
-    root = rounds.repo_root()
+    root = programs.checkout()
     if root is None:
         return None
     return [root / "csrc" / "runner" / "main.c", root / "csrc" / "runner" / "harness.c", root / "csrc" / "common.c"]
@@ -247,7 +247,7 @@ def _build_c(step: _Step, entry: Path, dc: d.Declaration, lib: Library, built: l
     src = folder / "crossing_caller.c"
     _write(src, gen.c_caller(dc))
     opt, core = _c_flags()
-    root = rounds.repo_root()
+    root = programs.checkout()
     common = [*cc(), *opt, *core, "-fno-builtin", f"-I{root / 'csrc'}", f"-I{root / 'csrc' / 'runner'}"]
     recorded = " ".join([*opt, *core, "-fno-builtin"])
     jobs = []

@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .. import harness
-from .. import child as child_main
+from ..measure import harness
+from ..run import child as child_main
 from . import decl as d
 from . import gen
 

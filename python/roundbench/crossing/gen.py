@@ -10,7 +10,7 @@ function once and prints `result: TEXT` (decl.result_text's form, which the
 runner holds every mechanism to), then times a calibrated loop of calls
 against the same loop without the call and prints ns per call. The C and Go
 callers use the suite's own harnesses (csrc/runner/harness.c, go/internal/
-harness), the Python caller roundbench.harness.
+harness), the Python caller roundbench.measure.harness.
 
 In the compiled callers the function is declared under a name of our own
 bound to the symbol by an asm label (`extern double crossing_callee(double)

@@ -21,7 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from .. import benchfmt, gotoolchains, interp, placement, provenance, rounds, runner, runtimes, stats
+from ..results import benchfmt, stats
+from ..runtimes import gotoolchains, interp
+from ..measure import placement
+from ..run import provenance, runner
+from .. import rounds, runtimes
 from ..errors import UsageError
 from . import build as b
 from . import decl as d

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import stats
+from ..results import stats
 from ..rounds import ffi
 from . import decl as d
 from . import gen

@@ -403,29 +403,63 @@ def run(ephemeris_path, events_path, combo: str = DEFAULT_COMBO, print_all: bool
     return "".join(out), n
 
 
-def main(argv=None) -> int:
-    import argparse
+USAGE = "usage: aspects.py EPHEMERIS EVENTS [--print] [--combo C]"
+HELP = f"""{USAGE}
 
-    p = argparse.ArgumentParser(
-        prog="aspects.py",
-        description="Search events for a combination of planetary aspects (round aspects, plain Python).",
-    )
-    p.add_argument("ephemeris", metavar="EPHEMERIS", help="the daily table (roundbench gen-ephemeris)")
-    p.add_argument("events", metavar="EVENTS", help="time, lat, lon, name per line")
-    p.add_argument("--print", dest="print_all", action="store_true", help="test 2: print every event's aspects too")
-    p.add_argument("--combo", default=DEFAULT_COMBO, metavar="C", help=f"default {DEFAULT_COMBO}")
-    a = p.parse_args(argv)
+Search events for a combination of planetary aspects (round aspects, plain Python).
+
+  EPHEMERIS   the daily table (roundbench gen-ephemeris)
+  EVENTS      time, lat, lon, name per line
+  --print     test 2: print every event's aspects too
+  --combo C   the combination (default {DEFAULT_COMBO})
+"""
+
+
+def _args(argv: list) -> tuple:
+    """(ephemeris, events, print_all, combo) from the command line, or
+    SystemExit(2) with the usage and what was wrong. The words are few
+    enough to read by hand, which also keeps argparse's import out of the
+    program's start-up, which the round times."""
+
+    def fail(why: str):
+        print(f"{USAGE}\naspects.py: error: {why}", file=sys.stderr)
+        raise SystemExit(2)
+
+    paths, print_all, combo = [], False, DEFAULT_COMBO
+    words = iter(argv)
+    for w in words:
+        if w in ("-h", "--help"):
+            print(HELP, end="")
+            raise SystemExit(0)
+        if w == "--print":
+            print_all = True
+        elif w == "--combo" or w.startswith("--combo="):
+            combo = w.partition("=")[2] if "=" in w else next(words, None)
+            if combo is None:
+                fail("--combo needs a value")
+        elif w.startswith("-") and w != "-":
+            fail(f"unknown option {w}")
+        else:
+            paths.append(w)
+    if len(paths) != 2:
+        fail(f"want EPHEMERIS and EVENTS, got {len(paths)} path(s)")
     try:
-        terms = parse_combo(a.combo)
+        parse_combo(combo)
     except ValueError as e:
-        p.error(str(e))
+        fail(str(e))
+    return paths[0], paths[1], print_all, combo
+
+
+def main(argv=None) -> int:
+    eph_path, events_path, print_all, combo = _args(sys.argv[1:] if argv is None else argv)
+    terms = parse_combo(combo)
     try:
-        eph = load_ephemeris(a.ephemeris)
-        events = load_events(a.events, eph)
+        eph = load_ephemeris(eph_path)
+        events = load_events(events_path, eph)
     except (OSError, InputError) as e:
         print(f"aspects.py: {e}", file=sys.stderr)
         return 1
-    search(eph, events, terms, a.print_all, sys.stdout.write)
+    search(eph, events, terms, print_all, sys.stdout.write)
     sys.stdout.flush()
     return 0
 

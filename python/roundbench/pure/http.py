@@ -5,7 +5,7 @@ by uvicorn, variant py-fastapi) are the hello-world apps as their users
 write them; `asgi_app` is the same app as a bare ASGI callable, no framework
 (served by uvicorn, py-asgi, and by granian, py-granian); `hello` is the
 handler the core's server calls for every request in variant py-c
-(roundbench.HttpServer); `stdlib_handler()` is the same app on the standard
+(roundbench.HTTPServer); `stdlib_handler()` is the same app on the standard
 library alone (http.server, variant py-stdlib). Every one answers GET /
 with 200 and the body "Hello, World!".
 
@@ -130,9 +130,9 @@ def serve_py_c(port: int, threads: int, header_timeout_ms: int = 0) -> None:
     cleanly on SIGTERM or SIGINT (see python/roundbench/rounds/http/)."""
     import signal
 
-    from .._core import HttpServer
+    from .._core import HTTPServer
 
-    with HttpServer(hello, port=port, threads=threads, header_timeout_ms=header_timeout_ms) as srv:
+    with HTTPServer(hello, port=port, threads=threads, header_timeout_ms=header_timeout_ms) as srv:
         stop = lambda signum, frame: srv.stop()  # noqa: E731
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)

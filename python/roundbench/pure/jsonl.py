@@ -1,6 +1,6 @@
 """Round jsonl in pure Python: the json module, made to follow the rules.
 
-The rules (README.md, "jsonl") are stricter than json.loads in three ways
+The rules (docs/rounds/jsonl.md) are stricter than json.loads in three ways
 and looser in two, and a careful user handles all five: json.loads accepts
 NaN and Infinity (parse_constant rejects them), guesses an encoding from
 bytes (each line is decoded as UTF-8 here, strictly, so a bad line is just

@@ -12,34 +12,39 @@ program's `--list` to the declarations), and touches no other Python file.
 Extra rounds can be loaded from modules named in the environment variable
 ROUNDBENCH_PLUGINS (comma-separated), built the same way; the tests use
 this to run the runner against variants that crash or lie.
+
+This module holds the declarations (Variant, Round and what they are made
+of), the checks a declaration names (needs_*), and the registry of the
+rounds there are. How a child is launched from a declaration is
+run/launch.py's; a user's own file bound to a round is run/userfile.py's.
+Modules here whose name starts with `_` are not rounds.
+
+Layer: above pure, runtimes, measure and results; imported by report, run,
+crossing and cli.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import hashlib
 import importlib
+import inspect
 import os
 import pkgutil
-import re
 import shutil
-import stat
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import ModuleType
 from typing import Callable, Optional
 
-from .. import interp, programs, runtimes
-from ..levels import LEVELS, level
+from ..results.levels import LEVELS
+from ..runtimes import interp, programs
 
 LANGS = ("c", "go", "py")
 
 # The child programs a variant may name: the C runner (three links of the
 # same sources: static core, the core as a shared library, all static), the
-# Go runner, this package's child (`python -m roundbench.child`), and the
+# Go runner, this package's child (`python -m roundbench.run.child`), and the
 # programs of library variants built apart (programs.LIBRARY_PROGRAMS).
-# "rb-go" is the round's own Go runner, rb-go-<round> (program_of).
+# "rb-go" is the round's own Go runner, rb-go-<round> (run/launch.py,
+# program_of).
 # "generated": a program built for one run, whose command line is the
 # variant's `argv` (roundbench crossing's callers of the user's function).
 PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python", "generated", *programs.LIBRARY_PROGRAMS)
@@ -92,7 +97,7 @@ class Variant:
     # "one" when the variant's work runs on one thread (its child is pinned
     # to one CPU), "many" when it uses several OS threads or processes (its
     # cell gets every usable CPU), or a function of the cell's parameters
-    # giving either; None: the round's `threads` (roundbench.placement).
+    # giving either; None: the round's `threads` (roundbench.measure.placement).
     threads: object = None
     # The runtime this row of the variant runs under when a run has runtimes
     # as an axis (runtimes.Runtime: `roundbench run --go V --python PATH`),
@@ -102,6 +107,26 @@ class Variant:
     # `ROUND VARIANT key=value...` (a caller's path, or an interpreter and
     # `-m MODULE`).
     argv: tuple = ()
+    # A concurrency round's model for this variant (one of MODELS): the
+    # report labels its rows with it and says so when a point goes across
+    # models (goroutines against OS threads, say).
+    model: Optional[str] = None
+    # For a variant whose Python entry point only drives the timed code (the
+    # http round's load driver): the dotted names of the functions that the
+    # static scan (report/scan.py) reads instead, () when that code is C or
+    # Go, scanned there; None: the entry point itself.
+    scan: Optional[tuple] = None
+    # Why this variant's runs are known to be heavy-tailed: the report says
+    # it beside the runs' distribution (a result, not a failure).
+    tail: str = ""
+    # The checks of the round's robustness stress (the http round's, on each
+    # cell's first run) that this variant is known to fail on every machine,
+    # each (check, why): such a run keeps its figures and reports the check
+    # FAILED, a finding about the library, not a fault of the run.
+    known_failures: tuple = ()
+    # For a variant that its round's driver starts itself (the http round's
+    # servers): the function that gives its command line and environment.
+    start: Optional[Callable] = None
 
     def __post_init__(self) -> None:
         if (self.program == "generated") != bool(self.argv):
@@ -110,6 +135,8 @@ class Variant:
             raise ValueError(f"variant {self.name}: program {self.program!r} is none of {', '.join(PROGRAMS)}")
         if self.language not in LANGS:
             raise ValueError(f"variant {self.name}: a name starts with its language ({', '.join(LANGS)})")
+        if self.model is not None and self.model not in MODELS:
+            raise ValueError(f"variant {self.name}: model {self.model!r} is none of {', '.join(MODELS)}")
 
     @property
     def language(self) -> str:
@@ -160,9 +187,9 @@ class Headline:
     `level` names the score's column (levels.LEVELS: the same level on both
     sides, best Go variant of that level against best Python variant);
     `where` picks the cell (params it must have; a value "max" picks the
-    cell with the largest value of that parameter); `crossing` picks, in a
-    round of crossings, the row of that Crossing's label ("" is the round's
-    own row). `rank` orders every round's headlines (the first ten that ran
+    cell with the largest value of that parameter); `pair` picks, in a
+    round of crossings, the row of that Pair's label ("" is the round's own
+    row). `rank` orders every round's headlines (the first ten that ran
     are shown). `verb` says how the winner stands to the other side, "is
     {x} faster than", x being the ratio and its interval; `context` ends
     the sentence ("on the arithmetic loop"). `memory`: quote each side's
@@ -174,7 +201,7 @@ class Headline:
     context: str
     verb: str = "is {x} faster than"
     memory: bool = False
-    crossing: str = ""
+    pair: str = ""
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -185,11 +212,11 @@ FASTER = "is {x} faster than"
 
 
 @dataclass(frozen=True)
-class Crossing:
-    """A kind of crossing into C that the score's calling-C level pairs
-    across the languages (a Python C call against a cgo call, not against a
-    Go-to-Go call), for a round whose variants are crossings (ffi). The
-    first of a round's crossings is its own row; the others get rows of
+class Pair:
+    """Which Python variants the score's calling-C level sets against which
+    Go variants, for a round whose variants are kinds of crossing into C
+    (ffi): a Python C call against a cgo call, not against a Go-to-Go call.
+    The first of a round's pairs is its own row; the others get rows of
     their own, labelled."""
 
     label: str
@@ -240,7 +267,7 @@ class Round:
     program that implements it and says so in `--list`), sizes, metric and
     units, options, run budget, concurrency models, and what the report's
     first page takes from it: `headlines` (its headline findings) and
-    `crossings` (for a round of crossings, which ones the score pairs).
+    `pairs` (for a round of crossings, which variants the score pairs).
 
     Hooks: functions the round's module may define, called by name
     (rounds.hook), each optional:
@@ -253,8 +280,8 @@ class Round:
       charts(sizes, out_dir) -> [charts.Figure]: the round's own pictures
           (sizes: size -> impl -> cells.Cell), drawn with charts.py's
           helpers; the report puts them in its gallery;
-      COMMANDS: subcommand modules the round brings (each with
-          add_parser(sub), as every subcommand module: jsonl's gen-log).
+      GENERATORS: the round's input generators (Generator), each a
+          subcommand of its own: jsonl's gen-log.
 
     A variant's `make_inputs` generates the cell's input (cached) before
     each child; its `env` says how the child runs (threads). A round whose
@@ -317,22 +344,11 @@ class Round:
     # What the static scan of the timed code (scan.py) finds that is this
     # round's work and not a trick: ("sleep",) for the sleep round.
     scan_allows: tuple = ()
-    # Variants whose Python entry point only drives the timed code (the http
-    # round's load driver): variant -> the dotted names of the functions the
-    # scan reads instead ([] when that code is C or Go, scanned there).
-    scan_entries: dict = field(default_factory=dict)
-    # A concurrency round's model per variant (variant -> one of MODELS):
-    # the report labels each row with it and says so when a point goes
-    # across models (goroutines against OS threads, say).
-    models: dict = field(default_factory=dict)
-    # Variants whose runs are known to be heavy-tailed, and why (variant ->
-    # the reason): the report says it beside the runs' distribution.
-    tails: dict = field(default_factory=dict)
     # The report's first page: the headline findings this round offers
-    # (Headline), and, for a round of crossings, which crossings the score
-    # pairs (Crossing; empty: the calling-C level pairs every core variant).
+    # (Headline), and, for a round of crossings, which variants the score
+    # pairs (Pair; empty: the calling-C level pairs every core variant).
     headlines: list = field(default_factory=list)
-    crossings: list = field(default_factory=list)
+    pairs: list = field(default_factory=list)
     # The unit the score compares in a cell when it is not the round's
     # metric: a function of the cell's parameters returning one of `units`,
     # or None for the metric (http: at a fixed rate every server serves the
@@ -352,19 +368,35 @@ class Round:
     def __post_init__(self) -> None:
         names = {v.name for v in self.variants}
         # A renamed variant fails here, at import, not silently in the report.
-        labels = {c.label for c in self.crossings[1:]}
+        labels = {c.label for c in self.pairs[1:]}
         for h in self.headlines:
-            if h.crossing and h.crossing not in labels:
-                raise ValueError(f"round {self.name}: headline {h.rank} names crossing {h.crossing!r}, none of its")
-        for c in self.crossings:
+            if h.pair and h.pair not in labels:
+                raise ValueError(f"round {self.name}: headline {h.rank} names pair {h.pair!r}, none of its")
+        for c in self.pairs:
             unknown = (set(c.py) | set(c.go)) - names
             if unknown:
-                raise ValueError(f"round {self.name}: crossing {c.label!r} names {sorted(unknown)}, no variants of it")
-        for name, model in self.models.items():
-            if name not in names:
-                raise ValueError(f"round {self.name}: models names {name!r}, which is no variant of it")
-            if model not in MODELS:
-                raise ValueError(f"round {self.name}: {name}'s model {model!r} is none of {', '.join(MODELS)}")
+                raise ValueError(f"round {self.name}: pair {c.label!r} names {sorted(unknown)}, no variants of it")
+
+    @property
+    def models(self) -> dict:
+        """Variant -> its concurrency model, for the variants that name one."""
+        return {v.name: v.model for v in self.variants if v.model is not None}
+
+    @property
+    def scan_entries(self) -> dict:
+        """Variant -> the functions the static scan reads in its place."""
+        return {v.name: list(v.scan) for v in self.variants if v.scan is not None}
+
+    @property
+    def tails(self) -> dict:
+        """Variant -> why its runs are heavy-tailed, for those that say."""
+        return {v.name: v.tail for v in self.variants if v.tail}
+
+    @property
+    def python_entries(self) -> tuple:
+        """The variants this package's child runs (program "python"), for
+        harness.implements."""
+        return tuple(v.name for v in self.variants if v.program == "python")
 
     def variant(self, name: str) -> Variant:
         for v in self.variants:
@@ -375,6 +407,25 @@ class Round:
     @property
     def bench_prefix(self) -> str:
         return "Benchmark" + self.name[:1].upper() + self.name[1:]
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A round's input generator, run as a subcommand of its own (jsonl's
+    `gen-log`; cli/generate.py makes its parser): OUT, the file to write,
+    and --seed (default `default_seed`), then `options`, each a flag and
+    its argparse keywords. run(args) writes OUT and prints what it wrote; a
+    ValueError or OSError it raises is a usage error saying what was wrong
+    (without the `NAME: ` its message may start with)."""
+
+    name: str
+    run: Callable
+    help: str
+    description: str
+    default_seed: int
+    seed_help: str
+    options: tuple = ()  # ((flag, {argparse keywords}), ...)
+    epilog: Optional[str] = None
 
 
 def score_unit(rnd: Round, params: dict) -> str:
@@ -399,132 +450,24 @@ def threads_of(rnd: Round, v: Variant, params: dict) -> str:
     return t
 
 
-def repo_root() -> Optional[Path]:
-    """The source checkout this package runs from, if it runs from one."""
-    here = Path(__file__).resolve().parents[3]
-    return here if (here / "csrc" / "roundbench.h").is_file() else None
-
-
-def build_dir() -> Path:
-    """Where generated inputs are kept (e.g. round jsonl's logs, in data/):
-    $ROUNDBENCH_BUILD, else the checkout's build/ folder, else the per-user
-    cache of an installed package. The child programs are found by
-    roundbench.programs."""
-    env = os.environ.get("ROUNDBENCH_BUILD")
-    if env:
-        return Path(env)
-    root = repo_root()
-    if root is not None:
-        return root / "build"
-    return programs.cache_root()
-
-
 # The run of its cell a child is ($ROUNDBENCH_RUN, from 1), for the rounds
 # that ask (Round.run_index_env); absent when a child is run by hand.
 RUN_INDEX_ENV = "ROUNDBENCH_RUN"
 
 
-def child_env(v: Variant, params: dict) -> Optional[dict]:
-    """The child's environment: ours, plus the variant's settings, plus
-    where its inputs are (made now if they are not yet), plus what its
-    interpreter needs to import this package (a runtime of the axis)."""
-    extra = {}
-    rt = v.runtime
-    if rt is not None and rt.kind == runtimes.PYTHON and not rt.default:
-        extra = interp.child_env(rt.where)
-    if v.env is None and v.make_inputs is None and not extra:
-        return None
-    env = dict(os.environ)
-    env.update(extra)
-    for hook in (v.env, v.make_inputs):
-        if hook is not None:
-            env.update({k: str(val) for k, val in hook(params).items()})
-    return env
-
-
-def program_of(rnd: Round, v: Variant) -> str:
-    """The program that runs variant v of round rnd: v.program, except that
-    the Go runner is the round's own (rb-go-<round>: a child then maps no
-    other round's code, and its peak RSS is its round's)."""
-    return programs.go_runner(rnd.name) if v.program == "rb-go" else v.program
-
-
-def runs_go(v: Variant) -> bool:
-    """Whether v's own program is a Go runner (the round's or a library's),
-    which the Go toolchain axis builds with each toolchain."""
-    return v.program == "rb-go" or v.program.startswith(programs.GO_RUNNER_PREFIX)
-
-
-def go_toolchain(v: Variant) -> Optional[str]:
-    """The Go release v's runner is built with, when the axis names one
-    that is not the installed toolchain's build (the runner then finds the
-    program and says whether it can run: gotoolchains). None for a
-    generated program: its argv names the build of its release already."""
-    rt = v.runtime
-    if rt is None or rt.kind != runtimes.GO or rt.default or v.program == "generated":
-        return None
-    return rt.where
-
-
-def _interpreter(v: Variant) -> str:
-    rt = v.runtime
-    return rt.where if rt is not None and rt.kind == runtimes.PYTHON else interp.executable()
-
-
-def command(rnd: Round, v: Variant, params: dict, program: Optional[Path] = None) -> list:
-    """The child's command line for one run; `program`: the program that
-    runs it when not the installed build's (a Go runner built with another
-    Go release: the runner finds it, gotoolchains.program_path)."""
-    kv = [f"{k}={params[k]}" for k in params]
-    if v.program == "generated":
-        return [*v.argv, rnd.name, v.name, *kv]
-    if v.program == "python":
-        return [_interpreter(v), "-m", "roundbench.child", rnd.name, v.name, *kv]
-    return [str(program or programs.path(program_of(rnd, v))), rnd.name, v.name, *kv]
+# ---- what a variant needs (Variant.requires) ----------------------------------------
+# The runner asks these of each variant (run/launch.py, unavailable).
 
 
 def ask(check: Callable[..., Optional[str]], exe: Optional[str]) -> Optional[str]:
     """A `requires` check, asked of interpreter `exe` where the check takes
     one (needs_module's, or a round's own with an interpreter parameter),
     else as it is."""
-    import inspect
-
     try:
         takes = bool(inspect.signature(check).parameters)
     except (TypeError, ValueError):
         takes = False
     return check(exe) if takes and exe is not None else check()
-
-
-def unavailable(rnd: Round, v: Variant) -> Optional[str]:
-    """Why variant v cannot run here, or None. A Python variant under an
-    interpreter of the runtime axis is asked of that interpreter: the
-    extension is built for it first where it is missing (interp.ensure_extension),
-    and a variant that calls the core needs it. A Go runner built with
-    another Go release is not looked for here: the runner asks
-    gotoolchains, which builds it."""
-    rt = v.runtime
-    exe = rt.where if rt is not None and rt.kind == runtimes.PYTHON and v.program == "python" else None
-    if exe is not None:
-        if level(v.name) == "core":
-            why = interp.ensure_extension(exe)
-            if why:
-                return why
-    elif v.program == "python":
-        why = interp.extension_missing()
-        if why:
-            return why
-    elif go_toolchain(v) is not None:
-        pass  # the runner asks gotoolchains (runner.expand)
-    elif v.program == "generated":
-        pass  # built for the run by whoever made the variant, which says why where it is not
-    else:
-        why = programs.missing(program_of(rnd, v))
-        if why:
-            return why
-    if v.requires is not None:
-        return ask(v.requires, exe)
-    return None
 
 
 def needs_module(name: str, hint: str) -> Callable[..., Optional[str]]:
@@ -536,15 +479,6 @@ def needs_module(name: str, hint: str) -> Callable[..., Optional[str]]:
         return interp.module_missing(name, hint, exe)
 
     return check
-
-
-def uvloop_loop_factory() -> Callable[[], object]:
-    """uvloop's new_event_loop, for the py-uvloop variants (asyncio's code
-    on uvloop's loop); CannotRun in a child where uvloop is missing."""
-    from .. import harness
-
-    uvloop = harness.require("uvloop")
-    return uvloop.new_event_loop
 
 
 def needs_command(name: str) -> Callable[[], Optional[str]]:
@@ -579,117 +513,7 @@ def needs_all(*checks: Callable[..., Optional[str]]) -> Callable[..., Optional[s
     return check
 
 
-# ---- the user's own input ----------------------------------------------------------
-
-# What a token keeps of a file's name: the characters that mean nothing in a
-# benchmark name (benchfmt: `/` splits the keys, `=` a key from its value,
-# white space ends the name) nor in the report's Markdown tables (`|`).
-_TOKEN_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
-TOKEN_NAME_MAX = 40
-
-
-def input_token(path: str) -> str:
-    """The value that names a user's file in a cell: its file name, with
-    every run of other characters than letters, digits and `._+-` made one
-    `_` and cut to TOKEN_NAME_MAX characters, then `-` and 8 hex digits of
-    the SHA-256 of its whole path, so that two files of one name are two
-    cells ("my log.jsonl" -> "my_log.jsonl-1f0c9a2e")."""
-    name = _TOKEN_UNSAFE.sub("_", os.path.basename(path)).strip("_")[:TOKEN_NAME_MAX] or "input"
-    return f"{name}-{hashlib.sha256(os.fsencode(path)).hexdigest()[:8]}"
-
-
-def _shown(value: str) -> str:
-    """A path as a message shows it: as given, or quoted when it holds a
-    character that would not print on one line."""
-    return value if value.isprintable() else repr(value)
-
-
-def checked_file(key: str, value: str) -> str:
-    """The whole path of the user's file that `--param KEY=VALUE` names,
-    checked before any child runs: UsageError, naming it, when it is
-    missing, a directory, not a regular file (each child reads it more than once)
-    or unreadable."""
-    from ..errors import UsageError
-
-    where = f"--param {key}={_shown(value)}"
-    if not value:
-        raise UsageError(f"{where}: names no file")
-    path = os.path.realpath(os.path.expanduser(value))
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise UsageError(f"{where}: no such file") from None
-    except OSError as e:
-        raise UsageError(f"{where}: {e.strerror}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise UsageError(f"{where}: is a directory, not a file")
-    if not stat.S_ISREG(st.st_mode):
-        raise UsageError(f"{where}: is not a regular file (each child reads it more than once)")
-    try:
-        with open(path, "rb") as f:
-            f.read(1)
-    except OSError as e:
-        raise UsageError(f"{where}: cannot read it: {e.strerror}") from None
-    return path
-
-
-def _refused(why: str) -> Callable[[], Optional[str]]:
-    return lambda: why
-
-
-def bind_user_file(rnd: Round, path: str) -> Round:
-    """The round for a run on the user's file at `path` (whole, checked):
-    one cell, PARAM=TOKEN, whatever its declared or --quick sizes; the
-    reference variant first (the runner's cross-check takes the first
-    result of a cell as the one the others must equal); every variant that
-    counts a user's file made to find it, and run whatever its default_if
-    says (a size given on the command line runs every variant); the others
-    skipped with their reason."""
-    ui = rnd.user_input
-    token = input_token(path)
-    cell = {ui.param: token}
-    variants = []
-    for v in sorted(rnd.variants, key=lambda v: v.name != rnd.reference):
-        why = ui.refuses(v)
-        if why:
-            variants.append(dataclasses.replace(v, requires=_refused(why), default_if=None))
-        else:
-            variants.append(
-                dataclasses.replace(v, make_inputs=functools.partial(ui.make_inputs, path=path), default_if=None)
-            )
-    return dataclasses.replace(rnd, sizes=[cell], quick=[cell], variants=variants, user_file=(token, path))
-
-
-def user_inputs(selected: list, overrides: dict) -> tuple:
-    """`roundbench run`'s --param overrides, read for the user's files: a
-    KEY=VALUE that names one for a round that takes it (Round.user_input)
-    is checked (checked_file), leaves the overrides, and binds each such
-    round to the file (bind_user_file). A round in the run that takes no
-    user's file under KEY makes it a usage error rather than a parameter
-    passed on: a user's log given to the loop round is a mistake, not a
-    size. Returns (the rounds, the overrides left)."""
-    from ..errors import UsageError
-
-    rest = dict(overrides)
-    out = list(selected)
-    for key, value in overrides.items():
-        value = str(value)
-        takers = [r for r in all_rounds() if r.user_input and r.user_input.param == key]
-        takers = [r.name for r in takers if r.user_input.is_path(value)]
-        if not takers:
-            continue
-        others = [r.name for r in out if r.name not in takers]
-        if others:
-            which = " and ".join(takers)
-            those = ", ".join(others) if len(others) <= 3 else f"the {len(others)} other rounds of this run"
-            raise UsageError(
-                f"--param {key}={_shown(value)} names a user's file, which only round {which} takes (not "
-                f"{those}): run `roundbench run {which} --param {key}=PATH`"
-            )
-        path = checked_file(key, value)
-        del rest[key]
-        out = [bind_user_file(r, path) for r in out]
-    return out, rest
+# ---- the user's own input (run/userfile.py binds a round to it) ---------------------
 
 
 def user_result(rnd: Round, cells: dict) -> tuple:
@@ -705,25 +529,7 @@ def user_result(rnd: Round, cells: dict) -> tuple:
     return ref, others
 
 
-def user_file_line(rnd: Round) -> Optional[tuple]:
-    """The provenance line of a round bound to a user's file, (key, value),
-    or None: which cell it is and the file's whole path (white space and `%`
-    %-escaped, so that the line keeps it exactly), size and time."""
-    if rnd.user_file is None:
-        return None
-    import datetime
-    import string
-    import urllib.parse
-
-    token, path = rnd.user_file
-    try:
-        st = os.stat(path)
-        mtime = datetime.datetime.fromtimestamp(st.st_mtime, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        about = f"{st.st_size} bytes, modified {mtime}"
-    except OSError as e:
-        about = f"unreadable now: {e.strerror}"
-    shown = urllib.parse.quote(os.fsencode(path), safe=string.punctuation.replace("%", ""))
-    return f"{rnd.name}-user-file", f"{rnd.user_input.param}={token} is {shown} ({about})"
+# ---- the rounds there are ------------------------------------------------------------
 
 
 def module_names() -> list:
@@ -773,36 +579,10 @@ def get(name: str) -> Round:
         raise KeyError(f"unknown round {name!r} (rounds: {', '.join(modules())})") from None
 
 
-def subcommands() -> list:
-    """The subcommand modules the rounds bring, in suite order: a round
-    module's COMMANDS (modules exposing add_parser(sub), as every
-    subcommand module does; jsonl's gen-log, for one)."""
-    return [cmd for mod in modules().values() for cmd in getattr(mod, "COMMANDS", ())]
-
-
-def add_generator(
-    sub, name: str, run: Callable, *, help: str, description: str, default_seed: int, seed_help: str, epilog=None
-):
-    """A round's input generator as a subcommand (jsonl's `gen-log`): its
-    parser, with OUT (the file to write) and --seed, for the generator to
-    add its own options to. run(args) writes OUT and prints what it wrote;
-    a ValueError or OSError it raises is a usage error saying what was
-    wrong (without the `NAME: ` its message may start with)."""
-    from ..errors import EXIT_OK, UsageError
-
-    g = sub.add_parser(name, help=help, description=description, epilog=epilog)
-    g.add_argument("out", metavar="OUT", help="the file to write")
-    g.add_argument("--seed", type=int, default=default_seed, metavar="S", help=seed_help)
-
-    def cmd(args) -> int:
-        try:
-            run(args)
-        except (ValueError, OSError) as e:
-            raise UsageError(str(e).removeprefix(f"{name}: ")) from None
-        return EXIT_OK
-
-    g.set_defaults(func=cmd)
-    return g
+def generators() -> list:
+    """The input generators the rounds bring (a round module's
+    GENERATORS), in suite order."""
+    return [g for mod in modules().values() for g in getattr(mod, "GENERATORS", ())]
 
 
 def module_for(round_name: str) -> ModuleType:

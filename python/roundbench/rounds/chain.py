@@ -41,8 +41,9 @@ import sys
 
 from typing import Optional
 
-from .. import harness, interp
-from . import Headline, int_at_least, needs_module, Option, Round, uvloop_loop_factory, Variant
+from ..measure import harness
+from ..runtimes import interp
+from . import Headline, int_at_least, needs_module, Option, Round, Variant
 
 DEFAULT_N = 100_000
 THREADS_N = 1_000  # py-threads' default size: one OS thread per task
@@ -102,27 +103,33 @@ ROUND = Round(
             "rb-c",
             "the core: stackful coroutines on one shared stack (frames copied out on suspend), its own switch",
             default_if=_below_published,
+            model="stackful",
         ),
         Variant(
             "c-ucontext",
             "rb-c",
             "the core's coroutines switched by makecontext/swapcontext (a system call per switch)",
             default_if=_below_published,
+            model="stackful",
         ),
-        Variant("go", "rb-go", "goroutines and unbuffered channels"),
+        Variant("go", "rb-go", "goroutines and unbuffered channels", model="stackful"),
         Variant(
             "go-c",
             "rb-go",
             "Go driving the core's chain through cgo (setup, pass, teardown: one call each)",
             default_if=_below_published,
+            model="stackful",
         ),
-        Variant("py-asyncio", "python", "asyncio tasks joined by futures", default_if=_below_published),
+        Variant(
+            "py-asyncio", "python", "asyncio tasks joined by futures", default_if=_below_published, model="event-loop"
+        ),
         Variant(
             "py-uvloop",
             "python",
             "py-asyncio's tasks and futures on uvloop's event loop (libuv)",
             requires=needs_module("uvloop", "pip install -r requirements-dev.txt"),
             default_if=_below_published,
+            model="event-loop",
         ),
         Variant(
             "py-greenlet",
@@ -130,6 +137,7 @@ ROUND = Round(
             "greenlets; the caller switches the value into each task in turn (greenlets have no scheduler)",
             requires=needs_module("greenlet", "pip install greenlet"),
             default_if=_below_published,
+            model="stackful",
         ),
         Variant(
             "py-stackless",
@@ -138,6 +146,7 @@ ROUND = Round(
             "PyPy's continulets, not Stackless Python",
             requires=_has_stackless,
             default_if=_below_published,
+            model="stackful",
         ),
         Variant(
             "py-threads",
@@ -145,12 +154,14 @@ ROUND = Round(
             "OS threads joined by queue.SimpleQueue (N = 1,000 by default)",
             default_if=lambda p: int(p["n"]) <= THREADS_N,
             threads="many",
+            model="os-thread",
         ),
         Variant(
             "py-c",
             "python",
             "Python driving the core's chain through the extension (GIL released)",
             default_if=_below_published,
+            model="stackful",
         ),
         # The published program, as published.
         Variant(
@@ -158,6 +169,7 @@ ROUND = Round(
             "rb-go",
             "published program, as published: the goroutine chain built and passed in one timing, run twice in one "
             "process (ns/hop: the first run's setup and pass per task; first-ns, second-ns in the section below)",
+            model="stackful",
         ),
     ],
     sizes=[
@@ -203,19 +215,6 @@ ROUND = Round(
             "--parallel", "parallel", "chain: P chains at once in one process (default 1)", int_at_least(1), metavar="P"
         ),
     ],
-    models={
-        "c": "stackful",
-        "c-ucontext": "stackful",
-        "go": "stackful",
-        "go-c": "stackful",
-        "py-asyncio": "event-loop",
-        "py-uvloop": "event-loop",
-        "py-greenlet": "stackful",
-        "py-stackless": "stackful",
-        "py-threads": "os-thread",
-        "py-c": "stackful",
-        "go-published": "stackful",
-    },
 )
 
 
@@ -393,7 +392,7 @@ def run_py_asyncio(args: harness.Args) -> None:
 def run_py_uvloop(args: harness.Args) -> None:
     from ..pure.chain import AsyncioChain
 
-    factory = uvloop_loop_factory()
+    factory = harness.require("uvloop").new_event_loop  # CannotRun where uvloop is missing
     _run(args, lambda n, k, p: AsyncioChain(n, k, p, factory))
 
 
@@ -439,6 +438,6 @@ def run_py_threads(args: harness.Args) -> None:
 # The round's own picture (report.draw calls it): time against memory per
 # task, one point per variant.
 def charts(sizes: dict, out_dir) -> list:
-    from .. import charts as drawing
+    from ..results import charts as drawing
 
     return drawing.time_memory(sizes, "chain", "ns/hop", "ns per hop (the pass / N)", 1.0, out_dir)

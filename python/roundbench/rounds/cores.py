@@ -22,7 +22,7 @@ import sysconfig
 from pathlib import Path
 from typing import Optional
 
-from .. import harness, machine
+from ..measure import harness, machine
 from . import Headline, Round, Variant
 from .loop import MAX_N, expected
 
@@ -95,17 +95,33 @@ ROUND = Round(
         "times 1 worker and then T workers in the same process; speed-up is their ratio."
     ),
     variants=[
-        Variant("c-threads", "rb-c", "POSIX threads, each calling the core's rb_loop_range"),
-        Variant("go", "rb-go", "goroutines in pure Go, GOMAXPROCS = T", env=_gomaxprocs),
-        Variant("go-c", "rb-go", "goroutines each calling the core through cgo, GOMAXPROCS = T", env=_gomaxprocs),
-        Variant("py-threads", "python", "threading.Thread in pure Python: the GIL runs one at a time"),
-        Variant("py-processes", "python", "a multiprocessing.Pool of T processes in pure Python (pool start timed)"),
-        Variant("py-c", "python", "Python threads calling the core's loop_range, which releases the GIL"),
+        Variant("c-threads", "rb-c", "POSIX threads, each calling the core's rb_loop_range", model="os-thread"),
+        Variant("go", "rb-go", "goroutines in pure Go, GOMAXPROCS = T", env=_gomaxprocs, model="stackful"),
+        Variant(
+            "go-c",
+            "rb-go",
+            "goroutines each calling the core through cgo, GOMAXPROCS = T",
+            env=_gomaxprocs,
+            model="stackful",
+        ),
+        Variant(
+            "py-threads", "python", "threading.Thread in pure Python: the GIL runs one at a time", model="os-thread"
+        ),
+        Variant(
+            "py-processes",
+            "python",
+            "a multiprocessing.Pool of T processes in pure Python (pool start timed)",
+            model="process",
+        ),
+        Variant(
+            "py-c", "python", "Python threads calling the core's loop_range, which releases the GIL", model="os-thread"
+        ),
         Variant(
             "py-freethreaded",
             "python",
             "pure-Python threads on a free-threaded interpreter",
             requires=_needs_freethreaded,
+            model="os-thread",
         ),
     ],
     # 100,000,000: the pure-Python workers take seconds a run, the others
@@ -124,15 +140,6 @@ ROUND = Round(
     # is visible as the two times, not only as their ratio.
     columns=[("efficiency", "efficiency"), ("ns/op", "T-worker ns"), ("t1-ns", "1-worker ns")],
     reference="c-threads",
-    models={
-        "c-threads": "os-thread",
-        "go": "stackful",
-        "go-c": "stackful",
-        "py-threads": "os-thread",
-        "py-processes": "process",
-        "py-c": "os-thread",
-        "py-freethreaded": "os-thread",
-    },
 )
 
 
@@ -200,7 +207,7 @@ def run_py_freethreaded(args: harness.Args) -> None:
 def charts(sizes: dict, out_dir: Path) -> list:
     """The round's own pictures (report.draw calls it with the round's
     size -> variant -> Cell)."""
-    from .. import charts as drawing
+    from ..results import charts as drawing
 
     series = drawing.series(sizes, "speedup", lambda params: drawing.whole(params.get("workers")))
     if not series:

@@ -18,8 +18,9 @@ from pathlib import Path
 
 from typing import Optional
 
-from .. import harness, interp
-from . import Crossing, Headline, Round, Variant
+from ..measure import harness
+from ..runtimes import interp
+from . import Headline, Pair, Round, Variant
 
 BUFFER_SIZE = 1 << 20
 # Python counts no instructions per call: instr/call is the C and Go runners'.
@@ -59,14 +60,14 @@ HEADLINES = [
 # The score pairs each kind of crossing with its counterpart: a call into C
 # from Python against one from Go (the round's row), then a callback from C
 # into each language, then a buffer handed over without a copy.
-CROSSINGS = [
-    Crossing(
+PAIRS = [
+    Pair(
         "a call into C",
         ("py-c-noargs", "py-c-o", "py-c-fastcall", "py-c-varargs"),
         ("go-c", "go-c-noescape", "go-c-nocallback"),
     ),
-    Crossing("C calling back", ("c-py-callback",), ("c-go-callback",)),
-    Crossing("1 MiB to C, zero-copy", ("py-c-buffer",), ("go-c-slice",)),
+    Pair("C calling back", ("c-py-callback",), ("c-go-callback",)),
+    Pair("1 MiB to C, zero-copy", ("py-c-buffer",), ("go-c-slice",)),
 ]
 
 ROUND = Round(
@@ -117,7 +118,7 @@ ROUND = Round(
     quick=[{}],
     metric="ns/call",
     headlines=HEADLINES,
-    crossings=CROSSINGS,
+    pairs=PAIRS,
     order=4,
     units={"ns/call": "lower", "instr/call": "lower"},
     metric_explain="ns/call: time of one call, loop overhead subtracted",
@@ -311,7 +312,7 @@ def ladder(rows: list, out_dir: Path, name: str, title: str, alt: str, caption: 
     its ns/call) each, fastest at the top, with its 95% CI and coloured by
     direction (_ffi_direction reads it from the name). `roundbench crossing`
     draws its symbol's with it too."""
-    from .. import charts as drawing
+    from ..results import charts as drawing
 
     rows = sorted([(i, s) for i, s in rows if s is not None], key=lambda r: r[1].median)
     if not rows:

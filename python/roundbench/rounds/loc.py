@@ -20,8 +20,9 @@ import io
 import tokenize
 from pathlib import Path
 
-from .. import harness
-from . import Round, Variant, module_names, repo_root
+from ..measure import harness
+from ..runtimes import programs
+from . import Round, Variant, module_names
 
 FILES = {
     "py": "python/roundbench/pure/{}.py",
@@ -42,7 +43,7 @@ def _has_file(lang: str):
     """default_if: run a language's variant only for rounds that have its file."""
 
     def check(params: dict) -> bool:
-        root = repo_root()
+        root = programs.checkout()
         return root is None or (root / FILES[lang].format(params["round"])).is_file()
 
     return check
@@ -162,7 +163,7 @@ def _run(args: harness.Args) -> None:
     name = args.get("round")
     if not name or name not in _counted_rounds():
         raise harness.UsageError(f"loc: round={name} is not a round of the suite ({', '.join(_counted_rounds())})")
-    root = repo_root()
+    root = programs.checkout()
     if root is None:
         raise harness.CannotRun("the sources are not here (an installed package has no checkout)")
     path = root / FILES[args.impl].format(name)

@@ -12,7 +12,7 @@ the module, beside py, which keeps the loop inside a function.
 
 from __future__ import annotations
 
-from .. import harness
+from ..measure import harness
 from . import Headline, Round, Variant
 
 MAX_N = 3037000500  # (n-1)^2 must fit in int64: the same bound as the core's

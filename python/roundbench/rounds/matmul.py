@@ -14,7 +14,7 @@ Fairness is the point of this round. BLAS threads are pinned to 1 by default
 for every variant (OPENBLAS_NUM_THREADS and its kin, GOMAXPROCS for gonum,
 and an explicit set_num_threads in the core's variants); `--threads all`
 gives every variant all cores and the count is in each result's name. The
-core runs the very OpenBLAS version numpy bundles (README, "The BLAS");
+core runs the very OpenBLAS version numpy bundles (docs/rounds/matmul.md, "The BLAS");
 provenance() asks each BLAS-using variant's own program which library,
 version, kernel and thread count it runs, and the report flags a mismatch
 in bold next to the numbers. go-gonum-netlib cannot run numpy's OpenBLAS
@@ -39,8 +39,9 @@ import sys
 from array import array
 from pathlib import Path
 
-from .. import harness, machine, programs
-from . import Headline, needs_module, Option, program_of, Round, Variant
+from ..measure import harness, machine
+from ..runtimes import programs
+from . import Headline, needs_module, Option, Round, Variant
 
 MAX_N = 20_000  # three matrices of 20000^2 float64 are 9.6 GB
 SEED = 1
@@ -284,7 +285,7 @@ def run_py(args: harness.Args) -> None:
 
 @harness.implements("matmul", "blas-info")
 def blas_info(args: harness.Args) -> None:
-    """`python -m roundbench.child matmul blas-info [threads=T]`: what the
+    """`python -m roundbench.run.child matmul blas-info [threads=T]`: what the
     core's BLAS (py-c) and numpy's BLAS (py-numpy) are in a child with the
     variant's environment, one `variant key=value` line each."""
     from .. import _core
@@ -292,7 +293,7 @@ def blas_info(args: harness.Args) -> None:
     threads = args.int("threads", 0, 0, 4096)
     if threads:
         _core.blas_set_threads(threads)
-    info = _core.blas_info()
+    info = _core.blas_get_info()
     print(f"py-c library={info['library']}")
     print(f"py-c config={info['config']}")
     print(f"py-c corename={info['corename']}")
@@ -336,12 +337,12 @@ def probe(threads: int) -> dict:
     # The Python probe must import this very package, wherever it runs from.
     pkg_parent = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = pkg_parent + os.pathsep + env.get("PYTHONPATH", "")
-    go = programs.path(program_of(ROUND, ROUND.variant("go-c")))  # the round's Go runner
+    go = programs.path(programs.go_runner(ROUND.name))  # the round's Go runner
     cmds = {
         "c": [str(programs.path("rb-c")), "matmul", "blas-info", f"threads={threads}"],
         "go": [str(go), "matmul", "blas-info", f"threads={threads}"],
         "netlib": [str(programs.path(NETLIB_PROGRAM)), "matmul", "blas-info", f"threads={threads}"],
-        "py": [sys.executable, "-m", "roundbench.child", "matmul", "blas-info", f"threads={threads}"],
+        "py": [sys.executable, "-m", "roundbench.run.child", "matmul", "blas-info", f"threads={threads}"],
     }
     names = {"c": "c-blas", "go": "go-c", "netlib": "go-gonum-netlib"}
     out: dict = {}
@@ -490,7 +491,7 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
 def charts(sizes: dict, out_dir: Path) -> list:
     """The round's own pictures (report.draw calls it with the round's
     size -> variant -> Cell)."""
-    from .. import charts as drawing
+    from ..results import charts as drawing
 
     # One thread: the BLAS variants against the loops, core for core.
     series = drawing.series(

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import sys
 
-from .. import harness
-from . import Headline, needs_module, Round, uvloop_loop_factory, Variant
+from ..measure import harness
+from . import Headline, needs_module, Round, Variant
 
 MAX_N = 100_000_000  # RB_SLEEP_MAX_N: the core's counters are 32-bit
 BASELINE_WAIT_NS = 1_000_000
@@ -72,21 +72,62 @@ ROUND = Round(
         "cell at N = 10,000, or the largest N that fits where fewer do (its peak live column says which N)."
     ),
     variants=[
-        Variant("c", "rb-c", "the core's single-threaded event loop (timer heap, 16-byte tasks)", default_if=_unfitted),
-        Variant("c-threads", "rb-c", "one POSIX thread per task, 16 KiB stacks from one mapping", threads="many"),
-        Variant("go", "rb-go", "goroutines, time.Sleep, a WaitGroup", default_if=_unfitted),
-        Variant("go-c", "rb-go", "Go calling the core's event loop through cgo (one call)", default_if=_unfitted),
-        Variant("py-asyncio", "python", "coroutines on an asyncio loop, gathered", default_if=_unfitted),
+        Variant(
+            "c",
+            "rb-c",
+            "the core's single-threaded event loop (timer heap, 16-byte tasks)",
+            default_if=_unfitted,
+            model="event-loop",
+        ),
+        Variant(
+            "c-threads",
+            "rb-c",
+            "one POSIX thread per task, 16 KiB stacks from one mapping",
+            threads="many",
+            model="os-thread",
+        ),
+        Variant("go", "rb-go", "goroutines, time.Sleep, a WaitGroup", default_if=_unfitted, model="stackful"),
+        Variant(
+            "go-c",
+            "rb-go",
+            "Go calling the core's event loop through cgo (one call)",
+            default_if=_unfitted,
+            model="event-loop",
+        ),
+        Variant(
+            "py-asyncio", "python", "coroutines on an asyncio loop, gathered", default_if=_unfitted, model="event-loop"
+        ),
         Variant(
             "py-uvloop",
             "python",
             "py-asyncio's coroutines on uvloop's event loop (libuv; its timers count milliseconds)",
             requires=needs_module("uvloop", "pip install -r requirements-dev.txt"),
             default_if=_unfitted,
+            model="event-loop",
         ),
-        Variant("py-threads", "python", "threading.Thread per task, 64 KiB stacks", threads="many"),
         Variant(
-            "py-c", "python", "Python calling the core's event loop (one call, GIL released)", default_if=_unfitted
+            "py-threads",
+            "python",
+            "threading.Thread per task, 64 KiB stacks",
+            threads="many",
+            model="os-thread",
+            tail=(
+                "all 10,000 threads wake at one deadline into one GIL; each waiting thread waits for it with a "
+                "timeout of the switch interval (sys.getswitchinterval(), 5 ms) and, each time that runs out, asks "
+                "the holder to drop it, so the GIL goes from thread to thread mostly through the kernel (futex "
+                "wake-ups, system time) rather than running the threads' few lines; how long that takes varies "
+                "from run to run by a factor of tens. Measured with scripts/sleep_tail.py (a 2-vCPU EPYC VM, "
+                "CPython 3.11.7, 2026-12-03): at 10,000 threads 20 runs took 1.6 to 33.5 s beyond the wait (median "
+                "4.1 s); a switch interval of 1 ms or 50 ms moved neither the median (3.8 s, 3.6 s) nor the tail "
+                "away (up to 9.8 s and 17.5 s in 10 runs); at 2,000 threads the runs stay within 0.3 to 2.0 s"
+            ),
+        ),
+        Variant(
+            "py-c",
+            "python",
+            "Python calling the core's event loop (one call, GIL released)",
+            default_if=_unfitted,
+            model="event-loop",
         ),
         # The published programs, as published.
         Variant(
@@ -95,6 +136,7 @@ ROUND = Round(
             "published program, as published: N coroutines each `await asyncio.sleep(1)`, gathered, no common "
             "start; overhead = total wall time (asyncio.run, creation included) - 1 s",
             default_if=_unfitted,
+            model="event-loop",
         ),
         Variant(
             "go-published",
@@ -102,6 +144,7 @@ ROUND = Round(
             "published program, as published: N goroutines each time.Sleep(1 s), a WaitGroup, no common start; "
             "overhead = total wall time (creation included) - 1 s",
             default_if=_unfitted,
+            model="stackful",
         ),
     ],
     # The fit=1 cell runs the thread variants at N = 10,000, or the largest
@@ -127,31 +170,6 @@ ROUND = Round(
         ("base-B", "N=1 peak"),
     ],
     scan_allows=("sleep",),  # every task sleeps: that is the work timed
-    # A result, not a failure: the report shows the runs' distribution.
-    tails={
-        "py-threads": (
-            "all 10,000 threads wake at one deadline into one GIL; each waiting thread waits for it with a "
-            "timeout of the switch interval (sys.getswitchinterval(), 5 ms) and, each time that runs out, asks "
-            "the holder to drop it, so the GIL goes from thread to thread mostly through the kernel (futex "
-            "wake-ups, system time) rather than running the threads' few lines; how long that takes varies "
-            "from run to run by a factor of tens. Measured with scripts/sleep_tail.py (a 2-vCPU EPYC VM, "
-            "CPython 3.11.7, 2026-12-03): at 10,000 threads 20 runs took 1.6 to 33.5 s beyond the wait (median "
-            "4.1 s); a switch interval of 1 ms or 50 ms moved neither the median (3.8 s, 3.6 s) nor the tail "
-            "away (up to 9.8 s and 17.5 s in 10 runs); at 2,000 threads the runs stay within 0.3 to 2.0 s"
-        ),
-    },
-    models={
-        "c": "event-loop",
-        "c-threads": "os-thread",
-        "go": "stackful",
-        "go-c": "event-loop",
-        "py-asyncio": "event-loop",
-        "py-uvloop": "event-loop",
-        "py-threads": "os-thread",
-        "py-c": "event-loop",
-        "py-asyncio-published": "event-loop",
-        "go-published": "stackful",
-    },
 )
 
 
@@ -227,7 +245,7 @@ def run_py_asyncio(args: harness.Args) -> None:
 def run_py_uvloop(args: harness.Args) -> None:
     from ..pure.sleep import sleep_asyncio
 
-    factory = uvloop_loop_factory()
+    factory = harness.require("uvloop").new_event_loop  # CannotRun where uvloop is missing
     _run(args, lambda n, wait_ns: sleep_asyncio(n, wait_ns, factory))
 
 
@@ -311,6 +329,6 @@ def run_py_asyncio_published(args: harness.Args) -> None:
 # The round's own picture (report.draw calls it): time against memory per
 # task, one point per variant.
 def charts(sizes: dict, out_dir) -> list:
-    from .. import charts as drawing
+    from ..results import charts as drawing
 
     return drawing.time_memory(sizes, "sleep", "overhead-ns", "overhead beyond the 1 s wait, s", 1e9, out_dir)

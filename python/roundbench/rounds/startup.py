@@ -16,7 +16,7 @@ anonymous memory, the most a start can owe to it, is launcher-anon-B.
 
 The launcher starts each hello program at the path that its own variable
 holds (RB_STARTUP_HELLO_C for hello-c, ...), set here from where
-roundbench.programs finds it: installed, the C programs and the launcher
+roundbench.runtimes.programs finds it: installed, the C programs and the launcher
 are in the package and the Go ones in a per-user cache. The Python
 variants run the children's interpreter (interp.py: the runner's own unless
 --python names another), with
@@ -29,8 +29,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from .. import interp, programs
-from . import Headline, needs_module, needs_program, repo_root, Round, Variant
+from ..runtimes import interp, programs
+from . import Headline, needs_module, needs_program, Round, Variant
 
 LAUNCHER = "rb-c-static"
 
@@ -43,7 +43,7 @@ def path_variable(program: str) -> str:
 
 def _env(params: dict) -> dict:
     env = {"RB_STARTUP_PYTHON": interp.executable()}
-    root = repo_root()
+    root = programs.checkout()
     if root is not None:
         paths = [str(root / "python")] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         env["PYTHONPATH"] = os.pathsep.join(paths)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import resource
 
-from .. import harness
+from ..measure import harness
 from . import Headline, needs_module, Round, Variant
 from .loop import expected
 

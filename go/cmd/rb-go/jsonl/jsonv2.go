@@ -1,7 +1,7 @@
 //go:build goexperiment.jsonv2 && go1.25
 
 // The experiment is Go 1.25's; the release tag says so to the builds with
-// older toolchains (roundbench.gotoolchains), which have no such experiment.
+// older toolchains (roundbench.runtimes.gotoolchains), which have no such experiment.
 
 package main
 

@@ -32,7 +32,7 @@ func matmulBlasInfo(a *harness.Args) {
 	if t := int(a.Int("threads", 0, 0, 4096)); t > 0 {
 		mustBlas(roundbench.BlasSetThreads(t))
 	}
-	info, err := roundbench.GetBlasInfo()
+	info, err := roundbench.BlasGetInfo()
 	mustBlas(err)
 	fmt.Printf("library=%s\nconfig=%s\ncorename=%s\nthreads=%d\n", info.Library, strings.TrimSpace(info.Config), info.CoreName, info.Threads)
 }

@@ -39,7 +39,8 @@ import shutil
 import zlib
 from pathlib import Path
 
-from ... import harness, interp, programs
+from ...measure import harness
+from ...runtimes import interp, programs
 from ...pure import aspects as pa
 from . import ephemeris
 from .. import (
@@ -47,7 +48,6 @@ from .. import (
     Round,
     UserInput,
     Variant,
-    build_dir,
     needs_all,
     needs_command,
     needs_module,
@@ -73,7 +73,7 @@ def _make_inputs(params: dict) -> dict:
     first time a cell asks for it."""
     n = int(params.get("events", DEFAULT_EVENTS))
     seed = int(params.get("seed", ephemeris.DEFAULT_SEED))
-    data = build_dir() / "data"
+    data = programs.build_dir() / "data"
     eph = ephemeris.cached_ephemeris(data)
     events = ephemeris.cached_events(data, n, seed)
     combo = str(params.get("combo", pa.DEFAULT_COMBO))
@@ -86,7 +86,11 @@ def _user_events(params: dict, path: str) -> dict:
     """make_inputs for a user's events file (UserInput): the generated
     table, the user's events, no expected output (the variants are held to
     each other)."""
-    return {EPHEMERIS_ENV: str(ephemeris.cached_ephemeris(build_dir() / "data")), EVENTS_ENV: path, EXPECT_ENV: ""}
+    return {
+        EPHEMERIS_ENV: str(ephemeris.cached_ephemeris(programs.build_dir() / "data")),
+        EVENTS_ENV: path,
+        EXPECT_ENV: "",
+    }
 
 
 def _names_file(value: str) -> bool:
@@ -108,7 +112,7 @@ def _v(name: str, program: str, explain: str, **kw) -> Variant:
 
 
 # The round's own subcommand (cli.py adds it): its input's generator.
-COMMANDS = (ephemeris,)
+GENERATORS = (ephemeris.generator(),)
 
 ROUND = Round(
     name="aspects",

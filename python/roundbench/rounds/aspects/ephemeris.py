@@ -388,12 +388,11 @@ def _write_input(args) -> None:
             print(line)
 
 
-def add_parser(sub) -> None:
-    """The `gen-ephemeris` subcommand."""
-    from .. import add_generator
+def generator():
+    """The `gen-ephemeris` subcommand (rounds.Generator)."""
+    from .. import Generator
 
-    g = add_generator(
-        sub,
+    return Generator(
         "gen-ephemeris",
         _write_input,
         help="write the aspects round's ephemeris, or its events",
@@ -402,10 +401,15 @@ def add_parser(sub) -> None:
         "output of test 1 and test 2 for the default combination to OUT.expect, and prints those lines.",
         default_seed=DEFAULT_SEED,
         seed_help="the events' seed (default 1)",
-    )
-    g.add_argument("--events", type=int, metavar="N", help="write N events instead of the ephemeris")
-    g.add_argument(
-        "--ephemeris",
-        metavar="FILE",
-        help="with --events: the table the events are checked against (default: the whole table, made in memory)",
+        options=(
+            ("--events", dict(type=int, metavar="N", help="write N events instead of the ephemeris")),
+            (
+                "--ephemeris",
+                dict(
+                    metavar="FILE",
+                    help="with --events: the table the events are checked against (default: the whole table, made "
+                    "in memory)",
+                ),
+            ),
+        ),
     )

@@ -38,9 +38,10 @@ import zipfile
 from pathlib import Path
 from typing import Callable, Optional
 
-from ... import harness, programs
+from ...measure import harness
+from ...runtimes import programs
 from . import binfmt
-from .. import Round, Variant, repo_root
+from .. import Round, Variant
 
 CROSS_TARGETS = [("linux", "arm64"), ("windows", "amd64"), ("darwin", "arm64")]
 CROSS_FORMAT = {"linux": "ELF", "windows": "PE", "darwin": "Mach-O"}
@@ -50,7 +51,11 @@ BUILD_TIMEOUT_S = 600
 
 def _source() -> Callable:
     def check() -> Optional[str]:
-        return None if repo_root() is not None else "needs the source checkout (it builds from csrc/, go/ and setup.py)"
+        return (
+            None
+            if programs.checkout() is not None
+            else "needs the source checkout (it builds from csrc/, go/ and setup.py)"
+        )
 
     return check
 
@@ -129,25 +134,21 @@ def _run(cmd: list, cwd: Path, env: Optional[dict] = None) -> float:
 
 def copy_source(dst: Path) -> Path:
     """A copy of the checkout's sources (no build outputs) to build in."""
-    root = repo_root()
+    root = programs.checkout()
     if root is None:
         raise harness.CannotRun("needs the source checkout")
     # The virtual environment stays out (it is large, and without its .so
     # files it would be broken): builds in the copy use the checkout's own
     # (make VENV=..., _venv_arg).
-    ignore = shutil.ignore_patterns(
-        ".git",
-        ".venv",
-        "build",
-        "results",
-        "dist",
-        "__pycache__",
-        "*.so",
-        "*.o",
-        "*.egg-info",
-        ".pytest_cache",
-        "_cffi_api.c",
+    anywhere = shutil.ignore_patterns(
+        ".git", "__pycache__", "*.so", "*.o", "*.egg-info", ".pytest_cache", "_cffi_api.c"
     )
+    at_root = {".venv", "build", "results", "dist"}  # outputs at the root (python/roundbench/results is code)
+
+    def ignore(folder, names):
+        skipped = set(anywhere(folder, names))
+        return skipped | (at_root & set(names)) if Path(folder) == root else skipped
+
     shutil.copytree(root, dst, symlinks=True, ignore=ignore)
     return dst
 
@@ -155,7 +156,7 @@ def copy_source(dst: Path) -> Path:
 def _venv_arg() -> list:
     """`VENV=<the checkout's venv>` for a make run in the copy, when there is
     one: the Makefile's BLAS link and Python steps run its interpreter."""
-    root = repo_root()
+    root = programs.checkout()
     venv = root / ".venv" if root is not None else None
     return [f"VENV={venv}"] if venv is not None and (venv / "bin" / "python").exists() else []
 

@@ -20,15 +20,15 @@ access log, on 127.0.0.1 only:
               request (the GIL taken per request)
   go-c        the same server answering through a Go function (//export)
 
-One run is one Python child (`python -m roundbench.child http IMPL ...`)
+One run is one Python child (`python -m roundbench.run.child http IMPL ...`)
 for every variant, whatever language its server is in: the driver
 (rounds/http/driver.py) starts the server pinned to its cores through
 build/rb-spawn (so the server's peak RSS and CPU time are its own, from
 wait4), loads it from a separate process on the other cores, stops it, and
-for every server (STRESSED) runs a
+for every server runs a
 short robustness stress on a fresh instance after each cell's first run
 (a server that fails a check is a failed run naming each check, unless
-the check is one of the library's KNOWN_FAILURES, reported as FAILED
+the check is one of the variant's known_failures, reported as FAILED
 beside its measured figures);
 this module declares the round and turns the driver's record into one
 result line. Load: wrk (rate=0: as fast as 'conns' connections go) or, for
@@ -56,59 +56,17 @@ import re
 import shutil
 import subprocess
 
-from ... import benchfmt, harness, programs
+from ...results import benchfmt
+from ...measure import harness
+from ...runtimes import programs
 from .load import WRK_TIMEOUT_S
+from . import servers
 from .servers import GO_SERVERS, split_cpus
 from .stress import CHECKS
 from .. import FASTER, Headline, needs_all, needs_command, needs_module, needs_program, Round, RUN_INDEX_ENV, Variant
 
 # The core's servers.
 CORE_VARIANTS = ("c", "py-c", "go-c")
-# The servers that also get the robustness stress (on each cell's first run): every one,
-# the core's, each language's standard library (go, py-stdlib) and the libraries.
-STRESSED = (*CORE_VARIANTS, "go", "go-fasthttp", "py-asgi", "py-granian", "py-stdlib", "py-fastapi", "py-flask")
-# What a library server (the standard library's included) fails of the
-# stress on every machine (found with the versions in requirements-dev.txt
-# and go.mod, net/http with the Go toolchain and http.server with the
-# Python that run the suite), by check (stress.CHECKS) and why. Such a run
-# keeps its measured figures and says FAILED for each check in the report
-# and the progress line (a `known-failure/CHECK` fact), and the run's
-# summary counts it apart from failed runs: it is a finding about the
-# library, not a fault of the run. Any other failed check fails the run.
-# tests/test_http.py holds this table to what each server does.
-KNOWN_FAILURES = {
-    "go": {
-        "slow-client-408": "net/http closes a connection at its ReadHeaderTimeout without a 408",
-        "oversized-431": "net/http answers a 10 kB head 200: its limit (DefaultMaxHeaderBytes) is 1 MB",
-    },
-    "py-stdlib": {
-        "slow-client-408": "http.server's socket timeout closes a slow client's connection without a 408",
-        "malformed-400": "http.server answers a request line without an HTTP version as HTTP/0.9: a 400 page with "
-        "no status line",
-        "oversized-431": "http.server answers a 10 kB head 200: it limits each header line to 64 kB",
-    },
-    "py-asgi": {
-        "slow-client-408": "uvicorn sets no deadline for a request's head: a slow client holds its connection",
-        "slow-client-close": "uvicorn keeps the slow client's connection open past the header timeout",
-        "oversized-431": "uvicorn with httptools limits no request head's size: a 10 kB head is answered 200",
-    },
-    "py-granian": {
-        "slow-client-408": "granian (hyper) closes a slow client's connection at the timeout without a 408",
-        "oversized-431": "granian (hyper) answers a 10 kB head 200: its limit is larger",
-    },
-    "py-fastapi": {
-        "slow-client-408": "uvicorn sets no deadline for a request's head: a slow client holds its connection",
-        "slow-client-close": "uvicorn keeps the slow client's connection open past the header timeout",
-        "oversized-431": "uvicorn with httptools limits no request head's size: a 10 kB head is answered 200",
-    },
-    "py-flask": {
-        "slow-client-408": "gunicorn's sync worker sets no deadline for a request's head (its --timeout kills a busy "
-        "worker, it answers nothing)",
-        "slow-client-close": "gunicorn's sync worker keeps reading a slow client's head past the header timeout",
-        "pipelined": "gunicorn's sync worker answers one request a connection and closes it: pipelined requests "
-        "after the first go unanswered",
-    },
-}
 # The latency histogram's upper bounds (ns): the share of requests at or below each.
 HIST_NS = (100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000)
 
@@ -203,19 +161,24 @@ def provenance() -> tuple:
             "latency from each request's intended send time; wrk2 is not packaged by Debian"
         ),
         "http-python-servers": _versions("flask", "gunicorn", "fastapi", "uvicorn", "uvloop", "httptools")
-        + f"; uvicorn {_uvicorn_impl()} for py-fastapi, --loop uvloop --http httptools for py-asgi; "
+        + f"; uvicorn {_uvicorn_impl()} for {_started_by(servers.uvicorn_fastapi)}, --loop uvloop --http httptools "
+        f"for {_started_by(servers.uvicorn_asgi)}; "
         + _versions("granian")
-        + " for py-granian: --workers = server cores, --runtime-mode st --runtime-threads 1 "
+        + f" for {_started_by(servers.granian)}: --workers = server cores, --runtime-mode st --runtime-threads 1 "
         "--runtime-blocking-threads 1 --blocking-threads 1 --loop uvloop, every thread pinned to the server's CPUs; "
-        "py-stdlib: http.server's ThreadingHTTPServer in the children's Python, request_queue_size 2048, wbufsize -1 "
-        "with TCP_NODELAY, the header timeout as its socket timeout",
+        f"{_started_by(servers.stdlib)}: http.server's ThreadingHTTPServer in the children's Python, "
+        "request_queue_size 2048, wbufsize -1 with TCP_NODELAY, the header timeout as its socket timeout",
         "http-go-fasthttp": _go_module("github.com/valyala/fasthttp"),
-        "http-stressed": ", ".join(STRESSED)
+        "http-stressed": ", ".join(v.name for v in ROUND.variants)
         + ": the first run of each cell also stresses a fresh instance (400, 431, pipelining, 408 for a slow "
         "client, "
         "dropped connections); a failed check fails the run and names the check, except a library server's "
         "known failures ("
-        + "; ".join(f"{impl}: {', '.join(sorted(checks))}" for impl, checks in KNOWN_FAILURES.items())
+        + "; ".join(
+            f"{v.name}: {', '.join(sorted(check for check, _ in v.known_failures))}"
+            for v in ROUND.variants
+            if v.known_failures
+        )
         + "), shown FAILED in the report's robustness table and counted apart from failed runs",
         "http-peak-rss": "server-peak-B is the server process's own (gunicorn: the largest of master and workers), "
         "from wait4 in rb-spawn; server CPU includes reaped worker processes",
@@ -272,12 +235,22 @@ ROUND = Round(
             "the core's server: epoll, one thread per core, C handler",
             requires=needs_all(_BASE, needs_program("rb-c")),
             default_if=_not_published_load,
+            model="event-loop",
+            scan=(),
+            start=servers.core_c,
         ),
         V(
             "go",
             "python",
             "net/http ServeMux, GOMAXPROCS = server cores",
             requires=needs_all(_BASE, needs_program(GO_SERVERS)),
+            model="stackful",
+            scan=(),
+            start=servers.go_server,
+            known_failures=(
+                ("slow-client-408", "net/http closes a connection at its ReadHeaderTimeout without a 408"),
+                ("oversized-431", "net/http answers a 10 kB head 200: its limit (DefaultMaxHeaderBytes) is 1 MB"),
+            ),
         ),
         V(
             "go-c",
@@ -285,6 +258,9 @@ ROUND = Round(
             "the core's server answering through a Go function (//export)",
             requires=needs_all(_BASE, needs_program(GO_SERVERS)),
             default_if=_not_published_load,
+            model="event-loop",
+            scan=(),
+            start=servers.go_core,
         ),
         V(
             "py-c",
@@ -292,6 +268,9 @@ ROUND = Round(
             "the core's server answering through a Python callable (GIL per request)",
             requires=_BASE,
             default_if=_not_published_load,
+            model="event-loop",
+            scan=("roundbench.pure.http.hello",),
+            start=servers.core_py,
         ),
         V(
             "py-fastapi",
@@ -302,6 +281,17 @@ ROUND = Round(
                 needs_module("fastapi", "pip install -r requirements-dev.txt"),
                 needs_module("uvicorn", "pip install -r requirements-dev.txt"),
             ),
+            model="event-loop",
+            scan=("roundbench.pure.http.__getattr__",),
+            start=servers.uvicorn_fastapi,
+            known_failures=(
+                (
+                    "slow-client-408",
+                    "uvicorn sets no deadline for a request's head: a slow client holds its connection",
+                ),
+                ("slow-client-close", "uvicorn keeps the slow client's connection open past the header timeout"),
+                ("oversized-431", "uvicorn with httptools limits no request head's size: a 10 kB head is answered 200"),
+            ),
         ),
         V(
             "go-fasthttp",
@@ -309,6 +299,9 @@ ROUND = Round(
             "github.com/valyala/fasthttp, GOMAXPROCS = server cores",
             requires=needs_all(_BASE, needs_program(GO_SERVERS)),
             default_if=_not_published_load,
+            model="stackful",
+            scan=(),
+            start=servers.go_server,
         ),
         V(
             "py-granian",
@@ -321,6 +314,13 @@ ROUND = Round(
                 needs_module("uvloop", "pip install -r requirements-dev.txt"),
             ),
             default_if=_not_published_load,
+            model="event-loop",
+            scan=("roundbench.pure.http.asgi_app",),
+            start=servers.granian,
+            known_failures=(
+                ("slow-client-408", "granian (hyper) closes a slow client's connection at the timeout without a 408"),
+                ("oversized-431", "granian (hyper) answers a 10 kB head 200: its limit is larger"),
+            ),
         ),
         V(
             "py-asgi",
@@ -333,6 +333,17 @@ ROUND = Round(
                 needs_module("httptools", "pip install -r requirements-dev.txt"),
             ),
             default_if=_not_published_load,
+            model="event-loop",
+            scan=("roundbench.pure.http.asgi_app",),
+            start=servers.uvicorn_asgi,
+            known_failures=(
+                (
+                    "slow-client-408",
+                    "uvicorn sets no deadline for a request's head: a slow client holds its connection",
+                ),
+                ("slow-client-close", "uvicorn keeps the slow client's connection open past the header timeout"),
+                ("oversized-431", "uvicorn with httptools limits no request head's size: a 10 kB head is answered 200"),
+            ),
         ),
         V(
             "py-stdlib",
@@ -341,6 +352,18 @@ ROUND = Round(
             "process), HTTP/1.1 keep-alive, listen backlog 2048, one buffered write per answer with Nagle off",
             requires=_BASE,
             default_if=_not_published_load,
+            model="os-thread",
+            scan=("roundbench.pure.http.serve_stdlib", "roundbench.pure.http.stdlib_handler"),
+            start=servers.stdlib,
+            known_failures=(
+                ("slow-client-408", "http.server's socket timeout closes a slow client's connection without a 408"),
+                (
+                    "malformed-400",
+                    "http.server answers a request line without an HTTP version as HTTP/0.9: a 400 page with "
+                    "no status line",
+                ),
+                ("oversized-431", "http.server answers a 10 kB head 200: it limits each header line to 64 kB"),
+            ),
         ),
         V(
             "py-flask",
@@ -350,6 +373,25 @@ ROUND = Round(
                 _BASE,
                 needs_module("flask", "pip install -r requirements-dev.txt"),
                 needs_module("gunicorn", "pip install -r requirements-dev.txt"),
+            ),
+            model="process",
+            scan=("roundbench.pure.http.__getattr__",),
+            start=servers.gunicorn_flask,
+            known_failures=(
+                (
+                    "slow-client-408",
+                    "gunicorn's sync worker sets no deadline for a request's head (its --timeout kills a busy "
+                    "worker, it answers nothing)",
+                ),
+                (
+                    "slow-client-close",
+                    "gunicorn's sync worker keeps reading a slow client's head past the header timeout",
+                ),
+                (
+                    "pipelined",
+                    "gunicorn's sync worker answers one request a connection and closes it: pipelined requests "
+                    "after the first go unanswered",
+                ),
             ),
         ),
     ],
@@ -403,50 +445,16 @@ ROUND = Round(
         ("server-cpu-ns/req", "server CPU ns/req"),
         ("load-cpu-%", "load generator CPU %"),
     ],
-    # The variants' Python entry drives the load; the timed code is the
-    # server: the C and Go servers are scanned as the round's helpers
-    # (http-serve), the Python ones here.
-    scan_entries={
-        "c": [],
-        "go": [],
-        "go-c": [],
-        "py-c": ["roundbench.pure.http.hello"],
-        "py-fastapi": ["roundbench.pure.http.__getattr__"],
-        "py-asgi": ["roundbench.pure.http.asgi_app"],
-        "py-granian": ["roundbench.pure.http.asgi_app"],
-        "py-stdlib": ["roundbench.pure.http.serve_stdlib", "roundbench.pure.http.stdlib_handler"],
-        "go-fasthttp": [],
-        "py-flask": ["roundbench.pure.http.__getattr__"],
-    },
-    models={
-        "c": "event-loop",
-        "go": "stackful",
-        "go-c": "event-loop",
-        "py-c": "event-loop",
-        "py-fastapi": "event-loop",
-        "py-asgi": "event-loop",
-        "py-granian": "event-loop",
-        "py-stdlib": "os-thread",
-        "go-fasthttp": "stackful",
-        "py-flask": "process",
-    },
 )
 
 
-@harness.implements(
-    "http",
-    "c",
-    "go",
-    "go-c",
-    "go-fasthttp",
-    "py-c",
-    "py-fastapi",
-    "py-asgi",
-    "py-granian",
-    "py-stdlib",
-    "py-flask",
-    units=UNITS,
-)
+def _started_by(start) -> str:
+    """The variants whose server `start` (a servers.py function) starts."""
+    return ", ".join(v.name for v in ROUND.variants if v.start is start)
+
+
+# The driver, in this package's child, runs every variant's server.
+@harness.implements("http", *ROUND.python_entries, units=UNITS)
 def run(args: harness.Args) -> None:
     from .driver import measure
 
@@ -480,12 +488,12 @@ def run(args: harness.Args) -> None:
         HIST_NS,
         # The stress on each cell's first run (or a run by hand): its verdict
         # does not change from run to run, and each costs seconds.
-        robustness=args.impl in STRESSED and os.environ.get(RUN_INDEX_ENV, "1") == "1",
+        robustness=os.environ.get(RUN_INDEX_ENV, "1") == "1",
         hey=hey,
         flask_workers=flask_workers,
     )
     failed = res["robustness_failed"]
-    known = KNOWN_FAILURES.get(args.impl, {})
+    known = dict(ROUND.variant(args.impl).known_failures)
     unknown = {k: v for k, v in failed.items() if k not in known}
     if unknown:
         raise harness.WrongResult(
@@ -608,7 +616,7 @@ def _robustness_table(cells: dict) -> str:
     the checks it failed (its known failures: the runs' facts)."""
     rows = []
     for impl, c in cells.items():
-        if impl not in STRESSED or not c.runs:
+        if not c.runs:
             continue
         failed = {
             k[len(benchfmt.KNOWN_FAILURE) :]: v for k, v in c.facts.items() if k.startswith(benchfmt.KNOWN_FAILURE)

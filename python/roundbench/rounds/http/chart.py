@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ... import charts
+from ...results import charts
 
 PERCENTILES = [("p50-ns", "p50"), ("p90-ns", "p90"), ("p99-ns", "p99"), ("p999-ns", "p99.9"), ("max-ns", "max")]
 

@@ -17,7 +17,7 @@ import resource
 import signal
 from pathlib import Path
 
-from ... import harness
+from ...measure import harness
 from .client import HELLO, get_once
 from .load import run_hey, run_rate, run_wrk, write_wrk_script
 from .servers import Server, check_clean_exit, free_port, server_command, split_cpus, wait_ready

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from ... import harness, programs
+from ...measure import harness
+from ...runtimes import programs
 
 WRK_TIMEOUT_S = 2  # wrk counts a response slower than this as a timeout error
 

@@ -11,7 +11,8 @@ import socket
 import subprocess
 import time
 
-from ... import harness, interp, programs
+from ...measure import harness
+from ...runtimes import interp, programs
 from .client import HELLO, get_once
 
 # The Go servers are the http round's own Go runner (go/cmd/rb-go/http/).
@@ -43,122 +44,140 @@ def free_port() -> int:
 
 
 def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000, flask_workers: int = 0) -> tuple:
-    """(argv, extra environment) that start variant impl's server; the
-    header timeout applies to the servers that have one (c, py-c, go-c, go,
-    go-fasthttp, py-granian, py-stdlib: its socket timeout), and
-    flask_workers > 0 to py-flask (otherwise 2 x cores + 1, gunicorn's
-    advice)."""
-    py = [interp.executable()]
+    """(argv, extra environment) that start variant impl's server: its
+    declaration's `start`, one of the functions below. The header timeout
+    applies to the servers that have one (http.server: as its socket
+    timeout), and flask_workers > 0 to gunicorn's (otherwise 2 x cores + 1,
+    gunicorn's advice)."""
+    from . import ROUND
+
+    try:
+        start = ROUND.variant(impl).start
+    except KeyError:
+        start = None
+    if start is None:
+        raise harness.UsageError(f"http: no variant {impl!r}")
+    return start(impl, port, cores, header_timeout_ms, flask_workers)
+
+
+# Each server's command: (impl, port, cores, header_timeout_ms, flask_workers)
+# -> (argv, extra environment).
+
+
+def core_c(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
+    """The core's server in C, one event loop per core."""
     hto = f"header_timeout_ms={header_timeout_ms}"
-    if impl == "c":
-        return [str(programs.path("rb-c")), "http-serve", "c", f"port={port}", f"threads={cores}", hto], {}
-    if impl == "go":
-        return [str(programs.path(GO_SERVERS)), "http-serve", "go", f"port={port}", hto], {"GOMAXPROCS": str(cores)}
-    if impl == "go-fasthttp":
-        return [str(programs.path(GO_SERVERS)), "http-serve", "go-fasthttp", f"port={port}", hto], {
-            "GOMAXPROCS": str(cores)
-        }
-    if impl == "py-granian":
-        # One worker process per core, each a single-threaded Rust runtime
-        # (--runtime-mode st, one runtime thread, one blocking I/O thread)
-        # and the one Python thread ASGI allows (--blocking-threads 1), on
-        # uvloop; rb-spawn's CPU affinity holds every thread of them to the
-        # server's CPUs.
-        return (
-            py
-            + [
-                "-m",
-                "granian",
-                "--interface",
-                "asgi",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--workers",
-                str(cores),
-                "--runtime-mode",
-                "st",
-                "--runtime-threads",
-                "1",
-                "--runtime-blocking-threads",
-                "1",
-                "--blocking-threads",
-                "1",
-                "--loop",
-                "uvloop",
-                "--http",
-                "1",
-                "--no-ws",
-                "--no-access-log",
-                "--log-level",
-                "warning",
-                "--backlog",
-                "2048",
-                "--http1-header-read-timeout",
-                str(min(max(header_timeout_ms, 1), 60000)),
-                "roundbench.pure.http:asgi_app",
-            ],
-            {},
-        )
-    if impl == "go-c":
-        return [str(programs.path(GO_SERVERS)), "http-serve", "go-c", f"port={port}", f"threads={cores}", hto], {
-            "GOMAXPROCS": str(cores)
-        }
-    if impl == "py-c":
-        return py + ["-m", "roundbench.pure.http", str(port), str(cores), str(header_timeout_ms)], {}
-    if impl == "py-stdlib":
-        # One process whatever the cores: ThreadingHTTPServer's threads
-        # share one GIL, as the standard library offers them.
-        return py + ["-m", "roundbench.pure.http", "stdlib", str(port), str(header_timeout_ms)], {}
-    if impl == "py-flask":
-        return (
-            py
-            + [
-                "-m",
-                "gunicorn",
-                "--workers",
-                str(flask_workers or 2 * cores + 1),
-                "--worker-class",
-                "sync",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--log-level",
-                "warning",
-                "--backlog",
-                "2048",
-                "roundbench.pure.http:flask_app",
-            ],
-            {},
-        )
-    if impl in ("py-fastapi", "py-asgi"):
-        # py-fastapi takes uvicorn's defaults (uvloop and httptools when
-        # installed, as its users' deployments do); py-asgi names them.
-        app, impl_flags = (
-            ("fastapi_app", []) if impl == "py-fastapi" else ("asgi_app", ["--loop", "uvloop", "--http", "httptools"])
-        )
-        return (
-            py
-            + [
-                "-m",
-                "uvicorn",
-                *impl_flags,
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--workers",
-                str(cores),
-                "--no-access-log",
-                "--log-level",
-                "warning",
-                "--backlog",
-                "2048",
-                f"roundbench.pure.http:{app}",
-            ],
-            {},
-        )
-    raise harness.UsageError(f"http: no variant {impl!r}")
+    return [str(programs.path("rb-c")), "http-serve", impl, f"port={port}", f"threads={cores}", hto], {}
+
+
+def go_server(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
+    """A pure Go server of the round's Go runner (net/http, fasthttp), on
+    GOMAXPROCS = cores."""
+    hto = f"header_timeout_ms={header_timeout_ms}"
+    return [str(programs.path(GO_SERVERS)), "http-serve", impl, f"port={port}", hto], {"GOMAXPROCS": str(cores)}
+
+
+def go_core(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
+    """The core's server answering through a Go function, one loop per core."""
+    hto = f"header_timeout_ms={header_timeout_ms}"
+    argv = [str(programs.path(GO_SERVERS)), "http-serve", impl, f"port={port}", f"threads={cores}", hto]
+    return argv, {"GOMAXPROCS": str(cores)}
+
+
+def core_py(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
+    """The core's server answering through pure/http.py's `hello`."""
+    return [interp.executable(), "-m", "roundbench.pure.http", str(port), str(cores), str(header_timeout_ms)], {}
+
+
+def stdlib(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
+    """http.server's ThreadingHTTPServer: one process whatever the cores,
+    its threads sharing one GIL, as the standard library offers them."""
+    return [interp.executable(), "-m", "roundbench.pure.http", "stdlib", str(port), str(header_timeout_ms)], {}
+
+
+def granian(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
+    """The bare ASGI callable under granian. One worker process per core,
+    each a single-threaded Rust runtime (--runtime-mode st, one runtime
+    thread, one blocking I/O thread) and the one Python thread ASGI allows
+    (--blocking-threads 1), on uvloop; rb-spawn's CPU affinity holds every
+    thread of them to the server's CPUs."""
+    flags = [
+        "--interface",
+        "asgi",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(cores),
+        "--runtime-mode",
+        "st",
+        "--runtime-threads",
+        "1",
+        "--runtime-blocking-threads",
+        "1",
+        "--blocking-threads",
+        "1",
+        "--loop",
+        "uvloop",
+        "--http",
+        "1",
+        "--no-ws",
+        "--no-access-log",
+        "--log-level",
+        "warning",
+        "--backlog",
+        "2048",
+        "--http1-header-read-timeout",
+        str(min(max(header_timeout_ms, 1), 60000)),
+    ]
+    return [interp.executable(), "-m", "granian", *flags, "roundbench.pure.http:asgi_app"], {}
+
+
+def gunicorn_flask(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
+    """Flask under gunicorn's sync workers, 2 x cores + 1 of them unless
+    flask_workers says."""
+    flags = [
+        "--workers",
+        str(flask_workers or 2 * cores + 1),
+        "--worker-class",
+        "sync",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--log-level",
+        "warning",
+        "--backlog",
+        "2048",
+    ]
+    return [interp.executable(), "-m", "gunicorn", *flags, "roundbench.pure.http:flask_app"], {}
+
+
+def _uvicorn(app: str, flags: list, port: int, cores: int) -> tuple:
+    rest = [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(cores),
+        "--no-access-log",
+        "--log-level",
+        "warning",
+        "--backlog",
+        "2048",
+    ]
+    return [interp.executable(), "-m", "uvicorn", *flags, *rest, f"roundbench.pure.http:{app}"], {}
+
+
+def uvicorn_fastapi(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
+    """FastAPI under uvicorn with uvicorn's defaults (uvloop and httptools
+    when installed, as its users' deployments do)."""
+    return _uvicorn("fastapi_app", [], port, cores)
+
+
+def uvicorn_asgi(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
+    """The bare ASGI callable under uvicorn, uvloop and httptools named."""
+    return _uvicorn("asgi_app", ["--loop", "uvloop", "--http", "httptools"], port, cores)
 
 
 def process_tree(pid: int) -> list:

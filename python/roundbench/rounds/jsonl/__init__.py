@@ -46,10 +46,11 @@ from __future__ import annotations
 
 import os
 
-from ... import harness, programs
+from ...measure import harness
+from ...runtimes import programs
 from ...pure import jsonl as pure
 from . import genlog
-from .. import build_dir, Headline, needs_module, Round, UserInput, user_result, Variant
+from .. import Headline, needs_module, Round, UserInput, user_result, Variant
 
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
 # The file holding the log's expected result (harness.expect_path): the
@@ -87,15 +88,15 @@ def _make_logs(params: dict) -> dict:
     lines = int(params.get("lines", genlog.DEFAULT_LINES))
     seed = int(params.get("seed", genlog.DEFAULT_SEED))
     rate = bad_rate(params)
-    path = genlog.cached(build_dir() / "data", lines, seed, rate)
-    warm = genlog.cached(build_dir() / "data", min(lines, WARMUP_LINES), seed + 1, rate)
+    path = genlog.cached(programs.build_dir() / "data", lines, seed, rate)
+    warm = genlog.cached(programs.build_dir() / "data", min(lines, WARMUP_LINES), seed + 1, rate)
     return {FILE_ENV: str(path), EXPECT_ENV: f"{path}.expect", WARMUP_ENV: str(warm)}
 
 
 def _user_log(params: dict, path: str) -> dict:
     """make_inputs for a user's log (UserInput): the log, no expected result,
     and the warm-up log the default sizes use (generated, checked)."""
-    warm = genlog.cached(build_dir() / "data", WARMUP_LINES, genlog.DEFAULT_SEED + 1, BAD_RATE)
+    warm = genlog.cached(programs.build_dir() / "data", WARMUP_LINES, genlog.DEFAULT_SEED + 1, BAD_RATE)
     return {FILE_ENV: path, EXPECT_ENV: "", WARMUP_ENV: str(warm)}
 
 
@@ -120,7 +121,7 @@ def _v(name: str, program: str, explain: str, requires=None, default_if=None) ->
 
 
 # The round's own subcommand (cli.py adds it): its input's generator.
-COMMANDS = (genlog,)
+GENERATORS = (genlog.generator(),)
 
 # The headline findings this round offers the report's first page (rank: their
 # place among every round's; summary.py keeps the first ten that ran).
@@ -264,7 +265,7 @@ def provenance() -> tuple:
         items["jsonl-kernel"] = "none: every count of c, py-c and go-c fails"
     items["jsonl-log"] = (
         f"roundbench.rounds.jsonl.genlog {genlog.generator_version()}, bad-line rate {BAD_RATE:g} "
-        f"(bad-rate=0: a clean log, where the published programs run), in {build_dir() / 'data'}"
+        f"(bad-rate=0: a clean log, where the published programs run), in {programs.build_dir() / 'data'}"
     )
     return items, warnings
 

@@ -8,7 +8,7 @@ built it, so the expectation comes from the generator, not from a parser.
 
 Most lines are access-log records with varying key order and optional
 fields and a realistic status mix. A fraction `bad_rate` of the lines are of
-the kinds in KINDS instead, bad or awkward (README.md, "jsonl", has the
+the kinds in KINDS instead, bad or awkward (docs/rounds/jsonl.md has the
 rules they follow). `roundbench gen-log` is the command-line front end;
 `cached(...)` gives the round its input, built once per (size, seed,
 generator) in the build directory.
@@ -277,12 +277,11 @@ def _write_log(args) -> None:
     print(generate(args.out, args.lines, args.seed, args.bad_rate, kinds))
 
 
-def add_parser(sub) -> None:
-    """The `gen-log` subcommand."""
-    from .. import add_generator
+def generator():
+    """The `gen-log` subcommand (rounds.Generator)."""
+    from .. import Generator
 
-    g = add_generator(
-        sub,
+    return Generator(
         "gen-log",
         _write_log,
         help="write the jsonl round's deterministic JSON Lines access log",
@@ -291,9 +290,15 @@ def add_parser(sub) -> None:
         epilog=f"bad-line kinds (--kinds, comma-separated; default all): {', '.join(KINDS)}",
         default_seed=DEFAULT_SEED,
         seed_help="random seed (default 1)",
+        options=(
+            (
+                "--lines",
+                dict(type=int, default=DEFAULT_LINES, metavar="N", help="lines (default 1000000, about 76 MB)"),
+            ),
+            (
+                "--bad-rate",
+                dict(type=float, default=0.0002, metavar="R", help="fraction of bad or awkward lines (default 0.0002)"),
+            ),
+            ("--kinds", dict(metavar="K,K", help="which kinds of bad lines (default: all)")),
+        ),
     )
-    g.add_argument("--lines", type=int, default=DEFAULT_LINES, metavar="N", help="lines (default 1000000, about 76 MB)")
-    g.add_argument(
-        "--bad-rate", type=float, default=0.0002, metavar="R", help="fraction of bad or awkward lines (default 0.0002)"
-    )
-    g.add_argument("--kinds", metavar="K,K", help="which kinds of bad lines (default: all)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from ... import harness
+from ...measure import harness
 
 
 def published_count(path) -> Counter:

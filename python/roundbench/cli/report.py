@@ -1,0 +1,34 @@
+"""`roundbench report DIR`: report.md, report.html and their pictures from
+result files (report/document.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UsageError
+from ..report import document
+
+
+def add_parser(sub) -> None:
+    rep = sub.add_parser(
+        "report", help="write report.md and report.html (with their pictures, report-*.png) from result files"
+    )
+    rep.add_argument("dir", metavar="DIR", help="a results directory (every *.txt in it) or one result file")
+    rep.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="where to write the Markdown (default DIR/report.md); the HTML and the pictures go beside it",
+    )
+    rep.set_defaults(func=cmd_report)
+
+
+def cmd_report(args) -> int:
+    try:
+        path = document.write_report(Path(args.dir), Path(args.output) if args.output else None)
+    except (FileNotFoundError, ValueError) as e:  # no result file; a malformed line (file:line: why)
+        raise UsageError(str(e)) from None
+    print(path)
+    if path.with_suffix(".html").exists():
+        print(path.with_suffix(".html"))
+    return 0

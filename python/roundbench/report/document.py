@@ -1,0 +1,657 @@
+"""`roundbench report DIR`: result files in, report.md and report.html out.
+
+build() turns a result set into a Document: the summary first (summary.py:
+the run, its fairness warnings, the score by level, the headline
+findings), the published claims checked (claims.py), then one Section per
+round (per size: a table of the variants with their statistics (stats.py),
+the round's own section, the cost of the crossing (py-c and go-c against c),
+the score at that size, failures and variants that could not run), the
+provenance and every fairness check. draw() adds the pictures (charts.py);
+render_markdown() and render_html() (one Jinja2 template,
+templates/report.html.j2) are two renderings of the same Document. Every
+column is explained in the report itself.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ..results import benchfmt, levels, stats
+from . import fairness, runtime_axis, summary
+from .. import rounds, runtimes
+from .cells import group, metric_for
+from ..results.textfmt import fmt, fmt_bytes, fmt_unit, size_label
+
+COLUMNS = [
+    (
+        "variant",
+        "the implementation (c: the C core; py-c, go-c: Python or Go calling it; py, go: the language alone; "
+        "-published: a published program as published, shown beside the fair variant, never scored)",
+    ),
+    ("mean ± σ", "mean of the runs and their sample standard deviation, in the round's metric"),
+    (
+        "median [95% CI]",
+        "median of the runs and its distribution-free 95% confidence interval (order statistics; needs 6 runs or more)",
+    ),
+    ("min", "the best run"),
+    (
+        "× best",
+        "median divided by the best variant's median "
+        "(1.00 is the best; for higher-is-better metrics, best divided by median)",
+    ),
+    ("× c", "the same against the C core's own variant, the ceiling"),
+    ("peak RSS", "median peak resident memory of the child process, from wait4"),
+    (
+        "user / sys CPU",
+        "median user and system CPU seconds of the whole child process "
+        "(start-up, set-up and checks included), from wait4",
+    ),
+    (
+        "runs",
+        "runs that succeeded / runs attempted, and why no more were made: converged (the median's 95% CI "
+        "within ±2% of it), the cell's budget spent (the seconds beyond the minimum runs that a cell's variants "
+        "share, cheap runs many and costly ones few), the run's time budget spent, the most runs reached, no "
+        "extra runs (a cell that decides no point), or a failure; then the outliers among them, runs beyond "
+        f"{stats.OUTLIER_IQR:g} interquartile ranges from the quartiles (counted, kept in every figure, not a flag)",
+    ),
+    (
+        "flag",
+        f"unstable: the median's 95% CI reaches more than ±{stats.UNSTABLE_CI * 100:g}% from the median, so the "
+        f"median is not pinned down; with fewer than {stats.CI_MIN_RUNS} runs there is no interval and no flag "
+        "(too few runs for an interval); FAILED: see the failures below",
+    ),
+]
+
+
+def _section(rnd_name: str, section, size: tuple, cells: dict, config: dict) -> str:
+    """A round's own report section; a section that fails says so in the
+    report instead of taking the whole report down with it."""
+    try:
+        return section(dict(size), cells, config)
+    except Exception as e:  # noqa: BLE001 - any bug in a round's hook
+        return f"**The {rnd_name} round's own section failed: {type(e).__name__}: {e}** (the tables above stand)\n"
+
+
+def _scan_kinds(config: dict, rnd_name: str, impl: str) -> str:
+    """'print, sleep': the kinds of trick the scan found in a variant's code."""
+    text = config.get(f"scan-{rnd_name}/{impl}")
+    if not text:
+        return ""
+    return ", ".join(sorted({item.split(" ", 1)[0] for item in text.split("; ")}))
+
+
+def _stop_label(why: Optional[str]) -> str:
+    """' (converged)', ' (budget of 60 s spent)'...: the first clause of a
+    --- RUNS: reason, beside the run count."""
+    if not why or why == "fixed":
+        return ""
+    return f" ({why.split(':')[0]})"
+
+
+def _outlier_label(count: int) -> str:
+    """', 1 outlier' beside the run count (stats.outliers)."""
+    if not count:
+        return ""
+    return f", {count} outlier" + ("s" if count > 1 else "")
+
+
+def _ratio(value: Optional[float], ref: Optional[float], better: str) -> Optional[float]:
+    if value is None or ref is None or value == 0 or ref == 0:
+        return None
+    return value / ref if better == "lower" else ref / value
+
+
+def _best(cells: list, unit: str, better: str):
+    scored = [(c.median_of(unit), c) for c in cells]
+    scored = [(m, c) for m, c in scored if m is not None]
+    if not scored:
+        return None, None
+    pick = min if better == "lower" else max
+    m, c = pick(scored, key=lambda mc: mc[0])
+    return m, c
+
+
+# A variant's runs are reported as heavy-tailed when its slowest finished
+# run is this many times its median, or a run was killed at its cell's bound.
+TAIL_RATIO = 3.0
+
+
+def _tail_lines(rnd_name: str, info, ordered: list, unit: str) -> list:
+    """A result, not a failure: each variant of the cell whose runs are
+    heavy-tailed (TAIL_RATIO) or had a run killed at the cell's bound
+    (runner.BOUND_FACTOR), with its runs' distribution, the killed runs,
+    and the round's reason for the tail where it declares one
+    (Round.tails)."""
+    out = []
+    for c in ordered:
+        walls = sorted(r.metrics["ns/op"] * max(r.iters, 1) / 1e9 for r in c.runs if "ns/op" in r.metrics)
+        vals = sorted(c.values(unit))
+        if not vals:
+            continue
+        med = stats.median(vals)
+        heavy = med > 0 and vals[-1] >= TAIL_RATIO * med
+        if not (heavy or c.killed):
+            continue
+        q = ", ".join(fmt_unit(v, unit) for v in vals)
+        text = f"- **{c.impl} is heavy-tailed here**: its {len(vals)} finished runs ({unit}, sorted): {q}"
+        if heavy:
+            text += f"; the slowest is {vals[-1] / med:.3g}x the median"
+        if walls:
+            text += f"; the timed work took {walls[0]:.3g} s to {walls[-1]:.3g} s"
+        out.append(text + ".")
+        for k in c.killed:
+            out.append(f"  - run {k.run} {k.reason}; its median and interval are over the runs that finished")
+        why = info.tails.get(c.impl) if info is not None else None
+        if why:
+            out.append(f"  - why: {why}")
+    if out:
+        out.insert(
+            0, "Heavy tails (a result: the distribution of each run's figure, and runs stopped at the cell's bound):\n"
+        )
+        out.append("")
+    return out
+
+
+def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list, config: dict) -> None:
+    """A round of facts (Round.facts): its own section, then what did not run."""
+    section = rounds.hook(rnd_name, "report_section")
+    if section:
+        w(_section(rnd_name, section, size, cells, config))
+    for c in ordered:
+        if c.skip:
+            w(f"- {c.impl}: not run: {c.skip}")
+        for f in c.failures:
+            w(f"- {c.impl}: FAILED: {f.reason}")
+            for d in f.detail[-6:]:
+                w(f"    `{d}`")
+    w("")
+
+
+def _score_lines(row: Optional["summary.ScoreRow"], info, unit: str) -> list:
+    """The score by level of one round and size, for its section: the
+    same points as the summary's table, with the memory behind a
+    concurrency round's times and the models a point goes across."""
+    out = []
+    if row is not None:
+        parts = [f"{levels.LEVEL_TITLES[lvl]}: {row.levels[lvl].text()}" for lvl in levels.LEVELS]
+        out.append(f"Score at this size (Go against Python, by {unit}): " + "; ".join(parts) + ".\n")
+    for lvl in levels.LEVELS:
+        cell = row.levels[lvl] if row is not None else None
+        if cell is None or cell.point is None or info is None or not info.models:
+            continue
+        go, py = cell.point.a, cell.point.b
+        mem = (
+            f"{go.impl}: peak RSS {fmt_bytes(go.cell.median_of('peak-B'))}, "
+            f"{py.impl}: peak RSS {fmt_bytes(py.cell.median_of('peak-B'))}"
+        )
+        across = ""
+        pm, gm = info.models.get(py.impl), info.models.get(go.impl)
+        if pm and gm and pm != gm:
+            across = (
+                f" The point goes across concurrency models: {rounds.MODELS[pm]} ({py.impl}) "
+                f"against {rounds.MODELS[gm]} ({go.impl})."
+            )
+        out.append(f"Memory beside the times ({levels.LEVEL_TITLES[lvl]}): {mem}.{across}\n")
+    return out
+
+
+def _round_section(rnd_name: str, sizes: dict, rs: benchfmt.ResultSet, config: dict, score_rows: dict) -> "Section":
+    """One round's section: per size its table, scan findings, the round's
+    own section, the crossing's cost, its score and its failures."""
+    out = []
+    w = out.append
+    unit, better, info = metric_for(rnd_name, rs)
+    title = info.title if info else rnd_name
+    if info:
+        w(f"{info.explain} Metric: {info.metric_explain} ({better} is better).\n")
+    ref_name = info.reference if info else "c"
+    for size, cells in sizes.items():
+        w(f"### {rnd_name}: {size_label(size)}\n")
+        order = [v.name for v in info.variants] if info else []
+        ordered = sorted(cells.values(), key=lambda c: order.index(c.impl) if c.impl in order else len(order))
+        if info and info.facts:
+            _facts_round(w, rnd_name, size, cells, ordered, config)
+            continue
+        best_m, best_c = _best(ordered, unit, better)
+        ref = cells.get(ref_name)
+        ref_m = ref.median_of(unit) if ref else None
+        extra = list(info.columns) if info else []
+        w(
+            f"| variant | what | mean ± σ ({unit}) | median [95% CI] | min | × best | × {ref_name} | "
+            + "".join(f"{h} | " for _, h in extra)
+            + "peak RSS | user / sys CPU | runs | flag |"
+        )
+        w("|---|---|---|---|---|---|---|" + "---|" * len(extra) + "---|---|---|---|")
+        for c in ordered:
+            what = ""
+            if info:
+                try:
+                    what = info.variant(c.impl).explain
+                except KeyError:
+                    pass
+                if c.impl in info.models:
+                    what = f"[{info.models[c.impl]}] {what}"
+            s = c.summary(unit)
+            attempted = len(c.runs) + len(c.failures) + len(c.killed)
+            if s is None:
+                why = c.skip or (c.failures[-1].reason if c.failures else "no runs")
+                label = "not run" if c.skip else "FAILED"
+                w(
+                    f"| {c.impl} | {what} | {label}: {why} | | | | | "
+                    + "| " * len(extra)
+                    + f"| | 0/{attempted} | {label} |"
+                )
+                continue
+            ci = f"[{fmt(s.ci_low)}, {fmt(s.ci_high)}]" if s.ci_low is not None else "[n<6]"
+            flags = []
+            if s.unstable:
+                flags.append("unstable")
+            elif s.ci_low is None:
+                flags.append("too few runs for an interval")
+            if c.failures:
+                flags.append(f"FAILED {len(c.failures)}")
+            if c.killed:
+                flags.append(f"killed {len(c.killed)} at the cell's bound (see below)")
+            scanned = _scan_kinds(config, rnd_name, c.impl)
+            if scanned:
+                flags.append(f"**scan: {scanned}**")
+            user, sys_ = c.cpu_seconds("user-ns/op"), c.cpu_seconds("sys-ns/op")
+            w(
+                f"| {c.impl} | {what} | {fmt(s.mean)} ± {fmt(s.sd, 2)} | {fmt(s.median)} {ci} | {fmt(s.min)} | "
+                f"{fmt(_ratio(s.median, best_m, better), 3)} | {fmt(_ratio(s.median, ref_m, better), 3)} | "
+                + "".join(f"{fmt_unit(c.median_of(u), u)} | " for u, _ in extra)
+                + f"{fmt_bytes(c.median_of('peak-B'))} | {fmt(user, 3)} s / {fmt(sys_, 3)} s | "
+                f"{len(c.runs)}/{attempted}{_stop_label(c.stop)}{_outlier_label(s.outliers)} | {' '.join(flags)} |"
+            )
+        w("")
+        hits = [(c.impl, config[f"scan-{rnd_name}/{c.impl}"]) for c in ordered if f"scan-{rnd_name}/{c.impl}" in config]
+        if hits:
+            w("What the static scan of the timed code found (fairness section; scan.py):\n")
+            for impl, text in hits:
+                w(f"- **{impl}**: {text}")
+            w("")
+        # A round may add its own section (e.g. matmul's BLAS per variant).
+        section = rounds.hook(rnd_name, "report_section") if info else None
+        if section:
+            w(_section(rnd_name, section, size, cells, config))
+        # The crossing: what calling the core from Python or Go adds.
+        if ref_m is not None and ref_name == "c" and (info is None or info.binding_overhead):
+            lines = []
+            for b in ("py-c", "go-c"):
+                if b in cells and cells[b].median_of(unit) is not None:
+                    d = cells[b].median_of(unit) - ref_m
+                    lines.append(f"{b} − c = {d:+.3g} {unit} ({d / ref_m * 100:+.1f}%)")
+            if lines:
+                w("Binding overhead (median minus the C core's median): " + "; ".join(lines) + ".\n")
+        if info is None or info.scored:
+            row = score_rows.get((rnd_name, size_label(size)))
+            for line in _score_lines(row, info, row.unit if row is not None else unit):
+                w(line)
+        for line in _tail_lines(rnd_name, info, ordered, unit):
+            w(line)
+        fails = [(c.impl, f) for c in ordered for f in c.failures]
+        if fails:
+            w("Failed runs:\n")
+            for impl, f in fails:
+                w(f"- {impl}, run {f.run}: {f.reason}")
+                for d in f.detail[-6:]:
+                    w(f"    `{d}`")
+            w("")
+    return Section(f"round-{rnd_name}", title, "\n".join(out), round=rnd_name)
+
+
+@dataclass
+class Section:
+    """A part of the report after the summary: its body is Markdown, which
+    the HTML renders with markdown-it."""
+
+    id: str
+    title: str
+    markdown: str
+    round: Optional[str] = None
+    figures: list = field(default_factory=list)
+
+
+@dataclass
+class Document:
+    """Everything the report says; report.md and report.html are two
+    renderings of it."""
+
+    source: str
+    info: summary.RunInfo
+    verdict: str
+    score: list  # summary.ScoreRow
+    tallies: dict  # level -> summary.Tally
+    findings: list  # summary.Finding
+    claims: list  # claims.Checked
+    claim_counts: dict
+    sections: list  # Section
+    figures: list = field(default_factory=list)  # charts.Figure: the summary's pictures
+    notes: list = field(default_factory=list)  # what the report could not do here, and why
+    grouped: dict = field(default_factory=dict, repr=False)  # group(results), for the pictures
+    results: Optional[benchfmt.ResultSet] = field(default=None, repr=False)
+    # Runtimes as an axis (runtimes.py): the age-matched pair's score, and
+    # every row, the other runtimes' included (results holds the newest pair's).
+    age: Optional[runtime_axis.AgeScore] = None
+    all_results: Optional[benchfmt.ResultSet] = field(default=None, repr=False)
+
+
+def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> Document:
+    """The report's content from a result set (pictures are added by
+    write_report, which knows where to put them)."""
+    from . import claims as claims_mod
+
+    # With runtimes as an axis, every table and the score compare the newest
+    # pair; the Runtimes section and the age-matched score read the rest.
+    full = rs
+    axis = bool(runtimes.mentioned(full))
+    all_views = runtimes.views(full) if axis else [({}, full)]
+    rs = all_views[0][1]
+    grouped = group(rs)
+    iv = summary.Intervals()
+    rows = summary.score(grouped, rs, iv)
+    by_size = {}
+    for r in rows:
+        by_size.setdefault((r.round, r.size), r)
+    # The provenance the rounds' own sections may quote (matmul's BLAS lines).
+    config = rs.configs[-1] if rs.configs else {}
+    sections = [
+        Section(
+            "how-to-read",
+            "How to read the tables",
+            "\n".join(f"- **{col}**: {meaning}." for col, meaning in COLUMNS) + "\n",
+        )
+    ]
+    for rnd_name, sizes in grouped.items():
+        sections.append(_round_section(rnd_name, sizes, rs, config, by_size))
+    if axis:
+        found = runtime_axis.findings(full, iv)
+        sections.append(Section("runtimes", "Runtimes", runtime_axis.section(full, iv, found)))
+    sections.append(Section("provenance", "Provenance", _provenance(rs)))
+    # Computed once: the summary's paragraph and the fairness section say the same.
+    warned = fairness.warned(rs.configs)
+    sections.append(Section("fairness", "Fairness", _fairness(rs, warned)))
+    others = [(claims_mod.runtime_pick(pick, v), group(v)) for pick, v in all_views]
+    checked = claims_mod.check_all(grouped, iv, views=others)
+    notes = [iv.missing] if iv.missing else []
+    t = summary.tallies(rows)
+    return Document(
+        source=source,
+        info=summary.run_info(rs, files or [], warned),
+        verdict=summary.verdict(rows),
+        score=rows,
+        tallies=t,
+        findings=summary.findings(rows),
+        claims=checked,
+        claim_counts=claims_mod.counts(checked),
+        sections=sections,
+        notes=notes,
+        grouped=grouped,
+        results=rs,
+        age=runtime_axis.age_score(full, rows, iv),
+        all_results=full,
+    )
+
+
+def _provenance(rs: benchfmt.ResultSet) -> str:
+    out = []
+    for i, cfg in enumerate(rs.configs, 1):
+        if len(rs.configs) > 1:
+            out.append(f"### Section {i}\n")
+        out.append("| key | value |")
+        out.append("|---|---|")
+        for k, v in cfg.items():
+            if k != "fairness" and not k.startswith(("fairness-", "machine-")):
+                out.append(f"| {k} | {v.replace('|', '/')} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def _fairness(rs: benchfmt.ResultSet, warned: list) -> str:
+    out = []
+    for name, finding, fix in warned:
+        out.append(f"- **{name}: {finding}**" + (f" (fix: {fix})" if fix else ""))
+    if not warned:
+        out.append("No unfair condition was found.")
+    out.append("")
+    out.append(fairness_table(rs.configs))
+    return "\n".join(out)
+
+
+SCORE_EXPLAIN = (
+    "One row per round and size; per level, the best Go variant against the best Python variant of that level, "
+    "by the round's metric (or the unit the round scores that cell by: http at a fixed rate, where every server "
+    "serves the same rate, by p99 latency): the ratio of their medians (how many times better the winner is) "
+    "with its 95% bootstrap interval. *The language alone*: pure code and the standard library; *with its "
+    "ecosystem*: the best of pure code and named libraries (numpy, orjson, gonum, ...); *calling C*: the same C "
+    "core through each binding, which is what the crossing costs (ffi compares each kind of crossing with its "
+    "counterpart); *whole program*: programs started from outside and timed from start to exit (start-up, "
+    "printing and the work together). A point goes to a language only when the interval excludes 1 and the ratio "
+    "is 2% or more from it; otherwise it is a tie, within this run's noise. A cell whose metric is fixed by "
+    "construction (cores at one worker: every speed-up is 1) is listed and not counted. Published programs as "
+    "published and the facts rounds score nothing."
+)
+
+
+def claims_explain() -> str:
+    from . import claims as claims_mod
+
+    return (
+        "Each claim as published, the same comparison in this run (the ratio of medians with its 95% interval), "
+        f"and the verdict: *reproduced* when this run's ratio is within a factor {claims_mod.REPRODUCED:g} of the "
+        "published one; *same direction, different size* when it is not, but lies on the same side of 1 with an "
+        "interval that excludes 1; *not reproduced* otherwise; *not measured here* when a cell did not run. The "
+        "claims and the cells that measure them are in `python/roundbench/data/claims.tsv`."
+    )
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "/")
+
+
+def render_markdown(doc: Document) -> str:
+    out = []
+    w = out.append
+    info = doc.info
+    w("# roundbench report\n")
+    w(f"- **Machine:** {info.machine}")
+    w(f"- **Runtimes:** {info.runtimes}")
+    w(f"- **Date:** {info.date}; **commit:** {info.commit}")
+    w(f"- **The suite took:** {info.duration}")
+    w(f"- **Runs:** {info.counts}; **source:** `{doc.source}`\n")
+    w("## Summary\n")
+    if info.warnings:
+        w("Fairness warnings (each explained, with its fix, in the Fairness section):\n")
+        for name, finding, fix in info.warnings:
+            w(f"- **{name}: {finding}**" + (f" (fix: {fix})" if fix else ""))
+        w("")
+    else:
+        w("Fairness warnings: none; every check is listed in the Fairness section.\n")
+    for note in doc.notes:
+        w(f"*{note}.*\n")
+    w(f"**Verdict.** {_cap(doc.verdict)}\n")
+    w("### Score: Go against Python, level by level\n")
+    w(SCORE_EXPLAIN + "\n")
+    if doc.score:
+        w("| round, size | " + " | ".join(levels.LEVEL_TITLES[lvl] for lvl in levels.LEVELS) + " |")
+        w("|---|" + "---|" * len(levels.LEVELS))
+        for r in doc.score:
+            w(
+                f"| {_md_escape(r.label)} | "
+                + " | ".join(_md_escape(r.levels[lvl].text()) for lvl in levels.LEVELS)
+                + " |"
+            )
+        w("| **total** | " + " | ".join(f"**{doc.tallies[lvl].text()}**" for lvl in levels.LEVELS) + " |")
+        w("")
+    else:
+        w("No round and size measured both languages.\n")
+    if doc.age is not None:
+        w(runtime_axis.age_markdown(doc.age))
+    w("### Headline findings\n")
+    if doc.findings:
+        for i, f in enumerate(doc.findings, 1):
+            w(f"{i}. **{f.level_title}:** {f.text}")
+        w("")
+        w(
+            "Each ratio is of the two variants' medians, with its 95% bootstrap interval in brackets; "
+            '"within this run\'s noise" means the interval includes 1.\n'
+        )
+    else:
+        w("No finding: these results hold no cell that compares the two languages.\n")
+    w("### Published claims, checked on this machine\n")
+    w(claims_explain() + "\n")
+    w("| claim | published | this run | verdict | why |")
+    w("|---|---|---|---|---|")
+    for c in doc.claims:
+        w(
+            f"| {_md_escape(c.claim.claim)} | {_md_escape(c.claim.published)} | {_md_escape(c.this_run())} | "
+            f"**{c.verdict}** | {_md_escape(c.why())} |"
+        )
+    w("")
+    w("Verdicts: " + ", ".join(f"{n} {v}" for v, n in doc.claim_counts.items()) + ".\n")
+    if doc.figures:
+        w("### Pictures\n")
+        for fig in doc.figures:
+            w(f"![{fig.title}]({fig.path.name})\n")
+            w(f"*{fig.caption}*\n")
+    for sec in doc.sections:
+        w(f"## {sec.title}\n")
+        for fig in sec.figures:
+            w(f"![{fig.title}]({fig.path.name})\n")
+        w(sec.markdown)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def render(rs: benchfmt.ResultSet, source: str) -> str:
+    """The Markdown report of a result set, without pictures."""
+    return render_markdown(build(rs, source))
+
+
+def fairness_table(configs: list) -> str:
+    """Every check the run made, passed ones included (fairness-* and
+    machine-* provenance lines), so a reader sees what was looked for."""
+    rows: "OrderedDict" = OrderedDict()
+    for cfg in configs:
+        for k, v in cfg.items():
+            if k.startswith("fairness-") or k.startswith("machine-"):
+                rows.setdefault(k, v)
+    if not rows:
+        return "This result file predates the list of fairness checks.\n"
+    out = [
+        "Every check this run made (ok: passed; warn: harms the comparison, in bold above; info: a fact, or a "
+        "check this machine cannot answer):\n",
+        "| check | result | finding | fix |",
+        "|---|---|---|---|",
+    ]
+    for k, v in rows.items():
+        status, finding, fix = fairness.parse_line(v)
+        result = f"**{status}**" if status == "warn" else status
+        out.append(f"| {k} | {result} | {finding.replace('|', '/')} | {fix.replace('|', '/')} |")
+    return "\n".join(out) + "\n"
+
+
+def draw(doc: Document, out_dir: Path) -> None:
+    """The pictures, as PNG files in out_dir, attached to the document: the
+    claims picture, each round's own (its `charts` hook) and each round's bars. Raises ImportError
+    without matplotlib; a picture that fails is a note, not a lost report."""
+    import matplotlib  # noqa: F401 - raise ImportError before anything is drawn
+
+    from ..results import charts
+    from . import claims
+
+    grouped, rs = doc.grouped, doc.results
+
+    def attempt(name: str, make, *args):
+        try:
+            return make(*args)
+        except Exception as e:  # noqa: BLE001 - a bug in one picture
+            doc.notes.append(f"the picture {name} failed: {type(e).__name__}: {e}")
+            return None
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    claims_fig = attempt("claims", claims.chart, doc.claims, out_dir)
+    if doc.all_results is not None and runtimes.mentioned(doc.all_results):
+        for sec in doc.sections:
+            if sec.id == "runtimes":
+                sec.figures += attempt("runtimes", runtime_axis.go_chart, doc.all_results, out_dir) or []
+    doc.figures = [claims_fig] if claims_fig is not None else []
+    # Each round's own pictures (its module's `charts` hook) go to the
+    # summary's gallery, in suite order.
+    for rnd_name, sizes in grouped.items():
+        hook = rounds.hook(rnd_name, "charts")
+        if hook is not None:
+            doc.figures += attempt(rnd_name, hook, sizes, out_dir) or []
+    by_round = {sec.round: sec for sec in doc.sections if sec.round}
+    for rnd_name, sizes in grouped.items():
+        unit, better, info = metric_for(rnd_name, rs)
+        # Facts and unscored rounds (delivery, loc) have their tables only.
+        if rnd_name not in by_round or (info is not None and (info.facts or not info.scored)):
+            continue
+        title = info.title if info else rnd_name
+        order = [v.name for v in info.variants] if info else []
+        fig = attempt(rnd_name, charts.round_bars, rnd_name, order, sizes, unit, better, title, out_dir)
+        if fig is not None:
+            by_round[rnd_name].figures.append(fig)
+
+
+def render_html(doc: Document) -> str:
+    """One self-contained page (pictures inline as data URIs, no network)
+    from the same document as the Markdown, through one Jinja2 template.
+    Raises ImportError without jinja2 or markdown-it-py."""
+    import base64
+    import re
+
+    import jinja2
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("roundbench.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+    )
+    env.filters["md"] = lambda text: jinja2.utils.markupsafe.Markup(md.render(text))
+    env.filters["mdi"] = lambda text: jinja2.utils.markupsafe.Markup(md.renderInline(text))
+    env.filters["datauri"] = lambda path: "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode()
+    env.filters["slug"] = lambda text: re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    env.filters["capfirst"] = _cap
+    return env.get_template("report.html.j2").render(
+        doc=doc,
+        levels=levels.LEVELS,
+        level_titles=levels.LEVEL_TITLES,
+        score_explain=SCORE_EXPLAIN,
+        claims_explain=claims_explain(),
+        age_md=runtime_axis.age_markdown(doc.age) if doc.age is not None else "",
+    )
+
+
+def write_report(result_dir: Path, out: Optional[Path] = None) -> Path:
+    """report.md, report.html beside it, and the pictures (report-*.png)
+    beside both. Without matplotlib, jinja2 or markdown-it-py (the
+    `report` extra) the Markdown says what it could not do."""
+    result_dir = Path(result_dir)
+    files = [result_dir] if result_dir.is_file() else sorted(result_dir.glob("*.txt"))
+    rs = benchfmt.read_dir(result_dir)
+    target = Path(out) if out else ((result_dir if result_dir.is_dir() else result_dir.parent) / "report.md")
+    doc = build(rs, str(result_dir), files)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        draw(doc, target.parent)
+    except ImportError as e:
+        doc.notes.append(f"no pictures: {e.name} is not installed (pip install 'roundbench[report]')")
+    html = target.with_suffix(".html")
+    try:
+        html.write_text(render_html(doc), encoding="utf-8")
+    except ImportError as e:
+        html.unlink(missing_ok=True)  # an older page would contradict this report
+        doc.notes.append(f"no report.html: {e.name} is not installed (pip install 'roundbench[report]')")
+    target.write_text(render_markdown(doc), encoding="utf-8")
+    return target

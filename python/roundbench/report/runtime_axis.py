@@ -1,0 +1,401 @@
+"""What the report says of runtimes as an axis (runtimes.py): the score of
+the age-matched pair beside the newest pair's, whether the verdict changes
+between the two, and the Runtimes section (each round's metric by Go
+toolchain and by Python interpreter, with the findings written from it).
+
+Every figure here is a median of the rows of one runtime, with its 95%
+interval; a ratio between two runtimes is of their medians, with the
+bootstrap interval the score uses (summary.Intervals).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..results import benchfmt, levels
+from ..runtimes import releases
+from .. import runtimes
+from . import summary
+from .cells import Cell, group, round_info
+from ..results.textfmt import fmt, size_label
+
+
+@dataclass
+class AgeScore:
+    """The age-matched pair's score, or why there is none (`note`)."""
+
+    note: str
+    pair: str = ""  # "CPython 3.11.7 with Go 1.19.13"
+    newest: str = ""  # the newest pair, in the same words
+    rows: list = field(default_factory=list)  # summary.ScoreRow
+    tallies: dict = field(default_factory=dict)
+    verdict: str = ""
+    age_check: str = ""  # the pair's runtime-age check, in words
+    change: str = ""  # whether the verdict changes between the two pairs
+
+
+def _pair_text(pick: dict, rs: benchfmt.ResultSet) -> str:
+    go = pick.get(runtimes.GO) or runtimes.config_go(rs) or "?"
+    py = pick.get(runtimes.PYTHON)
+    py_text = runtimes.describe(runtimes.PYTHON, py) if py else _config_python(rs)
+    return f"{py_text} with Go {go}"
+
+
+def _config_python(rs: benchfmt.ResultSet) -> str:
+    v = runtimes.cpython_of(rs, {})
+    return f"CPython {v}" if v else "Python"
+
+
+def age_score(rs: benchfmt.ResultSet, main_rows: list, iv: summary.Intervals) -> AgeScore:
+    """The age-matched pair's score (runtimes.age_matched), computed as
+    the main score is, with the verdict's changes against `main_rows` (the
+    newest pair's score)."""
+    match = runtimes.age_matched(rs)
+    newest = runtimes.newest(rs)
+    if match.pick is None:
+        return AgeScore(note=f"Age-matched pair: {match.why}.")
+    v = runtimes.view(rs, match.pick)
+    rows = summary.score(group(v), v, iv)
+    check = ""
+    for cfg in reversed(v.configs):
+        if "fairness-runtime-age" in cfg:
+            status, text, _ = _parse(cfg["fairness-runtime-age"])
+            check = f"{text} ({status})"
+            break
+    out = AgeScore(
+        note="",
+        pair=_pair_text(match.pick, rs),
+        newest=_pair_text(newest, rs),
+        rows=rows,
+        tallies=summary.tallies(rows),
+        verdict=summary.verdict(rows),
+        age_check=check,
+    )
+    out.change = verdict_change(main_rows, rows, out.newest, out.pair)
+    return out
+
+
+def _parse(text: str) -> tuple:
+    from .fairness import parse_line
+
+    return parse_line(text)
+
+
+WINNER_WORDS = {"go": "Go", "python": "Python", "tie": "a tie"}
+
+
+def verdict_change(new_rows: list, old_rows: list, new_pair: str, old_pair: str) -> str:
+    """Whether the score's verdict changes between two pairs of runtimes:
+    the cells whose point changes side, and apart from them the points one
+    pair has and the other has not (a variant that runs under one release
+    only: a library too new for the older Go, a whole program built with
+    the installed Go)."""
+    old = {r.label: r for r in old_rows}
+    changed, unmatched = [], []
+    for r in new_rows:
+        o = old.get(r.label)
+        for lvl in levels.LEVELS:
+            a = r.levels[lvl].winner
+            b = o.levels[lvl].winner if o is not None else None
+            where = f"{r.label}, {levels.LEVEL_TITLES[lvl].lower()}"
+            if a is not None and b is not None and a != b:
+                changed.append(f"{where}: {WINNER_WORDS[a]} with {new_pair}, {WINNER_WORDS[b]} with {old_pair}")
+            elif (a is None) != (b is None):
+                unmatched.append(where)
+    if not changed:
+        text = (
+            f"The verdict does not change between the newest pair ({new_pair}) and the age-matched pair "
+            f"({old_pair}): every cell both score goes the same way."
+        )
+    else:
+        shown = changed[:8]
+        more = f"; and {len(changed) - 8} more" if len(changed) > 8 else ""
+        text = (
+            f"The verdict changes between the newest pair ({new_pair}) and the age-matched pair ({old_pair}) in "
+            f"{len(changed)} of the cells both score: " + "; ".join(shown) + more + "."
+        )
+    if unmatched:
+        text += (
+            f" Scored by one pair only ({len(unmatched)}: a variant that runs under one of the two only, such as a "
+            "library too new for the older Go or a whole program built with the installed Go): "
+            + "; ".join(unmatched[:6])
+            + ("; ..." if len(unmatched) > 6 else "")
+            + "."
+        )
+    return text
+
+
+# ---- the Runtimes section ----------------------------------------------------------
+
+
+def by_runtime(rs: benchfmt.ResultSet) -> "OrderedDict":
+    """round -> size -> impl -> [(kind, label, Cell)], for the rows that
+    name a runtime (each kind in its order: Go oldest first)."""
+    out: OrderedDict = OrderedDict()
+    cells: dict = {}
+
+    def cell(name: str) -> Optional[Cell]:
+        rnd, params = benchfmt.split_name(name)
+        rest, rt = runtimes.of_params(params)
+        if not rt:
+            return None
+        impl = rest.pop("impl", "?")
+        kind, label = next(iter(rt.items()))
+        size = tuple(rest.items())
+        key = (rnd, size, impl, kind, label)
+        if key not in cells:
+            cells[key] = Cell(impl)
+            out.setdefault(rnd, OrderedDict()).setdefault(size, OrderedDict()).setdefault(impl, []).append(
+                (kind, label, cells[key])
+            )
+        return cells[key]
+
+    for r in rs.runs:
+        c = cell(r.name)
+        if c is not None:
+            c.runs.append(r)
+    for f in rs.failures:
+        c = cell(f.name)
+        if c is not None:
+            c.failures.append(f)
+    for s in rs.skips:
+        c = cell(s.name)
+        if c is not None:
+            c.skip = s.reason
+    for rnd in out.values():
+        for size in rnd.values():
+            for rows in size.values():
+                rows.sort(key=lambda kl: (kl[0], runtimes.go_key(kl[1]) if kl[0] == runtimes.GO else (0,)))
+    return out
+
+
+def _unit(rnd_name: str, size: tuple, rs: benchfmt.ResultSet) -> tuple:
+    unit, better, _ = summary.cell_unit(rnd_name, dict(size), rs)
+    return unit, better
+
+
+def _median_text(c: Cell, unit: str) -> str:
+    s = c.summary(unit)
+    if s is None:
+        if c.skip:
+            return f"skipped: {c.skip}"
+        if c.failures:
+            return f"FAILED: {c.failures[-1].reason}"
+        return "—"
+    ci = f" [{fmt(s.ci_low)}, {fmt(s.ci_high)}]" if s.ci_low is not None else " (too few runs for an interval)"
+    return f"{fmt(s.median)}{ci}"
+
+
+def section(rs: benchfmt.ResultSet, iv: summary.Intervals, found: list) -> str:
+    """The Runtimes section's Markdown: the findings, then per round and
+    size each variant's median by runtime, with its interval and its ratio
+    to the newest runtime of its kind."""
+    table = by_runtime(rs)
+    newest = runtimes.newest(rs)
+    out = [
+        "Each variant that ran under more than one runtime, by Go toolchain (`go=`, oldest first) or Python "
+        "interpreter (`python=`): its median with the 95% interval, and its median against the same variant under "
+        f"the newest runtime of its kind ({', '.join(runtimes.describe(k, v) for k, v in newest.items())}), "
+        "> 1 where it is slower (for a higher-is-better unit, where it does less). The score above compares the "
+        "newest pair; the age-matched score beside it, the CPython with the Go release nearest to it in date.\n",
+    ]
+    if found:
+        out.append("Findings:\n")
+        out += [f"- {f}" for f in found]
+        out.append("")
+    for rnd_name, sizes in table.items():
+        info = round_info(rnd_name)
+        title = info.title if info else rnd_name
+        for size, impls in sizes.items():
+            unit, better = _unit(rnd_name, size, rs)
+            out.append(f"### {title}: {size_label(size)} ({unit}, {better} is better)\n")
+            out.append("| variant | runtime | median [95% CI] | × newest |")
+            out.append("|---|---|---|---|")
+            for impl, rows in impls.items():
+                ref = next((c for k, lab, c in rows if newest.get(k) == lab), None)
+                ref_m = ref.median_of(unit) if ref is not None else None
+                for kind, label, c in rows:
+                    m = c.median_of(unit)
+                    ratio = "—"
+                    if m and ref_m:
+                        ratio = f"{(m / ref_m if better == 'lower' else ref_m / m):.3g}"
+                    out.append(
+                        f"| {impl} | {runtimes.describe(kind, label)} | {_median_text(c, unit).replace('|', '/')} "
+                        f"| {ratio} |"
+                    )
+            out.append("")
+    return "\n".join(out) + "\n"
+
+
+def _ratio(iv: summary.Intervals, a: Cell, b: Cell, unit: str) -> Optional[tuple]:
+    """median a / median b with its interval, or None."""
+    va, vb = a.values(unit), b.values(unit)
+    if not va or not vb:
+        return None
+    ma, mb = a.median_of(unit), b.median_of(unit)
+    if not mb:
+        return None
+    return ma / mb, iv.ratio_ci(vb, va)
+
+
+def _ratio_text(r: tuple) -> str:
+    ratio, ci = r
+    return f"{ratio:.3g}×" + (f" [{ci[0]:.3g}, {ci[1]:.3g}]" if ci else "")
+
+
+# The rounds the PyPy findings are written for, and the variants compared:
+# the pure Python one under each interpreter, and the pure Go one.
+PYPY_ROUNDS = ("loop", "jsonl", "aspects", "chain")
+
+
+def findings(rs: benchfmt.ResultSet, iv: summary.Intervals) -> list:
+    """Findings from the runtime rows: the cgo call's cost by Go version
+    (round ffi's go-c), and PyPy against CPython and against Go on the
+    rounds PyPy is asked about."""
+    out = []
+    table = by_runtime(rs)
+    newest = runtimes.newest(rs)
+    ffi = table.get("ffi", {})
+    for impls in ffi.values():
+        rows = [(lab, c) for k, lab, c in impls.get("go-c", []) if k == runtimes.GO and c.values("ns/call")]
+        if len(rows) >= 2:
+            parts = [f"{fmt(c.median_of('ns/call'))} ns with Go {lab}" for lab, c in rows]
+            first, last = rows[0], rows[-1]
+            r = _ratio(iv, last[1], first[1], "ns/call")
+            change = f"; Go {last[0]} against Go {first[0]}: {_ratio_text(r)}" if r else ""
+            out.append(f"A cgo call (ffi go-c, loop subtracted) costs {', '.join(parts)}{change}.")
+            break
+    for rnd_name in PYPY_ROUNDS:
+        best = None
+        for size, impls in table.get(rnd_name, {}).items():
+            unit, better = _unit(rnd_name, size, rs)
+            pure_py = impls.get("py") or impls.get("py-asyncio") or []
+            pypy = next((c for k, lab, c in pure_py if lab.startswith("pypy")), None)
+            cpy = next((c for k, lab, c in pure_py if lab == newest.get(runtimes.PYTHON)), None)
+            if pypy is None or not pypy.values(unit):
+                continue
+            # The cell with the most work (PyPy's longest run): a JIT's figure
+            # at a size too small to warm it up says little.
+            work = pypy.median_of("ns/op") or 0.0
+            if best is None or work > best[0]:
+                best = (work, size, impls, unit, better, pypy, cpy)
+        if best is None:
+            continue
+        _, size, impls, unit, better, pypy, cpy = best
+        texts = []
+        if cpy is not None and cpy.values(unit):
+            texts.append(_than(iv, pypy, cpy, unit, better, "CPython's"))
+        go_rows = impls.get("go", [])
+        go = next((c for k, lab, c in go_rows if lab == newest.get(runtimes.GO)), None)
+        if go is None:
+            go = _plain_cell(rs, rnd_name, size, "go")
+        if go is not None and go.values(unit):
+            texts.append(_than(iv, pypy, go, unit, better, "pure Go's"))
+        texts = [t for t in texts if t]
+        if texts:
+            where = f"{rnd_name} ({size_label(size)})"
+            out.append(f"PyPy's {pypy.impl} on {where}: " + "; ".join(texts) + " (ratios of medians, 95% interval).")
+    return out
+
+
+def _than(iv: summary.Intervals, a: Cell, b: Cell, unit: str, better: str, other: str) -> str:
+    """'3.2× [3.1, 3.3] faster than OTHER' or '... slower than OTHER': a
+    against b, the winner's ratio with its interval; "" without runs."""
+    r = _ratio(iv, a, b, unit)
+    if r is None:
+        return ""
+    ratio, ci = r
+    faster = ratio < 1 if better == "lower" else ratio > 1
+    shown = 1 / ratio if ratio < 1 else ratio
+    lo_hi = None
+    if ci:
+        lo_hi = (1 / ci[1], 1 / ci[0]) if ratio < 1 else ci
+    word = "faster" if faster else "slower"
+    if ratio == 1:
+        return f"as fast as {other}"
+    return f"{_ratio_text((shown, lo_hi))} {word} than {other}"
+
+
+def _plain_cell(rs: benchfmt.ResultSet, rnd_name: str, size: tuple, impl: str) -> Optional[Cell]:
+    """A variant's cell where it ran without a runtime key (the installed Go)."""
+    g = group(runtimes.view(rs, {}))
+    return g.get(rnd_name, {}).get(size, {}).get(impl)
+
+
+def go_chart(rs: benchfmt.ResultSet, out_dir) -> list:
+    """One picture per round with Go rows under two or more toolchains: its
+    metric by Go release date, a line per Go variant, each point with its
+    95% interval; the Python variants under each CPython as points at their
+    release dates where the release table has them."""
+    import datetime
+
+    from ..results import charts
+
+    figs = []
+    table = by_runtime(rs)
+    for rnd_name, sizes in table.items():
+        size, impls = next(iter(sizes.items()))
+        go_series = {}
+        py_series = {}
+        unit, better = _unit(rnd_name, size, rs)
+        for impl, rows in impls.items():
+            for kind, label, c in rows:
+                s = c.summary(unit)
+                if s is None:
+                    continue
+                name = "go" if kind == runtimes.GO else "cpython"
+                rel = releases.lookup(name, label if kind == runtimes.GO else runtimes.python_parts(label)[1])
+                if rel is None or (kind == runtimes.PYTHON and not label.startswith("cpython")):
+                    continue
+                x = datetime.datetime.combine(rel.released, datetime.time())
+                target = go_series if kind == runtimes.GO else py_series
+                target.setdefault(f"{impl} ({runtimes.describe(kind, label).split()[0]})", []).append((x, s))
+        if sum(len(p) for p in go_series.values()) < 2 or max((len(p) for p in go_series.values()), default=0) < 2:
+            continue
+        plt = charts.pyplot()
+        fig, ax = plt.subplots(figsize=(7.5, 4.2))
+        charts.ci_lines(ax, {**go_series, **py_series})
+        charts.log_if_spread(ax, [s.median for pts in go_series.values() for _, s in pts], axis="y")
+        ax.set_xlabel("release date of the runtime")
+        ax.set_ylabel(f"{unit} ({better} is better)")
+        title = f"{rnd_name} by Go release ({size_label(size)})"
+        ax.set_title(title)
+        ax.legend(fontsize=7)
+        fig.autofmt_xdate()
+        fig.tight_layout()
+        caption = (
+            f"{unit} of round {rnd_name}'s Go variants under each Go toolchain that ran, placed at the "
+            "toolchain's release date (median and 95% interval); CPython's rows, where present, at theirs."
+        )
+        figs.append(charts.figure(plt, fig, out_dir, f"runtimes-{rnd_name}", title, caption))
+    return figs
+
+
+AGE_EXPLAIN = (
+    "The score above compares the newest Go that ran with the newest CPython. Runtimes released years apart "
+    "measure one runtime's newer optimisations as much as the languages, so the same score is made for the "
+    "age-matched pair: that CPython with the Go release nearest to it in date (data/releases.tsv)."
+)
+
+
+def age_markdown(age: AgeScore) -> str:
+    """The age-matched score as the summary shows it: a note when there is
+    none; else its table, tallies, verdict and whether it changes."""
+    if age.note:
+        return f"*{age.note}*\n"
+    out = [f"### Score with runtimes of the same age: {age.pair}\n", AGE_EXPLAIN + "\n"]
+    if age.age_check:
+        out.append(f"Runtime age of this pair: {age.age_check}.\n")
+    if age.rows:
+        out.append("| round, size | " + " | ".join(levels.LEVEL_TITLES[lvl] for lvl in levels.LEVELS) + " |")
+        out.append("|---|" + "---|" * len(levels.LEVELS))
+        for r in age.rows:
+            cells = " | ".join(r.levels[lvl].text().replace("|", "/") for lvl in levels.LEVELS)
+            out.append(f"| {r.label.replace('|', '/')} | {cells} |")
+        out.append("| **total** | " + " | ".join(f"**{age.tallies[lvl].text()}**" for lvl in levels.LEVELS) + " |")
+        out.append("")
+    out.append(f"**Verdict with {age.pair}.** {age.verdict}\n")
+    out.append(f"{age.change}\n")
+    return "\n".join(out)

@@ -1,0 +1,258 @@
+"""What a reader needs to judge a result file: the machine, the builds, the
+runtimes and their settings, and the unfair conditions found (a debug
+Python, a tracer attached, a busy machine, tuned flags on one side...).
+Each item becomes one `key: value` configuration line."""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+from ..report import fairness, scan
+from ..runtimes import interp, programs, releases
+from .. import rounds
+from ..measure.machine import Check, cpu_model
+from . import userfile
+
+
+def _run(cmd, timeout=20) -> str:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"unavailable ({e.__class__.__name__})"
+    text = (out.stdout or out.stderr).strip()
+    return text if out.returncode == 0 else f"unavailable (exit {out.returncode}: {text[:120]})"
+
+
+def tracer_pid() -> int:
+    """Non-zero when a debugger or tracer is attached to this process."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("TracerPid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def perf_instructions() -> str:
+    """Whether `perf stat` counts instructions here: 'yes', or why not."""
+    if not shutil.which("perf"):
+        return "no: perf is not installed"
+    out = _run(["perf", "stat", "-x,", "-e", "instructions", "true"])
+    if "not supported" in out or "not counted" in out or out.startswith("unavailable"):
+        return "no: perf stat reports instructions as not supported on this machine"
+    return "yes"
+
+
+def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> tuple:
+    """Returns (items, warnings): the provenance lines in order, and the
+    fairness warnings found. Every fairness check, passed or not, is a
+    `fairness-<name>` line (fairness.py); the warnings are the failed ones."""
+    items = {}
+    checks = []  # fairness.Check, in the order the report lists them
+    items["goos"] = sys.platform
+    items["goarch"] = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
+    items["pkg"] = "roundbench"
+    items["cpu"] = cpu_model()
+    ncpu = os.cpu_count() or 1
+    items["cores"] = f"{ncpu} online, {len(os.sched_getaffinity(0))} usable by this process"
+    items["kernel"] = f"{platform.system()} {platform.release()} {platform.version()}"
+    load = os.getloadavg()
+    items["loadavg"] = " ".join(f"{x:.2f}" for x in load)
+    items["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    root = programs.checkout()
+    if root is not None and shutil.which("git"):
+        rev = _run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"])
+        dirty = _run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"])
+        items["roundbench-commit"] = rev + (
+            " (with uncommitted changes)" if dirty and not dirty.startswith("unavailable") else ""
+        )
+
+    # C
+    rbc = programs.path("rb-c")
+    c_info = _run([str(rbc), "--info"]) if rbc.exists() else "not built"
+    items["c-build"] = c_info
+    # Go: every Go runner is built by the same rule (the Makefile's, or one
+    # build per runner into an installed package's cache), so one speaks
+    # for all: the loop round's, the one every suite has.
+    go_runner = programs.go_runner("loop")
+    go = programs.go_build_settings(programs.path(go_runner))
+    items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
+    flags = [
+        f"{k}={go[k]}"
+        for k in ("-compiler", "-race", "-gcflags", "-ldflags", "CGO_ENABLED", "CGO_CFLAGS", "GOAMD64")
+        if k in go
+    ]
+    items["go-build"] = f"{' '.join(flags)} (from {go_runner})" if flags else f"{go_runner} not built"
+    checks.append(
+        fairness.judged(
+            "go-race",
+            go.get("-race") == "true",
+            "the Go runner was built with -race",
+            "build without -race: make build",
+            "the Go runners are built without -race",
+        )
+    )
+    checks.append(
+        fairness.judged(
+            "go-gcflags",
+            bool(go.get("-gcflags")),
+            f"the Go runner was built with -gcflags={go.get('-gcflags')}",
+            "build without -gcflags",
+            "the Go runners are built without -gcflags (optimiser and inliner on)",
+        )
+    )
+    items["gomaxprocs"] = os.environ.get("GOMAXPROCS", f"unset (Go uses {ncpu})")
+    items["gogc"] = os.environ.get("GOGC", "unset (100)")
+    overrides = [f"{var}={os.environ[var]}" for var in ("GOMAXPROCS", "GOGC", "GODEBUG") if os.environ.get(var)]
+    checks.append(
+        fairness.judged(
+            "go-env",
+            bool(overrides),
+            f"{', '.join(overrides)} set for the Go variants",
+            "unset them, or state why in the report",
+            "no GOMAXPROCS, GOGC or GODEBUG override",
+        )
+    )
+    # Python: the runner's own, and the children's when --python names another.
+    debug = bool(sysconfig.get_config_var("Py_DEBUG"))
+    items["python"] = (
+        f"{platform.python_implementation()} {platform.python_version()} ({'debug' if debug else 'release'} build)"
+    )
+    try:
+        child = interp.info()
+    except interp.BadInterpreter as e:
+        child = None
+        items["python-children"] = f"unusable: {e}"
+    if child is not None:
+        items["python-children"] = child.describe() + (
+            " (--python / ROUNDBENCH_PYTHON)" if interp.is_alternate() else " (the runner's own)"
+        )
+        checks.append(
+            fairness.judged(
+                "python-build",
+                child.debug,
+                f"the Python children run a debug build ({child.describe()})",
+                "a release build",
+                f"the Python children run a release build ({child.version})",
+            )
+        )
+        checks.append(
+            fairness.judged(
+                "python-dev-mode",
+                bool(child.dev_mode or sys.flags.dev_mode),
+                "Python runs in development mode (-X dev)",
+                "unset PYTHONDEVMODE",
+                "Python is not in development mode",
+            )
+        )
+    items["python-cflags"] = " ".join((sysconfig.get_config_var("CFLAGS") or "").split())
+    try:
+        from .. import _core
+
+        ext = _core.build_info()
+    except ImportError as e:
+        ext = f"not built ({e})"
+    items["python-ext-build"] = ext
+    if child is not None and interp.is_alternate():
+        items["numpy"] = child.numpy or "not installed"
+    else:
+        try:
+            items["numpy"] = importlib.metadata.version("numpy")
+        except importlib.metadata.PackageNotFoundError:
+            items["numpy"] = "not installed"
+    # The runtimes' ages: a new runtime on one side and an old one on the other.
+    go_version = items["go-version"]
+    fix_py = "run the Python children with a newer CPython: --python PATH or ROUNDBENCH_PYTHON"
+    fix_go = "build with a newer Go"
+    if releases.feature(go_version) is None:
+        checks.append(fairness.info("runtime-age", f"no Go version to compare ({go_version})"))
+    else:
+        if child is not None and child.implementation == "CPython":
+            status, text, fix = releases.age_check(
+                ("cpython", child.version), ("go", go_version), {"cpython": fix_py, "go": fix_go}
+            )
+            checks.append(Check("runtime-age", status, text, fix))
+        if items["numpy"] != "not installed":
+            status, text, fix = releases.age_check(
+                ("numpy", items["numpy"]), ("go", go_version), {"numpy": "pip install a newer numpy", "go": fix_go}
+            )
+            checks.append(Check("numpy-age", status, text, fix))
+    # A round that uses a BLAS says which in its own provenance().
+    items["blas"] = "not used by the rounds in this file"
+    items["perf-instructions"] = perf_instructions()
+    tracer = tracer_pid()
+    checks.append(
+        fairness.judged(
+            "tracer",
+            bool(tracer),
+            f"a tracer or debugger (pid {tracer}) is attached to the runner",
+            "detach it and run again",
+            "no tracer or debugger attached to the runner",
+        )
+    )
+    # Tuned on one side only?
+    tuned_c = "-march=native" in c_info
+    tuned_ext = "-march=native" in ext
+    tuned_go = go.get("GOAMD64", "v1") not in ("v1", "")
+    sides = (
+        f"C runner {'tuned' if tuned_c else 'portable'}, "
+        f"Python extension {'tuned' if tuned_ext else 'portable'}, Go {'tuned' if tuned_go else 'portable'}"
+    )
+    checks.append(
+        fairness.judged(
+            "tuning",
+            len({tuned_c, tuned_ext, tuned_go}) > 1,
+            f"build flags differ in tuning: {sides}",
+            "build everything with the same TUNE",
+            f"the same tuning on every side: {sides}",
+        )
+    )
+    no_spawn = programs.missing("rb-spawn")
+    if no_spawn is None:
+        items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"
+        checks.append(fairness.ok("peak-rss", "every peak RSS is the child's own (wait4 in rb-spawn)"))
+    else:
+        items["peak-rss"] = "from wait4 on children forked from the Python runner"
+        checks.append(
+            fairness.warn(
+                "peak-rss", f"every peak-B includes the Python runner's own RSS at spawn: {no_spawn}", "make build"
+            )
+        )
+    items["runs"] = str(runs)
+    items["quick"] = "yes" if quick else "no"
+    if placement is not None:
+        items["placement"] = placement.describe()
+    from ..measure import machine
+
+    got_items, got_warnings = machine.provenance()
+    items.update(got_items)
+    warnings = fairness.warnings(checks) + got_warnings
+    for r in selected_rounds:
+        user = userfile.user_file_line(r)
+        if user is not None:
+            items[user[0]] = user[1]
+        extra = rounds.hook(r.name, "provenance")
+        if extra:
+            got_items, got_warnings = extra()
+            items.update(got_items)
+            warnings.extend(got_warnings)
+    # Unequal resources between the variants of a cell.
+    if plans is not None:
+        checks.extend(fairness.resource_checks(plans, placement))
+    # What the timed code does: the static scan of every selected variant.
+    scan_checks, scan_items = scan.provenance(selected_rounds)
+    checks.extend(scan_checks)
+    items.update(scan_items)
+    warnings = fairness.warnings(scan_checks) + warnings
+    items.update(fairness.provenance_items(checks))
+    items["fairness"] = "; ".join(warnings) if warnings else "no unfair condition found"
+    return items, warnings
