@@ -1,19 +1,15 @@
 package roundbench
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
-	"sort"
-	"strconv"
-	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"roundbench/go/internal/jsonlcount"
 )
 
 // Round jsonl: count the top-level "status" of every line of a JSON Lines
@@ -22,57 +18,28 @@ import (
 
 // The reasons a line is invalid, as every variant names them.
 const (
-	JsonlInvalidJSON = "invalid-json"
-	JsonlNotObject   = "not-object"
-	JsonlNoStatus    = "no-status"
+	JsonlInvalidJSON = jsonlcount.InvalidJSON
+	JsonlNotObject   = jsonlcount.NotObject
+	JsonlNoStatus    = jsonlcount.NoStatus
 )
 
 // JsonlMaxDepth is the deepest nesting a valid line may have (RFC 8259
 // section 9 lets a parser set one); JsonlMaxReported is how many invalid
 // lines are reported. The core has the same (RB_JSONL_MAX_*).
 const (
-	JsonlMaxDepth    = 512
-	JsonlMaxReported = 100
+	JsonlMaxDepth    = jsonlcount.MaxDepth
+	JsonlMaxReported = jsonlcount.MaxReported
 )
 
 // JsonlInvalid is one reported invalid line: its 1-based number and reason.
-type JsonlInvalid struct {
-	Line   int64
-	Reason string
-}
+type JsonlInvalid = jsonlcount.Invalid
 
 // JsonlResult is the tally: Lines = Blank + Valid + Invalid; Statuses maps
 // each status to its count; Reported holds the first JsonlMaxReported
-// invalid lines.
-type JsonlResult struct {
-	Lines, Blank, Valid, Invalid, Bytes int64
-	Statuses                            map[int64]int64
-	Reported                            []JsonlInvalid
-}
-
-// Text is the result every variant prints: the counts, the statuses and an
-// FNV-1a hash of the reported lines ("LINE:REASON\n" each), as
-// roundbench/rounds/jsonl/genlog.py's result_text writes it.
-func (r *JsonlResult) Text() string {
-	h := fnv.New64a()
-	for _, inv := range r.Reported {
-		fmt.Fprintf(h, "%d:%s\n", inv.Line, inv.Reason)
-	}
-	keys := make([]int64, 0, len(r.Statuses))
-	for k := range r.Statuses {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	var st strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			st.WriteByte(',')
-		}
-		fmt.Fprintf(&st, "%d:%d", k, r.Statuses[k])
-	}
-	return fmt.Sprintf("lines=%d blank=%d valid=%d invalid=%d statuses=%s reported=%d:%016x",
-		r.Lines, r.Blank, r.Valid, r.Invalid, st.String(), len(r.Reported), h.Sum64())
-}
+// invalid lines. Its Text is the result every variant prints: the counts,
+// the statuses and an FNV-1a hash of the reported lines ("LINE:REASON\n"
+// each), as roundbench/rounds/jsonl/genlog.py's result_text writes it.
+type JsonlResult = jsonlcount.Result
 
 // jsonlRecord takes the status as raw JSON: encoding/json gives the last of
 // duplicate keys to a RawMessage (the rules' last-one-wins), and any value,
@@ -80,36 +47,6 @@ func (r *JsonlResult) Text() string {
 // hide a later, integer "status".
 type jsonlRecord struct {
 	Status json.RawMessage `json:"status"`
-}
-
-// JsonlTooDeep reports whether line nests arrays and objects deeper than
-// JsonlMaxDepth (encoding/json's own limit is 10000, and every library's is
-// above 512, so each variant checks it before asking its library). Only
-// lines longer than JsonlMaxDepth bytes can; callers check the length
-// first.
-func JsonlTooDeep(line []byte) bool {
-	depth, inString := 0, false
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			if depth > JsonlMaxDepth {
-				return true
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return false
 }
 
 // jsonlStatusOnlyExact reports whether every key of line that
@@ -135,17 +72,6 @@ func jsonlStatusOnlyExact(line []byte) bool {
 	return true
 }
 
-// JsonlInt64 is the status a raw JSON value (as a library hands it over,
-// valid JSON) stands for: an integer (no fraction or exponent) that fits in
-// an int64. A string, a literal or nothing is no status.
-func JsonlInt64(raw []byte) (int64, bool) {
-	if len(raw) == 0 || bytes.ContainsAny(raw, ".eE") {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(string(raw), 10, 64)
-	return v, err == nil
-}
-
 // JsonlClassify returns the status of one line (with or without its
 // newline) and "" when it is valid, blank=true when it is blank, or the
 // reason it is invalid.
@@ -155,7 +81,7 @@ func JsonlClassify(line []byte) (status int64, blank bool, reason string) {
 		return 0, true, ""
 	}
 	// encoding/json replaces invalid UTF-8 instead of refusing it.
-	if !utf8.Valid(line) || (len(line) > JsonlMaxDepth && JsonlTooDeep(line)) {
+	if !utf8.Valid(line) || (len(line) > JsonlMaxDepth && jsonlcount.TooDeep(line)) {
 		return 0, false, JsonlInvalidJSON
 	}
 	if !jsonlStatusOnlyExact(line) {
@@ -172,7 +98,7 @@ func JsonlClassify(line []byte) (status int64, blank bool, reason string) {
 	if trimmed[0] != '{' { // null decodes into a struct without an error
 		return 0, false, JsonlNotObject
 	}
-	if s, ok := JsonlInt64(rec.Status); ok {
+	if s, ok := jsonlcount.Int64(rec.Status); ok {
 		return s, false, ""
 	}
 	return 0, false, JsonlNoStatus
@@ -191,75 +117,26 @@ func jsonlObject(line []byte, object bool) (int64, bool, string) {
 	if err := json.Unmarshal(line, &m); err != nil {
 		return 0, false, JsonlInvalidJSON
 	}
-	if s, ok := JsonlInt64(m["status"]); ok {
+	if s, ok := jsonlcount.Int64(m["status"]); ok {
 		return s, false, ""
 	}
 	return 0, false, JsonlNoStatus
 }
-
-// JsonlClassifier judges one line (with or without its newline) as
-// JsonlClassify does: the status and "" when it counts, blank=true when it
-// is blank, or the reason it is invalid. The library variants are
-// classifiers that ask their library first and hand the lines it refuses or
-// cannot judge to JsonlClassify, which holds the rules.
-type JsonlClassifier func(line []byte) (status int64, blank bool, reason string)
 
 // PureJsonlCount counts the lines of r in Go alone (JsonlClassify).
 func PureJsonlCount(r io.Reader) (*JsonlResult, error) {
 	return jsonlCount("PureJsonlCount", r, JsonlClassify)
 }
 
-// JsonlCountWith counts the lines of r, each judged by classify. Lines may
-// be of any length (a bufio.Reader, not a Scanner with its 64 KiB token
-// limit); a bad line never stops the count; a read error returns the
-// counts so far and an error saying after how many bytes.
-func JsonlCountWith(r io.Reader, classify JsonlClassifier) (*JsonlResult, error) {
-	return jsonlCount("JsonlCountWith", r, classify)
-}
-
-// jsonlCount is JsonlCountWith; fn names the exported function in errors.
-func jsonlCount(fn string, r io.Reader, classify JsonlClassifier) (*JsonlResult, error) {
-	res := &JsonlResult{Statuses: map[int64]int64{}}
-	br := bufio.NewReaderSize(r, 1<<16)
-	var long []byte // a line longer than the reader's buffer, gathered
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, line...)
-			continue
-		}
-		if long != nil {
-			line = append(long, line...)
-		}
-		if len(line) > 0 {
-			res.add(line, classify)
-		}
-		long = nil
-		if err == io.EOF {
-			return res, nil
-		}
-		if err != nil {
-			return res, &Error{Func: fn, Msg: fmt.Sprintf("read failed after %d bytes: %v", res.Bytes, err), Pos: res.Bytes, Kind: ErrIO}
-		}
+// jsonlCount counts r's lines by classify; fn names the exported function
+// in errors.
+func jsonlCount(fn string, r io.Reader, classify jsonlcount.Classifier) (*JsonlResult, error) {
+	res, err := jsonlcount.Count(r, classify)
+	var rerr *jsonlcount.ReadError
+	if errors.As(err, &rerr) {
+		return res, &Error{Func: fn, Msg: rerr.Error(), Pos: rerr.Offset, Kind: ErrIO}
 	}
-}
-
-func (res *JsonlResult) add(line []byte, classify JsonlClassifier) {
-	res.Lines++
-	res.Bytes += int64(len(line))
-	status, blank, reason := classify(line)
-	switch {
-	case blank:
-		res.Blank++
-	case reason == "":
-		res.Valid++
-		res.Statuses[status]++
-	default:
-		res.Invalid++
-		if len(res.Reported) < JsonlMaxReported {
-			res.Reported = append(res.Reported, JsonlInvalid{res.Lines, reason})
-		}
-	}
+	return res, err
 }
 
 // PureJsonlCountFile is PureJsonlCount over the file at path.
@@ -267,12 +144,7 @@ func PureJsonlCountFile(path string) (*JsonlResult, error) {
 	return jsonlCountFile("PureJsonlCountFile", path, JsonlClassify)
 }
 
-// JsonlCountFileWith is JsonlCountWith over the file at path.
-func JsonlCountFileWith(path string, classify JsonlClassifier) (*JsonlResult, error) {
-	return jsonlCountFile("JsonlCountFileWith", path, classify)
-}
-
-func jsonlCountFile(fn, path string, classify JsonlClassifier) (*JsonlResult, error) {
+func jsonlCountFile(fn, path string, classify jsonlcount.Classifier) (*JsonlResult, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		// As the core says it: the message names the file, the errno is

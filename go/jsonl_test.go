@@ -46,7 +46,7 @@ func TestJsonlLineVectors(t *testing.T) {
 				case v.Expect == "blank":
 					ok = r.Lines == 1 && r.Blank == 1 && r.Valid == 0 && r.Invalid == 0
 				case strings.HasPrefix(v.Expect, "invalid") || strings.HasPrefix(v.Expect, "no") || strings.HasPrefix(v.Expect, "not"):
-					ok = r.Invalid == 1 && len(r.Reported) == 1 && r.Reported[0] == JsonlInvalid{1, v.Expect}
+					ok = r.Invalid == 1 && len(r.Reported) == 1 && r.Reported[0] == JsonlInvalid{Line: 1, Reason: v.Expect}
 				default:
 					want, _ := strconv.ParseInt(v.Expect, 10, 64)
 					ok = r.Valid == 1 && len(r.Statuses) == 1 && r.Statuses[want] == 1
@@ -144,7 +144,7 @@ func TestJsonlProtocolText(t *testing.T) {
 			if err != nil {
 				t.Fatalf("vector %v: reported: %v", v, err)
 			}
-			r.Reported = append(r.Reported, JsonlInvalid{line, lr[1]})
+			r.Reported = append(r.Reported, JsonlInvalid{Line: line, Reason: lr[1]})
 		}
 		if got, want := r.Text(), strings.ReplaceAll(v["text"], "+", " "); got != want {
 			t.Errorf("%+v.Text() = %q; want %q", *r, got, want)

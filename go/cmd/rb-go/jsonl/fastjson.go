@@ -10,6 +10,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"roundbench/go"
+	"roundbench/go/internal/jsonlcount"
 )
 
 // go-fastjson: github.com/valyala/fastjson, as its users run it on
@@ -22,11 +23,11 @@ import (
 // first.
 func init() { registerClassifier("go-fastjson", newFastjsonClassifier) }
 
-func newFastjsonClassifier() (roundbench.JsonlClassifier, error) {
+func newFastjsonClassifier() (jsonlcount.Classifier, error) {
 	var p fastjson.Parser
 	var raw []byte // the status number's text, reused
 	return func(line []byte) (int64, bool, string) {
-		if !utf8.Valid(line) || (len(line) > roundbench.JsonlMaxDepth && roundbench.JsonlTooDeep(line)) {
+		if !utf8.Valid(line) || (len(line) > roundbench.JsonlMaxDepth && jsonlcount.TooDeep(line)) {
 			return 0, false, roundbench.JsonlInvalidJSON
 		}
 		// Its validator misses a raw control character in a string that
@@ -55,7 +56,7 @@ func newFastjsonClassifier() (roundbench.JsonlClassifier, error) {
 			return 0, false, roundbench.JsonlNoStatus
 		}
 		raw = status.MarshalTo(raw[:0])
-		if s, ok := roundbench.JsonlInt64(raw); ok {
+		if s, ok := jsonlcount.Int64(raw); ok {
 			return s, false, ""
 		}
 		return 0, false, roundbench.JsonlNoStatus

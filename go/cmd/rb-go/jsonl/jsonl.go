@@ -22,6 +22,7 @@ import (
 
 	"roundbench/go"
 	"roundbench/go/internal/harness"
+	"roundbench/go/internal/jsonlcount"
 )
 
 func main() { harness.Main() }
@@ -35,12 +36,12 @@ func register(impl string, count func(string) (*roundbench.JsonlResult, error)) 
 }
 
 // classifiers are the library variants of this program, for its tests.
-var classifiers = map[string]func() (roundbench.JsonlClassifier, error){}
+var classifiers = map[string]func() (jsonlcount.Classifier, error){}
 
 // registerClassifier adds a library variant: newClassifier makes its line
 // classifier (the library's state, once per run, untimed) or says why the
 // variant cannot run here.
-func registerClassifier(impl string, newClassifier func() (roundbench.JsonlClassifier, error)) {
+func registerClassifier(impl string, newClassifier func() (jsonlcount.Classifier, error)) {
 	classifiers[impl] = newClassifier
 	harness.Register("jsonl", impl, func(a *harness.Args) {
 		classify, err := newClassifier()
@@ -48,7 +49,7 @@ func registerClassifier(impl string, newClassifier func() (roundbench.JsonlClass
 			harness.Exit(harness.ExitCannot, "jsonl %s: %v", impl, err)
 		}
 		runJsonl(a, func(path string) (*roundbench.JsonlResult, error) {
-			return roundbench.JsonlCountFileWith(path, classify)
+			return jsonlcount.CountFile(path, classify)
 		})
 	}, jsonlUnits...)
 }

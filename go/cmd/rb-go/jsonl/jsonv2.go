@@ -10,6 +10,7 @@ import (
 	json "encoding/json/v2"
 
 	"roundbench/go"
+	"roundbench/go/internal/jsonlcount"
 )
 
 // go-jsonv2: encoding/json/v2 (GOEXPERIMENT=jsonv2, in its own program,
@@ -27,10 +28,10 @@ type jsonv2Record struct {
 	Status jsontext.Value `json:"status"`
 }
 
-func newJsonv2Classifier() (roundbench.JsonlClassifier, error) {
+func newJsonv2Classifier() (jsonlcount.Classifier, error) {
 	opts := jsontext.AllowDuplicateNames(true)
 	return func(line []byte) (int64, bool, string) {
-		if len(line) > roundbench.JsonlMaxDepth && roundbench.JsonlTooDeep(line) {
+		if len(line) > roundbench.JsonlMaxDepth && jsonlcount.TooDeep(line) {
 			return 0, false, roundbench.JsonlInvalidJSON
 		}
 		var rec jsonv2Record
@@ -41,7 +42,7 @@ func newJsonv2Classifier() (roundbench.JsonlClassifier, error) {
 		if t := skipSpace(line); len(t) == 0 || t[0] != '{' {
 			return 0, false, roundbench.JsonlNotObject
 		}
-		if s, ok := roundbench.JsonlInt64(rec.Status); ok {
+		if s, ok := jsonlcount.Int64(rec.Status); ok {
 			return s, false, ""
 		}
 		return 0, false, roundbench.JsonlNoStatus

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"roundbench/go"
+	"roundbench/go/internal/jsonlcount"
 	"roundbench/go/internal/jsonlvec"
 )
 
@@ -17,12 +18,12 @@ import (
 // against the rules (roundbench.JsonlClassify) on mutated log lines: each
 // must agree exactly, bad lines included.
 
-func libraryClassifiers(t *testing.T) map[string]roundbench.JsonlClassifier {
+func libraryClassifiers(t *testing.T) map[string]jsonlcount.Classifier {
 	t.Helper()
 	if len(classifiers) == 0 {
 		t.Fatal("this build of rb-go-jsonl registered no library variant")
 	}
-	out := map[string]roundbench.JsonlClassifier{}
+	out := map[string]jsonlcount.Classifier{}
 	for name, newClassifier := range classifiers {
 		c, err := newClassifier()
 		if err != nil {
@@ -50,7 +51,7 @@ func TestLibraryLineVectors(t *testing.T) {
 		for _, v := range jsonlvec.Read(t, "line") {
 			for _, suffix := range []string{"\n", "\r\n", ""} {
 				data := append(append([]byte{}, v.Payload...), suffix...)
-				r, err := roundbench.JsonlCountWith(bytes.NewReader(data), classify)
+				r, err := jsonlcount.Count(bytes.NewReader(data), classify)
 				if err != nil {
 					t.Fatalf("%s(%q): %v", name, jsonlvec.Short(v.Text), err)
 				}
@@ -83,7 +84,7 @@ func TestLibraryLineVectors(t *testing.T) {
 func TestLibraryDocVectors(t *testing.T) {
 	for name, classify := range libraryClassifiers(t) {
 		for _, v := range jsonlvec.Read(t, "doc") {
-			r, err := roundbench.JsonlCountWith(bytes.NewReader(v.Payload), classify)
+			r, err := jsonlcount.Count(bytes.NewReader(v.Payload), classify)
 			if err != nil {
 				t.Fatalf("%s(%q): %v", name, v.Text, err)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/bytedance/sonic"
 
 	"roundbench/go"
+	"roundbench/go/internal/jsonlcount"
 )
 
 // go-sonic: github.com/bytedance/sonic (its JIT decoder) into a struct with
@@ -35,14 +36,14 @@ type sonicRecord struct {
 	Status json.RawMessage `json:"status"`
 }
 
-func newSonicClassifier() (roundbench.JsonlClassifier, error) {
+func newSonicClassifier() (jsonlcount.Classifier, error) {
 	if sonic.APIKind != sonic.UseSonicJSON {
 		return nil, fmt.Errorf("not possible here: sonic fell back to encoding/json on %s/%s with %s (sonic.APIKind = %d, not UseSonicJSON)",
 			runtime.GOOS, runtime.GOARCH, runtime.Version(), sonic.APIKind)
 	}
 	api := sonic.Config{ValidateString: true, CaseSensitive: true}.Froze()
 	return func(line []byte) (int64, bool, string) {
-		if !utf8.Valid(line) || (len(line) > roundbench.JsonlMaxDepth && roundbench.JsonlTooDeep(line)) {
+		if !utf8.Valid(line) || (len(line) > roundbench.JsonlMaxDepth && jsonlcount.TooDeep(line)) {
 			return 0, false, roundbench.JsonlInvalidJSON
 		}
 		// What it skips it does not check as strictly as what it decodes:
@@ -60,7 +61,7 @@ func newSonicClassifier() (roundbench.JsonlClassifier, error) {
 		if t := skipSpace(line); len(t) == 0 || t[0] != '{' {
 			return 0, false, roundbench.JsonlNotObject
 		}
-		if s, ok := roundbench.JsonlInt64(rec.Status); ok {
+		if s, ok := jsonlcount.Int64(rec.Status); ok {
 			return s, false, ""
 		}
 		return 0, false, roundbench.JsonlNoStatus
