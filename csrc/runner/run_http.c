@@ -90,7 +90,7 @@ static uint64_t time_empty(void *ctx, int64_t count)
     (void)ctx;
     uint64_t t0 = rbc_now_ns();
     for (int64_t i = 0; i < count; i++)
-        parse_sink += sizeof wrk_request - 1;
+        parse_kept += sizeof wrk_request - 1;
     return rbc_now_ns() - t0;
 }
 
