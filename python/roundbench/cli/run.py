@@ -277,7 +277,7 @@ def runtime_axes(gos: list, pythons: list) -> dict:
 def runtime_items(axes: dict) -> dict:
     """The provenance lines of the runtime axis: each toolchain and
     interpreter, what runs it, and which one a run without the axis uses."""
-    from ..runtimes import interp
+    from ..runtimes import interp, pybuild
     from .. import runtimes
 
     items = {}
@@ -290,6 +290,8 @@ def runtime_items(axes: dict) -> dict:
     pys = axes.get(runtimes.PYTHON, [])
     if pys:
         items["python-interpreters"] = ", ".join(f"{rt.label}: {interp.info(rt.where).describe()}" for rt in pys)
+        for rt in pys:
+            items[f"python-build-{rt.label}"] = pybuild.describe(interp.info(rt.where))
     return items
 
 

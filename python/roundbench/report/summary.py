@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..results import benchfmt
+from ..runtimes import pybuild
 from .. import rounds
 from .cells import metric_for
 from ..results.levels import LEVEL_TITLES, LEVELS, level
@@ -597,10 +598,14 @@ def run_info(rs: benchfmt.ResultSet, files: list, warnings: list) -> RunInfo:
         machine += f" ({cfg['cores']})"
     if cfg.get("kernel"):
         machine += f", {cfg['kernel']}"
+    python = cfg.get("python", "")
+    # The build of the children's interpreter (run/provenance.py), beside
+    # the runner's when the children run that one.
+    build = pybuild.summary(cfg.get("python-build", ""))
+    if python and build and cfg.get("python-children", "").endswith("(the runner's own)"):
+        python += f" [{build}]"
     runtimes = "; ".join(
-        x
-        for x in (cfg.get("python", ""), cfg.get("go-version", ""), cfg.get("numpy", "") and f"numpy {cfg['numpy']}")
-        if x
+        x for x in (python, cfg.get("go-version", ""), cfg.get("numpy", "") and f"numpy {cfg['numpy']}") if x
     )
     date = cfg.get("date", "not recorded")
     start = _parse_date(date)

@@ -15,7 +15,7 @@ import sys
 import sysconfig
 
 from ..report import fairness, scan
-from ..runtimes import interp, programs, releases
+from ..runtimes import interp, programs, pybuild, releases
 from .. import rounds
 from ..measure.machine import Check, cpu_model
 from . import userfile
@@ -136,6 +136,9 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         items["python-children"] = child.describe() + (
             " (--python / ROUNDBENCH_PYTHON)" if interp.is_alternate() else " (the runner's own)"
         )
+        # How that interpreter was built (PGO, LTO, a shared libpython, ...):
+        # what the binary shows first, "not recorded" where nothing says.
+        items["python-build"] = pybuild.describe(child)
         checks.append(
             fairness.judged(
                 "python-build",

@@ -71,6 +71,12 @@ print(json.dumps({
     "cflags": var("CFLAGS") or "",
     "ccshared": var("CCSHARED") or "",
     "ldshared": var("LDSHARED") or "",
+    "config_args": var("CONFIG_ARGS") or "",
+    "py_cflags_nodist": var("PY_CFLAGS_NODIST") or "",
+    "py_enable_shared": bool(var("Py_ENABLE_SHARED")),
+    "compiler": platform.python_compiler(),
+    "prefix": sys.prefix,
+    "base_prefix": sys.base_prefix,
 }))
 """
 
@@ -98,6 +104,16 @@ class Info:
     cflags: str = ""
     ccshared: str = ""
     ldshared: str = ""
+    # How it was built, as sysconfig records it (pybuild.py reads these
+    # beside what the binary shows): configure's arguments, the core's own
+    # flags, Py_ENABLE_SHARED, the compiler; and where it lives (a virtual
+    # environment's prefix differs from its base's).
+    config_args: str = ""
+    py_cflags_nodist: str = ""
+    py_enable_shared: bool = False
+    compiler: str = ""
+    prefix: str = ""
+    base_prefix: str = ""
 
     def describe(self) -> str:
         build = "debug" if self.debug else "release"
