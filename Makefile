@@ -288,15 +288,11 @@ endif
 # ---- Fuzzing ------------------------------------------------------------------
 # csrc/fuzz/: one libFuzzer target per parser of untrusted bytes, each built
 # by clang with libFuzzer, ASan and UBSan into build/fuzz/<target>, linking
-# only the core files it drives. scripts/fuzz.sh says what each mode does.
-FUZZ_TARGETS := http_request jsonl_kernels jsonl_line aspects_input
+# only the core files it drives: the build table's FUZZ_TARGETS and each
+# target's NAME.src. scripts/fuzz.sh says what each mode does.
 FUZZ_CC ?= clang
 # The sanitizer build's flags and libFuzzer's (the build table's).
 FUZZ_CFLAGS := $(SAN_CFLAGS) $(FUZZ_SAN_CFLAGS) -Icsrc
-FUZZ_SRC.http_request := csrc/http.c csrc/common.c
-FUZZ_SRC.jsonl_kernels := csrc/jsonl.c csrc/common.c
-FUZZ_SRC.jsonl_line := csrc/fuzz/jsonl_reference.c csrc/jsonl.c csrc/common.c
-FUZZ_SRC.aspects_input := csrc/aspects.c csrc/common.c
 FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 FUZZ_SECONDS ?= 180
 FUZZ_RUNS ?= 20000
@@ -304,7 +300,7 @@ PLANT_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: csrc/fuzz/%.c $(wildcard csrc/fuzz/*.h csrc/fuzz/*.c) $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(csrc/aspects.c.cflags) $< $(FUZZ_SRC.$*) -o $@ $(CORE_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(csrc/aspects.c.cflags) $< $($*.src) -o $@ $(CORE_LIBS)
 
 fuzz-build: $(FUZZ_BIN) ## build the fuzz targets (clang, libFuzzer, ASan, UBSan) into build/fuzz/
 

@@ -19,12 +19,17 @@
 #       inputs of past findings there (regress-*) are kept as they are.
 #
 # Limits are the same everywhere and never loosened to make a finding go
-# away: 25 s for one input, 2 GiB of memory, FUZZ_MAX_LEN bytes an input.
+# away: 25 s for one input, 2 GiB of memory, the table's NAME.max_len bytes an input.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-ALL=(http_request jsonl_kernels jsonl_line aspects_input)
-declare -A MAX_LEN=([http_request]=4096 [jsonl_kernels]=8192 [jsonl_line]=4096 [aspects_input]=8192)
+# The targets and their input limits are the build table's (FUZZ_TARGETS,
+# NAME.max_len), which the Makefile builds them from: one list.
+TABLE=python/roundbench/build.mk
+table() { sed -n "s/^$1 := //p" "$TABLE"; }
+read -ra ALL <<< "$(table FUZZ_TARGETS)"
+declare -A MAX_LEN=()
+for t in "${ALL[@]}"; do MAX_LEN[$t]=$(table "$t.max_len"); done
 BUILD=${BUILD:-build}
 SECONDS_EACH=${FUZZ_SECONDS:-180}
 RUNS=${FUZZ_RUNS:-20000}

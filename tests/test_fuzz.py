@@ -19,26 +19,36 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import fuzz_plants  # noqa: E402
 
+from roundbench.runtimes import buildtable  # noqa: E402
+
 needs_clang = pytest.mark.skipif(shutil.which("clang") is None, reason="needs clang (make setup installs it)")
 
 
-def makefile_targets() -> list:
-    m = re.search(r"^FUZZ_TARGETS := (.+)$", (ROOT / "Makefile").read_text(), re.M)
-    assert m, "the Makefile has no FUZZ_TARGETS"
-    return m.group(1).split()
+def table_targets() -> list:
+    """The fuzz targets, as the build table lists them (FUZZ_TARGETS): the one
+    list the Makefile builds from and scripts/fuzz.sh runs."""
+    targets = buildtable.words(buildtable.read(), "FUZZ_TARGETS")
+    assert targets, "the build table has no FUZZ_TARGETS"
+    return targets
 
 
 def test_every_target_is_built_replayed_and_has_a_corpus():
-    targets = makefile_targets()
-    script = (ROOT / "scripts" / "fuzz.sh").read_text()
-    m = re.search(r"^ALL=\((.+)\)$", script, re.M)
-    assert m and m.group(1).split() == targets, "scripts/fuzz.sh's ALL differs from the Makefile's FUZZ_TARGETS"
+    targets = table_targets()
+    table = buildtable.read()
     sources = {p.stem for p in (ROOT / "csrc" / "fuzz").glob("*.c") if "LLVMFuzzerTestOneInput(const" in p.read_text()}
-    assert sources == set(targets), f"targets in csrc/fuzz/ {sorted(sources)} against the Makefile's {targets}"
+    assert sources == set(targets), f"targets in csrc/fuzz/ {sorted(sources)} against the build table's {targets}"
     for t in targets:
-        assert re.search(rf"^FUZZ_SRC\.{t} := ", (ROOT / "Makefile").read_text(), re.M), f"no FUZZ_SRC.{t}"
+        assert all((ROOT / f).is_file() for f in buildtable.words(table, f"{t}.src")), f"{t}.src names no file"
+        assert int(table[f"{t}.max_len"]) > 0, f"no {t}.max_len"
         corpus = list((ROOT / "testdata" / "fuzz" / t).glob("*"))
         assert corpus, f"testdata/fuzz/{t}/ is empty: make test would replay nothing"
+    # The script and the Makefile take the table's list, not lists of their own.
+    listed = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "fuzz.sh"), "replay", "no-such-target"], capture_output=True, text=True
+    )
+    assert listed.returncode == 2 and f"(targets: {' '.join(targets)})" in listed.stderr, listed.stderr
+    dry = subprocess.run(["make", "-n", "fuzz-build", "BUILD=/nonexistent"], cwd=ROOT, capture_output=True, text=True)
+    assert all(f"/nonexistent/fuzz/{t}" in dry.stdout for t in targets), dry.stdout[-2000:]
     assert re.search(r"^\t\$\(MAKE\) test-fuzz$", (ROOT / "Makefile").read_text(), re.M), "make test does not replay"
 
 
@@ -46,7 +56,7 @@ def test_seeds_come_from_the_test_data(tmp_path):
     subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "fuzz_seeds.py"), str(tmp_path)], check=True, capture_output=True
     )
-    for t in makefile_targets():
+    for t in table_targets():
         seeds = list((tmp_path / t).iterdir())
         assert len(seeds) >= 20, f"{t}: {len(seeds)} seeds"
     # The jsonl line seeds are the vectors' payloads: {"status":200} among them.

@@ -146,3 +146,20 @@ rb-go-matmul-netlib.package := go/cmd/rb-go/matmul
 rb-go-matmul-netlib.tag := netlib
 rb-go-matmul-netlib.library := openblas
 rb-go-matmul-netlib.debian := libopenblas-pthread-dev
+
+# ---- Fuzz targets ---------------------------------------------------------
+# csrc/fuzz/<target>.c: one libFuzzer target per parser of untrusted bytes
+# (docs/fuzzing.md). The Makefile builds each with clang, libFuzzer, ASan and
+# UBSan from its source and NAME.src (the core files it drives) into
+# build/fuzz/<target>; scripts/fuzz.sh runs them with inputs of at most
+# NAME.max_len bytes; tests/test_fuzz.py holds csrc/fuzz/ and the committed
+# corpora (testdata/fuzz/<target>/) to this list.
+FUZZ_TARGETS := http_request jsonl_kernels jsonl_line aspects_input
+http_request.src := csrc/http.c csrc/common.c
+http_request.max_len := 4096
+jsonl_kernels.src := csrc/jsonl.c csrc/common.c
+jsonl_kernels.max_len := 8192
+jsonl_line.src := csrc/fuzz/jsonl_reference.c csrc/jsonl.c csrc/common.c
+jsonl_line.max_len := 4096
+aspects_input.src := csrc/aspects.c csrc/common.c
+aspects_input.max_len := 8192
