@@ -14,14 +14,16 @@ ROUND = Round(
     name="stall",
     title="stall: a variant that runs for ever after two quick runs",
     explain="Test round.",
-    variants=[Variant("py-steady", "python", "always quick"), Variant("py-stall", "python", "stalls from run 3")],
+    variants=[
+        Variant("py-steady", "python", "always quick"),
+        Variant("py-stall", "python", "stalls from run 3", tail="it sleeps for ever from its third run on, on purpose"),
+    ],
     sizes=[{"n": 1}],
     quick=[{"n": 1}],
     metric="ns/iter",
     units={"ns/iter": "lower"},
     cross_check=False,
     run_index_env=True,
-    tails={"py-stall": "it sleeps for ever from its third run on, on purpose"},
 )
 
 
