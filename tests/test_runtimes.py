@@ -236,3 +236,48 @@ def test_a_run_across_go_releases_and_interpreters(tmp_path, pypy):
     md = (out / "report.md").read_text()
     assert "### Score with runtimes of the same age: CPython" in md and "with Go 1.19." in md
     assert "## Runtimes" in md
+
+
+# ---- what the verdict's interpreter build costs -----------------------------------
+
+
+def _builds(medians: dict, runs: int = 10) -> benchfmt.ResultSet:
+    """Loop's pure py cell under each CPython label, `runs` runs around its
+    median (ns/iter), as a run with --python given twice writes them."""
+    lines = []
+    for label, m in medians.items():
+        for i in range(runs):
+            v = m * (1 + (i - runs / 2) * 0.002)
+            lines.append(f"BenchmarkLoop/impl=py/python={label}/n=1000000 1 {v * 1e6:.0f} ns/op {v:.4f} ns/iter")
+    return benchfmt.parse_lines(lines)
+
+
+def test_the_verdicts_cpython_is_flagged_when_a_build_of_its_version_is_faster():
+    iv = summary.Intervals()
+    status, finding, fix = runtime_axis.build_cost(_builds({"cpython-3.11.7": 80.0, "cpython-3.11.2": 60.0}), iv)
+    assert status == "warn" and "--python PATH" in fix
+    assert finding.startswith("CPython 3.11.7, the verdict's,")
+    assert (
+        "1.33× [" in finding
+        and "against CPython 3.11.2 (the fastest build of CPython 3.11, and of any version)" in finding
+    )
+    # Faster than the other build: stated, not flagged.
+    status, finding, _ = runtime_axis.build_cost(_builds({"cpython-3.11.7": 60.0, "cpython-3.11.2": 80.0}), iv)
+    assert status == "ok" and "0.75× [" in finding
+    # Within the 5% slack: not flagged either.
+    status, _, _ = runtime_axis.build_cost(_builds({"cpython-3.11.7": 62.0, "cpython-3.11.2": 60.0}), iv)
+    assert status == "ok"
+
+
+def test_a_faster_build_of_another_version_is_named_but_not_flagged():
+    status, finding, _ = runtime_axis.build_cost(
+        _builds({"cpython-3.13.5": 70.0, "cpython-3.11.2": 60.0}), summary.Intervals()
+    )
+    assert status == "ok" and "against CPython 3.11.2 (the fastest of any version)" in finding
+    assert "fastest build of CPython 3.13" not in finding
+
+
+def test_no_other_cpython_no_build_check():
+    iv = summary.Intervals()
+    assert runtime_axis.build_cost(_builds({"cpython-3.11.7": 80.0}), iv) is None
+    assert runtime_axis.build_cost(_builds({"pypy-7.3.11": 5.0, "cpython-3.11.7": 80.0}), iv) is None

@@ -373,7 +373,22 @@ def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> 
     sections.append(Section("provenance", "Provenance", _provenance(rs)))
     # Computed once: the summary's paragraph and the fairness section say the same.
     warned = fairness.warned(rs.configs)
-    sections.append(Section("fairness", "Fairness", _fairness(rs, warned)))
+    # What the verdict's interpreter costs against the other CPython builds
+    # that ran (runtimes as an axis): checked here, from the runs.
+    built = []
+    cost = runtime_axis.build_cost(full, iv) if axis else None
+    if cost is not None:
+        status, finding, fix = cost
+        built = [
+            (
+                fairness.warn("python-build-cost", finding, fix)
+                if status == "warn"
+                else fairness.ok("python-build-cost", finding)
+            )
+        ]
+        if status == "warn":
+            warned.append(("python-build-cost", finding, fix))
+    sections.append(Section("fairness", "Fairness", _fairness(rs, warned, built)))
     others = [(claims_mod.runtime_pick(pick, v), group(v)) for pick, v in all_views]
     checked = claims_mod.check_all(grouped, iv, views=others)
     notes = [iv.missing] if iv.missing else []
@@ -410,14 +425,16 @@ def _provenance(rs: benchfmt.ResultSet) -> str:
     return "\n".join(out)
 
 
-def _fairness(rs: benchfmt.ResultSet, warned: list) -> str:
+def _fairness(rs: benchfmt.ResultSet, warned: list, built: list = ()) -> str:
+    """The fairness section: every warning in bold, then every check, the
+    run's (its provenance lines) and those the report makes (`built`)."""
     out = []
     for name, finding, fix in warned:
         out.append(f"- **{name}: {finding}**" + (f" (fix: {fix})" if fix else ""))
     if not warned:
         out.append("No unfair condition was found.")
     out.append("")
-    out.append(fairness_table(rs.configs))
+    out.append(fairness_table([*rs.configs, fairness.provenance_items(list(built))]))
     return "\n".join(out)
 
 

@@ -300,6 +300,70 @@ def findings(rs: benchfmt.ResultSet, iv: summary.Intervals) -> list:
     return out
 
 
+# The rounds whose pure Python variant says what an interpreter's build
+# costs: integer arithmetic (loop) and a small real program (aspects).
+BUILD_ROUNDS = ("loop", "aspects", "jsonl")
+# How much slower than the fastest build of its own feature version the
+# verdict's CPython may be before the fairness section flags it.
+BUILD_SLACK = 0.05
+
+
+def build_cost(rs: benchfmt.ResultSet, iv: summary.Intervals) -> Optional[tuple]:
+    """The verdict's CPython (the newest pair's) against the other CPython
+    builds that ran the same pure Python cells: (status, finding, fix) as a
+    fairness line has them, or None when no other CPython ran those cells.
+    It warns when the verdict's interpreter is more than BUILD_SLACK slower
+    than a build of the same feature version (3.11.7 against 3.11.2) on any
+    of the cells, its interval above 1 + BUILD_SLACK; the finding also names
+    the fastest build of any version."""
+    verdict_py = runtimes.newest(rs).get(runtimes.PYTHON)
+    if verdict_py is None or runtimes.python_parts(verdict_py)[0] != "cpython":
+        return None
+    feature = ".".join(runtimes.python_parts(verdict_py)[1].split(".")[:2])
+    parts, slow = [], False
+    for rnd_name in BUILD_ROUNDS:
+        for size, impls in by_runtime(rs).get(rnd_name, {}).items():
+            unit, better = _unit(rnd_name, size, rs)
+            rows = {lab: c for k, lab, c in impls.get("py", []) if k == runtimes.PYTHON and c.values(unit)}
+            mine = rows.get(verdict_py)
+            others = {lab: c for lab, c in rows.items() if lab != verdict_py and lab.startswith("cpython-")}
+            if mine is None or not others:
+                continue
+            sign = 1 if better == "lower" else -1
+            same = [lab for lab in others if lab.split("-", 1)[1].startswith(feature + ".")]
+            texts = []
+            fastest = {}
+            for what, group_ in (("same", same), ("any", others)):
+                if group_:
+                    fastest[what] = min(group_, key=lambda lab: sign * others[lab].median_of(unit))
+            if fastest.get("same") == fastest.get("any"):
+                fastest.pop("any")
+            for what, best in fastest.items():
+                label = f"the fastest build of CPython {feature}" if what == "same" else "the fastest of any version"
+                if what == "same" and "any" not in fastest:
+                    label += ", and of any version"
+                group_ = same if what == "same" else others
+                r = _ratio(iv, mine, others[best], unit) if better == "lower" else _ratio(iv, others[best], mine, unit)
+                if r is None:
+                    continue
+                texts.append(f"{_ratio_text(r)} against {runtimes.describe(runtimes.PYTHON, best)} ({label})")
+                if group_ is same and r[0] > 1 + BUILD_SLACK and r[1] and r[1][0] > 1 + BUILD_SLACK:
+                    slow = True
+            if texts:
+                parts.append(f"{rnd_name} ({size_label(size)}): " + "; ".join(texts))
+    if not parts:
+        return None
+    who = runtimes.describe(runtimes.PYTHON, verdict_py)
+    finding = (
+        f"{who}, the verdict's, against the other CPython builds that ran the pure py variant (its median over "
+        "theirs, > 1 where it is slower; 95% interval): " + "; ".join(parts)
+    )
+    if slow:
+        fix = "run the Python children with the faster build of the same version: --python PATH (ROUNDBENCH_PYTHON)"
+        return "warn", finding, fix
+    return "ok", finding, ""
+
+
 def _than(iv: summary.Intervals, a: Cell, b: Cell, unit: str, better: str, other: str) -> str:
     """'3.2× [3.1, 3.3] faster than OTHER' or '... slower than OTHER': a
     against b, the winner's ratio with its interval; "" without runs."""
