@@ -228,6 +228,14 @@ ROUND = Round(
         "cells are scored by requests per second; the fixed-rate cell holds every server to the same rate, so it is "
         "scored by p99 latency (lower is better), its median over runs with its interval."
     ),
+    # Each server's known_failures: what it fails of the robustness stress on
+    # every machine (found with the versions in requirements-dev.txt and
+    # go.mod, net/http with the Go toolchain and http.server with the Python
+    # that run the suite), by check (stress.CHECKS) and why. Such a run keeps
+    # its figures, says FAILED for each check in the report and the progress
+    # line (a `known-failure/CHECK` fact), and the run's summary counts it
+    # apart from failed runs; any other failed check fails the run.
+    # tests/test_http.py holds these to what each server does.
     variants=[
         V(
             "c",
