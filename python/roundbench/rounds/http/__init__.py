@@ -235,7 +235,10 @@ ROUND = Round(
     # its figures, says FAILED for each check in the report and the progress
     # line (a `known-failure/CHECK` fact), and the run's summary counts it
     # apart from failed runs; any other failed check fails the run.
-    # tests/test_http.py holds these to what each server does.
+    # tests/test_http.py holds these to what each server does. Every
+    # variant's Python entry drives the load; the timed code is the server:
+    # the C and Go servers are scanned as the round's helpers (http-serve),
+    # the Python ones through each declaration's `scan`.
     variants=[
         V(
             "c",
