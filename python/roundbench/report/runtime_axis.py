@@ -321,8 +321,9 @@ def build_cost(rs: benchfmt.ResultSet, iv: summary.Intervals) -> Optional[tuple]
         return None
     feature = ".".join(runtimes.python_parts(verdict_py)[1].split(".")[:2])
     parts, slow = [], False
+    table = by_runtime(rs)
     for rnd_name in BUILD_ROUNDS:
-        for size, impls in by_runtime(rs).get(rnd_name, {}).items():
+        for size, impls in table.get(rnd_name, {}).items():
             unit, better = _unit(rnd_name, size, rs)
             rows = {lab: c for k, lab, c in impls.get("py", []) if k == runtimes.PYTHON and c.values(unit)}
             mine = rows.get(verdict_py)

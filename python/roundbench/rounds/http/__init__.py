@@ -192,6 +192,13 @@ def provenance() -> tuple:
 _WRK = needs_command("wrk")
 _BASE = needs_all(_WRK, needs_program("rb-spawn"), needs_program("rb-load"))
 V = Variant
+# What uvicorn fails of the stress, the same whichever app it serves
+# (py-fastapi, py-asgi).
+_UVICORN_FAILURES = (
+    ("slow-client-408", "uvicorn sets no deadline for a request's head: a slow client holds its connection"),
+    ("slow-client-close", "uvicorn keeps the slow client's connection open past the header timeout"),
+    ("oversized-431", "uvicorn with httptools limits no request head's size: a 10 kB head is answered 200"),
+)
 PUBLISHED_LOAD = "hey"
 
 
@@ -295,14 +302,7 @@ ROUND = Round(
             model="event-loop",
             scan=("roundbench.pure.http.__getattr__",),
             start=servers.uvicorn_fastapi,
-            known_failures=(
-                (
-                    "slow-client-408",
-                    "uvicorn sets no deadline for a request's head: a slow client holds its connection",
-                ),
-                ("slow-client-close", "uvicorn keeps the slow client's connection open past the header timeout"),
-                ("oversized-431", "uvicorn with httptools limits no request head's size: a 10 kB head is answered 200"),
-            ),
+            known_failures=_UVICORN_FAILURES,
         ),
         V(
             "go-fasthttp",
@@ -347,14 +347,7 @@ ROUND = Round(
             model="event-loop",
             scan=("roundbench.pure.http.asgi_app",),
             start=servers.uvicorn_asgi,
-            known_failures=(
-                (
-                    "slow-client-408",
-                    "uvicorn sets no deadline for a request's head: a slow client holds its connection",
-                ),
-                ("slow-client-close", "uvicorn keeps the slow client's connection open past the header timeout"),
-                ("oversized-431", "uvicorn with httptools limits no request head's size: a 10 kB head is answered 200"),
-            ),
+            known_failures=_UVICORN_FAILURES,
         ),
         V(
             "py-stdlib",
