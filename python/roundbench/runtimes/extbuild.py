@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -129,6 +130,21 @@ def run_step(cmd: list, what: str) -> None:
         raise Failed(f"{what} failed (exit status {done.returncode}): {_tail(done.stderr or done.stdout)}")
 
 
+def _multiarch_dir(include: str) -> list:
+    """Debian's pyconfig.h includes <x86_64-linux-gnu/python3.X/pyconfig.h>,
+    found under the include folder's parent. For an interpreter outside
+    /usr (a Debian root's) that parent is given after the system's own
+    folders (-idirafter), so that the machine's C library headers still win."""
+    try:
+        text = (Path(include) / "pyconfig.h").read_text(errors="replace")
+    except OSError:
+        return []
+    parent = Path(include).parent
+    if re.search(r"#\s*include\s*<[a-z0-9_]+-linux-gnu/python", text) and str(parent) != "/usr/include":
+        return [f"-idirafter{parent}"]
+    return []
+
+
 class Toolchain:
     """The compiler and linker command lines for one interpreter, as
     setuptools makes them: CC and LDSHARED from the environment, else the
@@ -145,6 +161,7 @@ class Toolchain:
         self.ldshared = shlex.split(ldshared)
         self.cflags = shlex.split(got.cflags) + shlex.split(got.ccshared or "-fPIC")
         self.include = got.include
+        self.after = _multiarch_dir(got.include)
 
     def missing(self, got) -> Optional[str]:
         if shutil.which(self.cc[0]) is None:
@@ -158,7 +175,7 @@ class Toolchain:
         jobs = []
         for src in sources:
             obj = objdir / (Path(src).stem + ".o")
-            cmd = [*self.cc, *self.cflags, *defines, f"-I{ROOT / 'csrc'}", f"-I{self.include}"]
+            cmd = [*self.cc, *self.cflags, *defines, f"-I{ROOT / 'csrc'}", f"-I{self.include}", *self.after]
             jobs.append((obj, [*cmd, "-c", str(src), "-o", str(obj), *extra], f"compiling {Path(src).name}"))
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             list(pool.map(lambda job: run_step(job[1], job[2]), jobs))

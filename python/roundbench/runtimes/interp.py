@@ -54,6 +54,12 @@ try:
 except importlib.metadata.PackageNotFoundError:
     numpy = None
 var = sysconfig.get_config_var
+# INCLUDEPY is where the build put the headers; an interpreter run from
+# elsewhere (a Debian root's, beside the machine's own) has them under its
+# prefix, where get_paths() looks.
+include = var("INCLUDEPY") or ""
+if not os.path.isfile(os.path.join(include, "Python.h")):
+    include = sysconfig.get_paths().get("include") or include
 pypy = getattr(sys, "pypy_version_info", None)
 print(json.dumps({
     "implementation": platform.python_implementation(),
@@ -66,7 +72,7 @@ print(json.dumps({
     "dev_mode": bool(sys.flags.dev_mode),
     "pypy_version": "%d.%d.%d" % tuple(pypy[:3]) if pypy else None,
     "free_threaded": bool(var("Py_GIL_DISABLED")),
-    "include": var("INCLUDEPY") or sysconfig.get_paths().get("include") or "",
+    "include": include,
     "cc": var("CC") or "",
     "cflags": var("CFLAGS") or "",
     "ccshared": var("CCSHARED") or "",

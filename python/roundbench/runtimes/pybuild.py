@@ -90,11 +90,31 @@ def switches(path: str) -> Optional[frozenset]:
     return frozenset(found) if found else None
 
 
+WRAPPER_MARK = "# roundbench-interpreter: "
+
+
+def real_executable(executable: str) -> str:
+    """The interpreter's binary: `executable` resolved, and through the
+    script that runs a Debian root's interpreter with the root's loader
+    (provision.py writes it, naming the binary on a WRAPPER_MARK line)."""
+    exe = os.path.realpath(shutil.which(executable) or executable)
+    try:
+        with open(exe, "rb") as f:
+            head = f.read(2048)
+    except OSError:
+        return exe
+    if head.startswith(b"#!"):
+        for line in head.decode(errors="replace").splitlines():
+            if line.startswith(WRAPPER_MARK):
+                return line[len(WRAPPER_MARK) :].strip()
+    return exe
+
+
 def code_binary(executable: str) -> tuple:
     """(the binary whose code runs the interpreter, how libpython is
     linked): the libpython `executable` loads, when it loads one, else the
     executable itself."""
-    exe = os.path.realpath(shutil.which(executable) or executable)
+    exe = real_executable(executable)
     libs = _ldd(exe)
     if libs is None:
         return exe, Fact(NOT_RECORDED, "ldd could not read the executable")
@@ -149,7 +169,11 @@ def facts(info) -> dict:
         fp = Fact("yes", "the build's CFLAGS have -fno-omit-frame-pointer")
     out["frame-pointers"] = fp or Fact(NOT_RECORDED, stripped)
     out["gil"] = Fact("disabled" if info.free_threaded else "enabled", "sysconfig's Py_GIL_DISABLED")
-    if "--enable-experimental-jit" in args:
+    jit = re.search(r"--enable-experimental-jit(?:=(\S+?))?['\s]", args + " ")
+    if jit and jit.group(1) in ("yes-off", "interpreter"):
+        how = {"yes-off": "off unless PYTHON_JIT=1", "interpreter": "the tier-2 interpreter, no machine code"}
+        out["jit"] = Fact("built", f"configure --enable-experimental-jit={jit.group(1)}: {how[jit.group(1)]}")
+    elif jit and jit.group(1) != "no":
         out["jit"] = Fact("built", "configure --enable-experimental-jit")
     elif tuple(int(x) for x in info.version.split(".")[:2]) < (3, 13):
         out["jit"] = Fact("none", f"CPython {info.version} has no JIT")
@@ -165,8 +189,17 @@ def source(info) -> str:
     exe = info.executable
     real = os.path.realpath(shutil.which(exe) or exe)
     where = exe if real == exe else f"{exe} -> {real}"
+    binary = real_executable(exe)
+    if binary != real:
+        where += f" (a script that runs {binary} with its root's loader and libraries)"
     if info.base_prefix and info.prefix and info.base_prefix != info.prefix:
         where += f", a virtual environment of {info.base_prefix}"
+    from . import provision
+
+    for got in provision.read_manifest().values():
+        if exe in (got.python, got.base) or real in (got.python, got.base, os.path.realpath(got.base)):
+            where += f"; provisioned by roundbench pythons as {got.name}: {got.source}; {got.build}"
+            break
     return where
 
 

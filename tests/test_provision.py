@@ -1,0 +1,293 @@
+"""Provisioning the Pythons people run (runtimes/provision.py,
+`roundbench pythons`): the one-line refusals, the manifest and what a
+version resolves to, the script that runs a Debian root's interpreter, the
+headers of an interpreter outside /usr, and the PGO training's words. The
+builds themselves take minutes and need root and the network: `make
+pythons` does them, and the interpreters it made are checked here when
+they are there."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roundbench.cli import _common
+from roundbench.errors import UsageError
+from roundbench.runtimes import extbuild, interp, provision, pybuild
+
+# -- the refusals: one line each, and the suite goes on ---------------------
+
+
+def _debian(tmp_path: Path) -> Path:
+    f = tmp_path / "debian_version"
+    f.write_text("12.8\n")
+    return f
+
+
+def _which(name: str):
+    return f"/usr/bin/{name}"
+
+
+def test_not_linux_is_refused_in_one_line(tmp_path):
+    why = provision.refusal(platform="darwin", debian_version=_debian(tmp_path), euid=lambda: 0, which=_which)
+    assert why.startswith("roundbench pythons: not Linux (darwin)")
+    assert "\n" not in why and "runs with the interpreters it has" in why
+
+
+def test_not_debian_is_refused_in_one_line(tmp_path):
+    missing = tmp_path / "no-such-file"
+    why = provision.refusal(platform="linux", debian_version=missing, euid=lambda: 0, which=_which)
+    assert why.startswith("roundbench pythons: not Debian") and str(missing) in why and "\n" not in why
+    # A Debian file but no apt-get is not Debian enough either.
+    why = provision.refusal(platform="linux", debian_version=_debian(tmp_path), euid=lambda: 0, which=lambda n: None)
+    assert why.startswith("roundbench pythons: not Debian") and "apt-get" in why
+
+
+def test_no_root_is_refused_in_one_line(tmp_path):
+    why = provision.refusal(platform="linux", debian_version=_debian(tmp_path), euid=lambda: 1000, which=_which)
+    assert why.startswith("roundbench pythons: needs root") and "\n" not in why
+
+
+def test_a_debian_root_is_not_refused(tmp_path):
+    assert provision.refusal(platform="linux", debian_version=_debian(tmp_path), euid=lambda: 0, which=_which) is None
+
+
+def test_no_network_is_refused_in_one_line():
+    why = provision.no_network("apt-get update could not reach http://deb.debian.org/debian")
+    assert why.startswith("roundbench pythons: no network: apt-get update could not reach")
+    assert "\n" not in why and why.endswith("the suite runs with the interpreters it has")
+
+
+def test_the_command_prints_a_refusal_and_exits_0(monkeypatch, capsys):
+    from roundbench.cli import pythons
+
+    def refused(*a, **k):
+        raise provision.Refused("roundbench pythons: needs root (test)")
+
+    monkeypatch.setattr(provision, "provision", refused)
+    args = pythons_args(newest=False, list=False, only=None, rebuild=None)
+    assert pythons.main_args(args) == 0
+    assert capsys.readouterr().out.strip() == "roundbench pythons: needs root (test)"
+
+    def failed(*a, **k):
+        raise provision.Failed("cpython-3.13.5: make failed (exit status 2)")
+
+    monkeypatch.setattr(provision, "provision", failed)
+    assert pythons.main_args(args) == 1
+    assert "make failed" in capsys.readouterr().out
+
+
+def pythons_args(**kw):
+    import argparse
+
+    return argparse.Namespace(**kw)
+
+
+# -- the manifest, and what a version names ---------------------------------
+
+
+def _fake_python(folder: Path, name: str) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = folder / name
+    exe.write_text("#!/bin/sh\nexit 0\n")
+    exe.chmod(0o755)
+    return str(exe)
+
+
+def _manifest(root: Path, *entries) -> None:
+    interps = {}
+    for name, version, ft in entries:
+        interps[name] = provision.Interpreter(
+            name=name,
+            version=version,
+            python=_fake_python(root / "venvs" / name / "bin", "python"),
+            base=f"/opt/{name}/bin/python",
+            source="a test",
+            build="configure --enable-optimizations --with-lto",
+            seconds=1.0,
+            bytes=1,
+            made="2026-12-03T00:00:00Z",
+            free_threaded=ft,
+        )
+    provision._write_manifest(root, interps)
+
+
+@pytest.fixture
+def manifest(tmp_path, monkeypatch):
+    root = tmp_path / "pythons"
+    root.mkdir()
+    monkeypatch.setenv(provision.ENV, str(root))
+    _manifest(
+        root,
+        ("cpython-3.13.5", "3.13.5", False),
+        ("cpython-3.13.5t", "3.13.5", True),
+        ("cpython-3.14.10", "3.14.10", False),
+        ("cpython-3.15.2", "3.15.2", False),
+    )
+    return root
+
+
+def test_a_version_resolves_to_the_newest_provisioned_match(manifest):
+    venv = lambda n: str(manifest / "venvs" / n / "bin" / "python")  # noqa: E731
+    assert provision.resolve("3.15") == venv("cpython-3.15.2")
+    assert provision.resolve("3.15.2") == venv("cpython-3.15.2")
+    assert provision.resolve("3") == venv("cpython-3.15.2")
+    assert provision.resolve("3.13") == venv("cpython-3.13.5")  # the GIL build unless t is asked
+    assert provision.resolve("3.13t") == venv("cpython-3.13.5t")
+    assert provision.resolve("3.13.5t") == venv("cpython-3.13.5t")
+    # 3.1 is not a prefix of 3.13 or 3.15: versions match by whole parts.
+    assert provision.resolve("3.1") is None
+    assert provision.resolve("3.12") is None
+    assert provision.resolve("3.14t") is None
+    assert provision.resolve("latest") is None
+
+
+def test_the_newest_is_the_newest_with_the_gil(manifest):
+    assert provision.newest().name == "cpython-3.15.2"
+    assert provision.cache_dir() == manifest
+
+
+def test_an_interpreter_that_is_gone_is_not_in_the_manifest(manifest):
+    os.remove(manifest / "venvs" / "cpython-3.15.2" / "bin" / "python")
+    assert "cpython-3.15.2" not in provision.read_manifest()
+    assert provision.newest().name == "cpython-3.14.10"
+
+
+def test_a_broken_manifest_reads_as_nothing(tmp_path):
+    (tmp_path / provision.MANIFEST).write_text("{not json")
+    assert provision.read_manifest(tmp_path) == {}
+    assert provision.newest(tmp_path) is None
+
+
+def test_the_cache_is_outside_the_checkout_by_default(monkeypatch, tmp_path):
+    monkeypatch.delenv(provision.ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert provision.cache_dir() == tmp_path / "roundbench" / "pythons"
+
+
+def test_python_version_options_resolve_or_say_what_is_there(manifest):
+    assert _common.python_path("3.14") == str(manifest / "venvs" / "cpython-3.14.10" / "bin" / "python")
+    assert _common.python_path("/usr/bin/python3") == "/usr/bin/python3"  # a path stays a path
+    assert _common.python_path("python3") == "python3"
+    with pytest.raises(UsageError) as e:
+        _common.python_path("3.12")
+    text = str(e.value)
+    assert "--python 3.12" in text and "cpython-3.13.5, cpython-3.13.5t, cpython-3.14.10, cpython-3.15.2" in text
+
+
+# -- the PGO training's words -----------------------------------------------
+
+
+def test_a_training_run_with_a_failing_test_is_named_in_the_build(tmp_path):
+    log = tmp_path / "make.log"
+    echoed = f"./python -m test --pgo --timeout=1200 || echo {provision.PROFILE_FAILED}\n"
+    log.write_text(
+        echoed + "0:00:20 [19/43] test_generators\ntest test_generators failed\n" + provision.PROFILE_FAILED + "\n"
+    )
+    assert provision._profile_failures(log) == " (training tests that failed, profile kept: test_generators)"
+    # make echoes the recipe, words and all: that alone is not a failure.
+    log.write_text(echoed + "Result: SUCCESS\n")
+    assert provision._profile_failures(log) == ""
+
+
+# -- a Debian root's interpreter: the script, and its headers ----------------
+
+
+def test_the_script_names_the_binary_it_runs(tmp_path):
+    root = tmp_path / "sid"
+    real = root / "usr" / "bin" / "python3.15"
+    real.parent.mkdir(parents=True)
+    real.write_bytes(b"\x7fELF not really")
+    wrapper = root / "usr" / "local" / "bin" / "python3.15"
+    wrapper.parent.mkdir(parents=True)
+    wrapper.write_text(
+        provision._WRAPPER.format(feature="3.15", root=root, loader=provision.LOADER, arch=provision.MULTIARCH)
+    )
+    wrapper.chmod(0o755)
+    assert pybuild.real_executable(str(wrapper)) == str(real)
+    # An ordinary script, or a binary, is itself.
+    other = tmp_path / "python"
+    other.write_text('#!/bin/sh\nexec /usr/bin/python3 "$@"\n')
+    assert pybuild.real_executable(str(other)) == str(other)
+    assert pybuild.real_executable(sys.executable) == os.path.realpath(sys.executable)
+
+
+def test_debian_multiarch_headers_outside_usr_come_after_the_system_s(tmp_path):
+    inc = tmp_path / "root" / "usr" / "include" / "python3.15"
+    inc.mkdir(parents=True)
+    (inc / "pyconfig.h").write_text("#include <x86_64-linux-gnu/python3.15/pyconfig.h>\n")
+    assert extbuild._multiarch_dir(str(inc)) == [f"-idirafter{inc.parent}"]
+    # The machine's own Debian headers are found already; upstream's need nothing.
+    (inc / "pyconfig.h").write_text("#define HAVE_UNISTD_H 1\n")
+    assert extbuild._multiarch_dir(str(inc)) == []
+    assert extbuild._multiarch_dir(str(tmp_path / "none")) == []
+
+
+# -- the JIT's facts ---------------------------------------------------------
+
+
+def _info(**kw) -> interp.Info:
+    base = dict(
+        implementation="CPython",
+        version="3.15.2",
+        debug=False,
+        ext_suffix=".so",
+        executable=sys.executable,
+        roundbench=None,
+        numpy=None,
+        dev_mode=False,
+    )
+    base.update(kw)
+    return interp.Info(**base)
+
+
+@pytest.mark.parametrize(
+    "args, value, words",
+    [
+        ("'--enable-experimental-jit=yes-off' '--with-lto'", "built", "off unless PYTHON_JIT=1"),
+        ("'--enable-experimental-jit' '--with-lto'", "built", "configure --enable-experimental-jit"),
+        ("'--enable-experimental-jit=interpreter'", "built", "no machine code"),
+    ],
+)
+def test_the_jit_fact_says_how_it_was_configured(args, value, words):
+    f = pybuild.facts(_info(config_args=args))["jit"]
+    assert f.value == value and words in f.how
+
+
+# -- what `make pythons` made, where it has run ------------------------------
+
+PROVISIONED = provision.read_manifest()
+
+
+@pytest.mark.skipif(not PROVISIONED, reason="nothing provisioned (make pythons)")
+@pytest.mark.parametrize("name", sorted(PROVISIONED))
+def test_each_provisioned_interpreter_runs_and_states_its_build(name):
+    got = PROVISIONED[name]
+    out = subprocess.run(
+        [
+            got.python,
+            "-c",
+            "import json, platform, sys; print(json.dumps([platform.python_version(), "
+            "bool(getattr(sys, '_is_gil_enabled', lambda: True)() is False)]))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    version, gil_off = json.loads(out.stdout)
+    assert version == got.version
+    assert gil_off == got.free_threaded
+    info = interp.info(got.python)
+    where = pybuild.source(info)
+    assert f"provisioned by roundbench pythons as {name}" in where
+    facts = pybuild.facts(info)
+    assert facts["gil"].value == ("disabled" if got.free_threaded else "enabled")
+    if "--enable-optimizations" in got.build:
+        # Our own builds keep their debug information: the binary says PGO and LTO.
+        assert (facts["pgo"].value, facts["lto"].value) == ("yes", "yes"), facts
