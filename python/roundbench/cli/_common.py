@@ -21,6 +21,25 @@ def rounds_arg(names: list) -> list:
     return out
 
 
+def python_path(spec: str) -> str:
+    """A --python value as a path: a version (3.15, 3.13.5, 3.13t for the
+    free-threaded build) names a provisioned interpreter (roundbench
+    pythons), as --go 1.27 names a Go release; anything else is a path or a
+    name on PATH, as given."""
+    from ..runtimes import provision
+
+    if not provision.VERSION_SPEC.fullmatch(spec):
+        return spec
+    found = provision.resolve(spec)
+    if found is None:
+        have = ", ".join(sorted(provision.read_manifest())) or "none"
+        raise UsageError(
+            f"--python {spec}: no provisioned CPython {spec} in {provision.cache_dir()} "
+            f"(provisioned: {have}; roundbench pythons makes them, or give a path)"
+        )
+    return found
+
+
 def use_python(path) -> None:
     """--python PATH, or ROUNDBENCH_PYTHON: the Python children's interpreter."""
     from ..runtimes import interp
@@ -28,6 +47,7 @@ def use_python(path) -> None:
     path = path or os.environ.get(interp.ENV)
     if not path:
         return
+    path = python_path(path)
     try:
         interp.use(path)
     except interp.BadInterpreter as e:

@@ -150,7 +150,8 @@ def add_parser(sub) -> None:
         action="append",
         metavar="PATH",
         help="run every Python child with this interpreter (default: the one running roundbench; also "
-        "ROUNDBENCH_PYTHON=PATH), e.g. a newer CPython, so that the Python side is as recent as the Go side; "
+        "ROUNDBENCH_PYTHON=PATH), e.g. a newer CPython; a version (3.15, 3.13.5, 3.13t) names one that "
+        "`roundbench pythons` provisioned, the newest that matches (the Python side as recent as the Go side); "
         "its C variants need the extension built for it (make build PYTHON=PATH). Repeatable: given twice or "
         "more, every Python variant runs under each interpreter as rows of its own, named by a python= key "
         "(python=cpython-3.11.7, python=pypy-7.3.11), the extension built for each CPython and for PyPy's "
@@ -258,7 +259,10 @@ def runtime_axes(gos: list, pythons: list) -> dict:
         rt = runtimes.Runtime(runtimes.GO, version, version, default=version == installed)
         if all(r.label != rt.label for r in axes.get(runtimes.GO, [])):
             axes.setdefault(runtimes.GO, []).append(rt)
+    from ._common import python_path
+
     for path in pythons:
+        path = python_path(path)
         exe = os.path.abspath(path) if os.sep in path else path
         try:
             interp.info(exe)

@@ -1,0 +1,81 @@
+"""`roundbench pythons`: provisions the CPython builds people run
+(runtimes/provision.py says which and how) and lists them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import EXIT_FAILED, EXIT_OK
+from ..runtimes import extbuild, provision
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "pythons",
+        help="provision CPython 3.13.5 (PGO+LTO, and its free-threaded twin) and Debian unstable's 3.14 and 3.15",
+        description="Gets the CPython builds the verdict runs: CPython 3.13.5 built from Debian 13's source "
+        "package with --enable-optimizations --with-lto (cpython-3.13.5) and again with --disable-gil "
+        "(cpython-3.13.5t), and Debian unstable's own 3.14 and 3.15 in a debootstrap root; each with a "
+        "virtual environment holding the project's requirements from wheels. Needs Linux, Debian, root and "
+        "the network, and says in one line which is missing (exit 0: the suite runs with what it has). "
+        "Everything lives outside the checkout, in ROUNDBENCH_PYTHONS (default ~/.cache/roundbench/pythons), "
+        "and is reused by the next call. `roundbench run --python 3.15` then names one by its version.",
+        epilog='Times on a 2-vCPU first-generation AMD EPYC: README.md, "The Pythons".',
+    )
+    p.add_argument(
+        "--newest",
+        action="store_true",
+        help="print the newest provisioned CPython with the GIL (its venv's python) and exit; nothing when none is "
+        "(make suite runs its Python children under it)",
+    )
+    p.add_argument(
+        "--list", action="store_true", help="list what is provisioned (name, version, build, where) and exit"
+    )
+    p.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help="provision only these (cpython-3.13, cpython-3.15, ...; repeatable)",
+    )
+    p.add_argument(
+        "--rebuild",
+        action="append",
+        metavar="NAME",
+        help="make NAME again although it is there (a name from --list, sid for the root, all for everything)",
+    )
+    p.set_defaults(func=main_args)
+
+
+def _show(interps: dict) -> None:
+    if not interps:
+        print(f"nothing provisioned in {provision.cache_dir()} (roundbench pythons makes it)")
+        return
+    for i in sorted(interps.values(), key=lambda i: provision._version_tuple(i.version) + (i.free_threaded,)):
+        extra = f"; no wheel for {', '.join(i.missing_wheels)}" if i.missing_wheels else ""
+        print(f"{i.name:<18} {i.python}")
+        print(f"{'':<18} {i.source}; {i.build}; {i.seconds / 60:.1f} min, {i.bytes / 2**20:.0f} MiB{extra}")
+
+
+def main_args(args) -> int:
+    if args.newest:
+        got = provision.newest()
+        if got is not None:
+            print(got.python)
+        return EXIT_OK
+    if args.list:
+        _show(provision.read_manifest())
+        return EXIT_OK
+    root = extbuild.checkout()
+    if root is None:
+        print("roundbench pythons: needs the project's checkout (its requirements-dev.txt)")
+        return EXIT_FAILED
+    try:
+        got = provision.provision(Path(root), only=args.only, rebuild=args.rebuild)
+    except provision.Refused as e:
+        print(e)
+        return EXIT_OK
+    except provision.Failed as e:
+        print(f"roundbench pythons: {e}")
+        return EXIT_FAILED
+    _show(got)
+    return EXIT_OK
