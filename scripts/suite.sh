@@ -7,7 +7,12 @@
 # (roundbench run --time-budget). Extra roundbench options can be given in
 # ROUNDBENCH_ARGS, which come last and so win (ROUNDBENCH_ARGS="--time-budget
 # 45" is BUDGET=45). The suite runs under the project's venv ($VENV, .venv;
-# `make setup` makes it), and its Python children under the same interpreter.
+# `make setup` makes it). Its verdict is the newest pair: the Python children
+# run under the newest CPython `make pythons` provisioned (the venv's own
+# interpreter when none is), the Go variants under the newest Go release the
+# module proxy serves (the installed Go when it cannot be asked); the first
+# lines say which and why. SUITE_PYTHON=PATH|VERSION and SUITE_GO=X.Y[.Z]
+# choose others; SUITE_PYTHON=venv and SUITE_GO=installed the machine's own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/$(date +%Y%m%d-%H%M%S)}
@@ -22,9 +27,46 @@ if [ "$budget" != none ]; then
   budget_args=(--time-budget "$budget")
 fi
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
+runtime_args=()
+venv_version=$("$py" -c 'import platform; print(platform.python_version())')
+case "${SUITE_PYTHON:-}" in
+  venv)
+    echo "suite: Python children under the venv's CPython $venv_version (SUITE_PYTHON=venv)" >&2 ;;
+  "")
+    newest=$("$py" -m roundbench pythons --newest)
+    if [ -n "$newest" ]; then
+      runtime_args+=(--python "$newest")
+      echo "suite: Python children under CPython $("$newest" -c 'import platform; print(platform.python_version())'), the newest that make pythons provisioned ($newest)" >&2
+    else
+      echo "suite: Python children under the venv's CPython $venv_version: make pythons has provisioned none (it provisions CPython 3.13, 3.14 and 3.15 on Debian, as root)" >&2
+    fi ;;
+  *)
+    runtime_args+=(--python "$SUITE_PYTHON")
+    echo "suite: Python children under $SUITE_PYTHON (SUITE_PYTHON)" >&2 ;;
+esac
+installed_go=$(go env GOVERSION 2>/dev/null | sed 's/^go//')
+case "${SUITE_GO:-}" in
+  installed)
+    echo "suite: Go variants under the installed Go $installed_go (SUITE_GO=installed)" >&2 ;;
+  "")
+    if newest_go=$("$py" -c 'from roundbench.runtimes import gotoolchains as g; print(g.newest_served())' 2>/tmp/suite-go.$$); then
+      if [ "$newest_go" = "$installed_go" ]; then
+        echo "suite: Go variants under Go $newest_go, the installed Go and the newest release the module proxy serves" >&2
+      else
+        runtime_args+=(--go "$newest_go")
+        echo "suite: Go variants under Go $newest_go, the newest release the module proxy serves (installed: $installed_go)" >&2
+      fi
+    else
+      echo "suite: Go variants under the installed Go $installed_go: $(tail -1 /tmp/suite-go.$$)" >&2
+    fi
+    rm -f /tmp/suite-go.$$ ;;
+  *)
+    runtime_args+=(--go "$SUITE_GO")
+    echo "suite: Go variants under Go $SUITE_GO (SUITE_GO)" >&2 ;;
+esac
 start=$(date +%s)
 status=0
 # shellcheck disable=SC2086
-"$py" -m roundbench run --out "$out" "${budget_args[@]}" ${ROUNDBENCH_ARGS:-} || status=$?
+"$py" -m roundbench run --out "$out" "${runtime_args[@]}" "${budget_args[@]}" ${ROUNDBENCH_ARGS:-} || status=$?
 echo "suite: results in $out/results.txt, report in $out/report.md ($(( $(date +%s) - start )) s)"
 exit $status

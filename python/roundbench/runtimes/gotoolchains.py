@@ -282,6 +282,16 @@ def resolve(spec: str) -> str:
     raise ToolchainError(f"the Go module proxy ({_go_env().get('GOPROXY')}) serves no {what} for {_platform()}{has}")
 
 
+def newest_served() -> str:
+    """The newest Go release the module proxy serves for this platform
+    (asked now, not read from the file); ToolchainError when it cannot be
+    asked."""
+    served, _ = _served(ask=True)
+    if not served:
+        raise ToolchainError(f"the Go module proxy ({_go_env().get('GOPROXY')}) serves no Go for {_platform()}")
+    return max(served, key=_key)
+
+
 def resolve_or_keep(spec: str) -> str:
     """resolve(spec) for a runtime axis: a release that cannot be had (not
     served, the proxy not reachable) is kept as given, so that its rows
