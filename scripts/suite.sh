@@ -66,6 +66,26 @@ case "${SUITE_GO:-}" in
 esac
 start=$(date +%s)
 status=0
+# What the interpreter's build costs: the pure py loop and aspects cells under
+# every CPython on the machine (the venv's, the system's, each provisioned
+# one), in a companion run whose results the report's fairness section reads
+# against the verdict's interpreter. Its time comes out of the budget.
+mapfile -t builds < <("$py" -m roundbench pythons --cpythons)
+if [ "${#builds[@]}" -ge 2 ] && [ "${SUITE_BUILDS:-yes}" != no ]; then
+  build_args=()
+  for p in "${builds[@]}"; do build_args+=(--python "$p"); done
+  echo "suite: the build-cost cells first: the pure py loop and aspects under ${#builds[@]} CPythons (${builds[*]}; SUITE_BUILDS=no leaves them out)" >&2
+  "$py" -m roundbench run loop aspects --impl py --runs "${SUITE_BUILD_RUNS:-5}" "${build_args[@]}" \
+    --no-report --out "$out/python-builds" || status=$?
+  rm -f "$out/latest"
+  if [ "$budget" != none ]; then
+    left=$(( budget - ($(date +%s) - start) / 60 ))
+    [ "$left" -ge 1 ] || left=1
+    budget_args=(--time-budget "$left")
+  fi
+else
+  echo "suite: no build-cost cells: ${#builds[@]} CPython on this machine (make pythons provisions more)" >&2
+fi
 # shellcheck disable=SC2086
 "$py" -m roundbench run --out "$out" "${runtime_args[@]}" "${budget_args[@]}" ${ROUNDBENCH_ARGS:-} || status=$?
 echo "suite: results in $out/results.txt, report in $out/report.md ($(( $(date +%s) - start )) s)"

@@ -244,12 +244,16 @@ def test_a_run_across_go_releases_and_interpreters(tmp_path, pypy):
 def _builds(medians: dict, runs: int = 10) -> benchfmt.ResultSet:
     """Loop's pure py cell under each CPython label, `runs` runs around its
     median (ns/iter), as a run with --python given twice writes them."""
+    return benchfmt.parse_lines(_build_lines(medians, runs))
+
+
+def _build_lines(medians: dict, runs: int = 10) -> list:
     lines = []
     for label, m in medians.items():
         for i in range(runs):
             v = m * (1 + (i - runs / 2) * 0.002)
             lines.append(f"BenchmarkLoop/impl=py/python={label}/n=1000000 1 {v * 1e6:.0f} ns/op {v:.4f} ns/iter")
-    return benchfmt.parse_lines(lines)
+    return lines
 
 
 def test_the_verdicts_cpython_is_flagged_when_a_build_of_its_version_is_faster():
@@ -281,3 +285,43 @@ def test_no_other_cpython_no_build_check():
     iv = summary.Intervals()
     assert runtime_axis.build_cost(_builds({"cpython-3.11.7": 80.0}), iv) is None
     assert runtime_axis.build_cost(_builds({"pypy-7.3.11": 5.0, "cpython-3.11.7": 80.0}), iv) is None
+
+
+def test_the_companion_run_is_read_against_the_verdicts_interpreter():
+    """make suite's python-builds run holds every CPython; the verdict's is
+    the one its main run used (python-key), not the newest there."""
+    rs = _builds({"cpython-3.11.7": 80.0, "cpython-3.11.2": 60.0, "cpython-3.15.2": 70.0})
+    status, finding, _ = runtime_axis.build_cost(rs, summary.Intervals(), verdict_py="cpython-3.11.7")
+    assert status == "warn" and finding.startswith("CPython 3.11.7, the verdict's,")
+    # The newest is the verdict's: not flagged (no other 3.15), and the slow
+    # 3.11 build that is not the verdict's is named aside with its ratio.
+    status, finding, _ = runtime_axis.build_cost(rs, summary.Intervals())
+    assert status == "ok" and finding.startswith("CPython 3.15.2, the verdict's,")
+    assert (
+        "not the verdict's, a build more than 5% slower than another of its version: CPython 3.11.7 1.33× [" in finding
+    )
+    assert "against CPython 3.11.2 on loop" in finding
+    # Two builds within 5%: nothing aside.
+    rs = _builds({"cpython-3.11.7": 61.0, "cpython-3.11.2": 60.0, "cpython-3.15.2": 70.0})
+    _, finding, _ = runtime_axis.build_cost(rs, summary.Intervals())
+    assert "not the verdict's" not in finding
+
+
+def test_the_report_reads_make_suites_companion_run(tmp_path):
+    from roundbench.report import document
+
+    main = tmp_path / "run"
+    (main / document.BUILDS_DIR).mkdir(parents=True)
+    (main / "results.txt").write_text(
+        "python-key: cpython-3.11.7\n"
+        + "".join(
+            f"BenchmarkLoop/impl=py/n=1000000 1 {80_000_000 + i} ns/op {80 + i * 0.01:.4f} ns/iter\n" for i in range(5)
+        )
+    )
+    lines = _build_lines({"cpython-3.11.7": 80.0, "cpython-3.11.2": 60.0})
+    (main / document.BUILDS_DIR / "results.txt").write_text("\n".join(lines) + "\n")
+    md = document.write_report(main).read_text()
+    # Warned in the summary, and a warn row in the fairness table.
+    assert "- **python-build-cost: CPython 3.11.7, the verdict's," in md
+    row = next(line for line in md.splitlines() if "| fairness-python-build-cost |" in line)
+    assert "| **warn** |" in row and "1.33× [" in row and "python-builds/" in row

@@ -29,6 +29,13 @@ def add_parser(sub) -> None:
         "(make suite runs its Python children under it)",
     )
     p.add_argument(
+        "--cpythons",
+        action="store_true",
+        help="print every CPython on this machine, one path per line, one per version and build: the one running "
+        "roundbench (the venv's), the system's /usr/bin/python3, every provisioned one (make suite runs its "
+        "build-cost cells under them)",
+    )
+    p.add_argument(
         "--list", action="store_true", help="list what is provisioned (name, version, build, where) and exit"
     )
     p.add_argument(
@@ -61,6 +68,10 @@ def main_args(args) -> int:
         got = provision.newest()
         if got is not None:
             print(got.python)
+        return EXIT_OK
+    if args.cpythons:
+        for path in provision.cpythons():
+            print(path)
         return EXIT_OK
     if args.list:
         _show(provision.read_manifest())

@@ -339,9 +339,18 @@ class Document:
     all_results: Optional[benchfmt.ResultSet] = field(default=None, repr=False)
 
 
-def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> Document:
+# make suite's companion run: the pure py loop and aspects cells under every
+# CPython on the machine (scripts/suite.sh), beside the results it reads against.
+BUILDS_DIR = "python-builds"
+
+
+def build(
+    rs: benchfmt.ResultSet, source: str, files: Optional[list] = None, builds: Optional[benchfmt.ResultSet] = None
+) -> Document:
     """The report's content from a result set (pictures are added by
-    write_report, which knows where to put them)."""
+    write_report, which knows where to put them). `builds` is make suite's
+    companion run of the pure py cells under every CPython on the machine
+    (BUILDS_DIR), read against the interpreter the verdict's run used."""
     from . import claims as claims_mod
 
     # With runtimes as an axis, every table and the score compare the newest
@@ -376,7 +385,13 @@ def build(rs: benchfmt.ResultSet, source: str, files: Optional[list] = None) -> 
     # What the verdict's interpreter costs against the other CPython builds
     # that ran (runtimes as an axis): checked here, from the runs.
     built = []
-    cost = runtime_axis.build_cost(full, iv) if axis else None
+    if builds is not None and runtimes.mentioned(builds):
+        cost = runtime_axis.build_cost(builds, iv, verdict_py=config.get("python-key"))
+        if cost is not None:
+            status, finding, fix = cost
+            cost = status, f"{finding} (make suite's companion run, {BUILDS_DIR}/)", fix
+    else:
+        cost = runtime_axis.build_cost(full, iv) if axis else None
     if cost is not None:
         status, finding, fix = cost
         built = [
@@ -657,8 +672,12 @@ def write_report(result_dir: Path, out: Optional[Path] = None) -> Path:
     result_dir = Path(result_dir)
     files = [result_dir] if result_dir.is_file() else sorted(result_dir.glob("*.txt"))
     rs = benchfmt.read_dir(result_dir)
+    builds = None
+    companion = result_dir / BUILDS_DIR if result_dir.is_dir() else None
+    if companion is not None and any(companion.glob("*.txt")):
+        builds = benchfmt.read_dir(companion)
     target = Path(out) if out else ((result_dir if result_dir.is_dir() else result_dir.parent) / "report.md")
-    doc = build(rs, str(result_dir), files)
+    doc = build(rs, str(result_dir), files, builds=builds)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         draw(doc, target.parent)

@@ -308,19 +308,23 @@ BUILD_ROUNDS = ("loop", "aspects", "jsonl")
 BUILD_SLACK = 0.05
 
 
-def build_cost(rs: benchfmt.ResultSet, iv: summary.Intervals) -> Optional[tuple]:
+def build_cost(rs: benchfmt.ResultSet, iv: summary.Intervals, verdict_py: Optional[str] = None) -> Optional[tuple]:
     """The verdict's CPython (the newest pair's) against the other CPython
     builds that ran the same pure Python cells: (status, finding, fix) as a
     fairness line has them, or None when no other CPython ran those cells.
     It warns when the verdict's interpreter is more than BUILD_SLACK slower
     than a build of the same feature version (3.11.7 against 3.11.2) on any
     of the cells, its interval above 1 + BUILD_SLACK; the finding also names
-    the fastest build of any version."""
-    verdict_py = runtimes.newest(rs).get(runtimes.PYTHON)
+    the fastest build of any version, and any other build that is more than
+    BUILD_SLACK slower than one of its own version (the venv's 3.11.7 when
+    the verdict runs 3.15). `verdict_py` is the verdict's interpreter key
+    when `rs` is a companion run of the builds (make suite's python-builds),
+    else the newest CPython of `rs`."""
+    verdict_py = verdict_py or runtimes.newest(rs).get(runtimes.PYTHON)
     if verdict_py is None or runtimes.python_parts(verdict_py)[0] != "cpython":
         return None
     feature = ".".join(runtimes.python_parts(verdict_py)[1].split(".")[:2])
-    parts, slow = [], False
+    parts, aside, slow = [], [], False
     table = by_runtime(rs)
     for rnd_name in BUILD_ROUNDS:
         for size, impls in table.get(rnd_name, {}).items():
@@ -352,6 +356,7 @@ def build_cost(rs: benchfmt.ResultSet, iv: summary.Intervals) -> Optional[tuple]
                     slow = True
             if texts:
                 parts.append(f"{rnd_name} ({size_label(size)}): " + "; ".join(texts))
+            aside.extend(_same_version_gaps(iv, rows, verdict_py, unit, better, rnd_name, size))
     if not parts:
         return None
     who = runtimes.describe(runtimes.PYTHON, verdict_py)
@@ -359,10 +364,43 @@ def build_cost(rs: benchfmt.ResultSet, iv: summary.Intervals) -> Optional[tuple]
         f"{who}, the verdict's, against the other CPython builds that ran the pure py variant (its median over "
         "theirs, > 1 where it is slower; 95% interval): " + "; ".join(parts)
     )
+    if aside:
+        finding += (
+            f"; not the verdict's, a build more than {BUILD_SLACK:.0%} slower than another of its version: "
+            + "; ".join(aside)
+        )
     if slow:
         fix = "run the Python children with the faster build of the same version: --python PATH (ROUNDBENCH_PYTHON)"
         return "warn", finding, fix
     return "ok", finding, ""
+
+
+def _same_version_gaps(iv, rows: dict, verdict_py: str, unit: str, better: str, rnd_name: str, size) -> list:
+    """For the builds other than the verdict's: each one more than
+    BUILD_SLACK slower (its interval too) than the fastest build of its own
+    feature version, in words."""
+    out = []
+    by_feature: dict = {}
+    for lab in rows:
+        if lab.startswith("cpython-") and lab != verdict_py:
+            by_feature.setdefault(".".join(runtimes.python_parts(lab)[1].split(".")[:2]), []).append(lab)
+    for lab in rows:
+        if lab == verdict_py or not lab.startswith("cpython-"):
+            continue
+        feature = ".".join(runtimes.python_parts(lab)[1].split(".")[:2])
+        peers = [p for p in by_feature.get(feature, []) if p != lab and p.endswith("t") == lab.endswith("t")]
+        if not peers:
+            continue
+        sign = 1 if better == "lower" else -1
+        best = min(peers, key=lambda p: sign * rows[p].median_of(unit))
+        r = _ratio(iv, rows[lab], rows[best], unit) if better == "lower" else _ratio(iv, rows[best], rows[lab], unit)
+        if r is None or not (r[0] > 1 + BUILD_SLACK and r[1] and r[1][0] > 1 + BUILD_SLACK):
+            continue
+        out.append(
+            f"{runtimes.describe(runtimes.PYTHON, lab)} {_ratio_text(r)} against "
+            f"{runtimes.describe(runtimes.PYTHON, best)} on {rnd_name} ({size_label(size)})"
+        )
+    return out
 
 
 def _than(iv: summary.Intervals, a: Cell, b: Cell, unit: str, better: str, other: str) -> str:

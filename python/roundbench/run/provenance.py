@@ -139,6 +139,9 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         # How that interpreter was built (PGO, LTO, a shared libpython, ...):
         # what the binary shows first, "not recorded" where nothing says.
         items["python-build"] = pybuild.describe(child)
+        # Its key, as rows of the runtime axis name it (python=cpython-3.15.2):
+        # make suite's companion run of the builds is read against it.
+        items["python-key"] = child.key
         checks.append(
             fairness.judged(
                 "python-build",

@@ -175,6 +175,33 @@ def newest(root: Optional[Path] = None) -> Optional[Interpreter]:
     return max(interps, key=lambda i: _version_tuple(i.version), default=None)
 
 
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def cpythons(root: Optional[Path] = None) -> list:
+    """Every CPython on this machine, as paths, one per key (version and
+    build: interp.key): the one running this (the venv's), the system's,
+    every provisioned one, in that order. What cannot run is left out."""
+    from . import interp
+
+    seen, out = set(), []
+    candidates = [sys.executable, SYSTEM_PYTHON] + [
+        i.python for i in sorted(read_manifest(root).values(), key=lambda i: i.name)
+    ]
+    for path in candidates:
+        if not os.access(path, os.X_OK):
+            continue
+        try:
+            got = interp.info(path)
+        except interp.BadInterpreter:
+            continue
+        if got.implementation != "CPython" or got.key in seen:
+            continue
+        seen.add(got.key)
+        out.append(path)
+    return out
+
+
 # -- the machine's checks ---------------------------------------------------
 
 
