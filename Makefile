@@ -65,7 +65,7 @@ BLAS_CFLAGS := $(BLAS_MACROS) -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 
-.PHONY: help setup build c go py install test test-c test-go test-py test-fuzz fuzz fuzz-build fuzz-plants bench jsonl-speed fidelity suite matrix cgo-by-go asan format lint clean links
+.PHONY: help setup build c go py install test test-c test-go test-py test-fuzz fuzz fuzz-build fuzz-plants bench jsonl-speed fidelity pythons suite matrix cgo-by-go asan format lint clean links
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -337,6 +337,9 @@ fidelity: build ## compare the suite's cgo and METH_O figures with go test -benc
 # The suite's time budget in minutes (`make suite BUDGET=45`; BUDGET=none
 # for none): the minimum runs are made whatever it says.
 BUDGET ?= 30
+
+pythons: setup ## provision CPython 3.13.5 (PGO+LTO, and its --disable-gil twin) and Debian unstable's 3.14 and 3.15, outside the checkout (root, Debian; roundbench pythons --help)
+	PYTHONPATH=python $(VPY) -m roundbench pythons
 
 suite: setup ## run the whole suite at its default sizes within BUDGET minutes (default 30), then the report (OUT=dir)
 	$(MAKE) build

@@ -2,12 +2,15 @@
 # Runs the rounds where the runtime's version matters across runtimes of
 # two ages, then writes the report (docs/runtimes.md):
 #   scripts/matrix.sh [OUT_DIR]      (default results/matrix-<date-time>)
-# Go: the release nearest in date to the project's CPython (its age-matched
-# partner, from python/roundbench/data/releases.tsv) and the installed,
-# newest Go; Python: the project's CPython and PyPy (pypy3, which
-# scripts/setup.sh installs). MATRIX_ROUNDS, MATRIX_GO and MATRIX_PYTHON
-# change them; MATRIX_BUDGET (minutes, default 30; none for none) bounds
-# the runs beyond the minimum; ROUNDBENCH_ARGS come last and win.
+# Go: the release nearest in date to each CPython (its age-matched partner,
+# from python/roundbench/data/releases.tsv: 1.19 for 3.11), the published
+# comparison's (1.22) and the newest the module proxy serves (else the
+# installed one); Python: every CPython with the GIL on the machine (the
+# venv's, the system's /usr/bin/python3, each one `make pythons`
+# provisioned) and PyPy (pypy3, which scripts/setup.sh installs).
+# MATRIX_ROUNDS, MATRIX_GO and MATRIX_PYTHON change them; MATRIX_BUDGET
+# (minutes, default 30; none for none) bounds the runs beyond the minimum;
+# ROUNDBENCH_ARGS come last and win.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/matrix-$(date +%Y%m%d-%H%M%S)}
@@ -18,18 +21,23 @@ if [ ! -x "$py" ]; then
 fi
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
 rounds=${MATRIX_ROUNDS:-loop ffi chain sleep jsonl aspects}
-if [ -z "${MATRIX_GO:-}" ]; then
-  matched=$("$py" -c 'import platform; from roundbench import runtimes; print(runtimes.nearest_go(platform.python_version())[0])')
-  newest=$(go env GOVERSION | sed -E 's/^go([0-9]+\.[0-9]+).*/\1/')
-  MATRIX_GO="$matched $newest"
-fi
 if [ -z "${MATRIX_PYTHON:-}" ]; then
-  MATRIX_PYTHON=$py
+  MATRIX_PYTHON=$("$py" -m roundbench pythons --cpythons | tr '\n' ' ')
   if command -v pypy3 >/dev/null 2>&1; then
-    MATRIX_PYTHON="$py pypy3"
+    MATRIX_PYTHON="${MATRIX_PYTHON}pypy3"
   else
     echo "matrix: pypy3 is not installed (make setup installs it): CPython only" >&2
   fi
+fi
+if [ -z "${MATRIX_GO:-}" ]; then
+  versions=()
+  for p in $MATRIX_PYTHON; do
+    versions+=("$("$p" -c 'import platform; print(platform.python_version() if platform.python_implementation() == "CPython" else "")')")
+  done
+  newest=$("$py" -c 'from roundbench.runtimes import gotoolchains as g; print(g.newest_served())' 2>/dev/null \
+    || go env GOVERSION | sed 's/^go//')
+  MATRIX_GO=$("$py" -c 'import sys; from roundbench import runtimes
+print(" ".join(runtimes.matrix_go([v for v in sys.argv[2:] if v], sys.argv[1])))' "$newest" "${versions[@]}")
 fi
 pythons=$MATRIX_PYTHON
 args=()

@@ -291,3 +291,46 @@ def test_each_provisioned_interpreter_runs_and_states_its_build(name):
     if "--enable-optimizations" in got.build:
         # Our own builds keep their debug information: the binary says PGO and LTO.
         assert (facts["pgo"].value, facts["lto"].value) == ("yes", "yes"), facts
+
+
+NEWEST = provision.newest()
+
+
+@pytest.mark.skipif(NEWEST is None, reason="nothing provisioned (make pythons)")
+def test_the_newest_provisioned_interpreter_runs_rounds_end_to_end(tmp_path):
+    """Named by its version, it runs the pure, C and library variants of a
+    round (the extension built for it, the venv's packages), and the result
+    file states its build and where it came from."""
+    out = tmp_path / "run"
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "roundbench",
+            "run",
+            "loop",
+            "jsonl",
+            "startup",
+            "--quick",
+            "--runs",
+            "1",
+            "--python",
+            NEWEST.feature,
+            "--out",
+            str(out),
+            "--no-report",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "python")},
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    text = (out / "results.txt").read_text()
+    assert f"python-key: {interp.info(NEWEST.python).key}\n" in text
+    assert f"provisioned by roundbench pythons as {NEWEST.name}" in text
+    for row in ("BenchmarkLoop/impl=py/", "BenchmarkLoop/impl=py-c/", "BenchmarkJsonl/impl=py/"):
+        assert "\n" + row in text, row
+    assert "\n--- FAIL" not in text

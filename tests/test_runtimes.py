@@ -325,3 +325,9 @@ def test_the_report_reads_make_suites_companion_run(tmp_path):
     assert "- **python-build-cost: CPython 3.11.7, the verdict's," in md
     row = next(line for line in md.splitlines() if "| fairness-python-build-cost |" in line)
     assert "| **warn** |" in row and "1.33× [" in row and "python-builds/" in row
+
+
+def test_the_matrix_runs_the_go_of_each_cpythons_age_the_published_and_the_newest():
+    assert runtimes.matrix_go(["3.11.7", "3.11.2"], "1.27.4") == ["1.19", "1.22", "1.27"]
+    assert runtimes.matrix_go(["3.11.7", "3.13.5", "3.15.2"], "1.27.4")[:2] == ["1.19", "1.22"]
+    assert runtimes.matrix_go([], "1.26.8") == ["1.22", "1.26"]

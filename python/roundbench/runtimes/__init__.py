@@ -173,6 +173,24 @@ class AgeMatch:
     days: int = 0
 
 
+# The Go release of the published comparison the claims table checks.
+PUBLISHED_GO = "1.22"
+
+
+def matrix_go(cpython_versions: list, newest: str) -> list:
+    """make matrix's Go releases (feature versions, each once): the one
+    nearest in date to each CPython (1.19 for 3.11), the published
+    comparison's (PUBLISHED_GO) and `newest` (the newest the proxy serves)."""
+    out = []
+    for version in cpython_versions:
+        near = nearest_go(version)
+        if near:
+            out.append(near[0])
+    out.append(PUBLISHED_GO)
+    out.append(".".join(newest.split(".")[:2]))
+    return sorted(set(out), key=lambda v: tuple(int(p) for p in v.split(".")))
+
+
 def nearest_go(cpython_version: str) -> Optional[tuple]:
     """The Go feature release nearest in date to CPython `cpython_version`'s
     ('3.11.7' -> ('1.19', 83): Go 1.19, 83 days from CPython 3.11), or None
