@@ -34,6 +34,7 @@ as `--go 1.27` maps a Go release to its toolchain.
 from __future__ import annotations
 
 import datetime
+import fcntl
 import json
 import os
 import re
@@ -591,6 +592,17 @@ def provision(checkout: Path, only: Optional[list] = None, rebuild: Optional[lis
         raise Refused(why)
     root = cache_dir()
     root.mkdir(parents=True, exist_ok=True)
+    # One provisioner at a time: each rewrites the manifest it read.
+    with open(root / ".lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _say(f"waiting for another roundbench pythons ({root / '.lock'})")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        return _provision(root, checkout, only, rebuild)
+
+
+def _provision(root: Path, checkout: Path, only: Optional[list], rebuild: Optional[list]) -> dict:
     rebuild = set(rebuild or [])
     have = read_manifest(root)
     wanted = lambda name: not only or any(name.startswith(o) or o in name for o in only)  # noqa: E731
