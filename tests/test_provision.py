@@ -70,7 +70,7 @@ def test_the_command_prints_a_refusal_and_exits_0(monkeypatch, capsys):
         raise provision.Refused("roundbench pythons: needs root (test)")
 
     monkeypatch.setattr(provision, "provision", refused)
-    args = pythons_args(newest=False, list=False, only=None, rebuild=None)
+    args = pythons_args(newest=False, cpythons=False, list=False, only=None, rebuild=None)
     assert pythons.main_args(args) == 0
     assert capsys.readouterr().out.strip() == "roundbench pythons: needs root (test)"
 
@@ -334,3 +334,13 @@ def test_the_newest_provisioned_interpreter_runs_rounds_end_to_end(tmp_path):
     for row in ("BenchmarkLoop/impl=py/", "BenchmarkLoop/impl=py-c/", "BenchmarkJsonl/impl=py/"):
         assert "\n" + row in text, row
     assert "\n--- FAIL" not in text
+
+
+def test_every_cpython_on_the_machine_once_each(manifest):
+    """make suite's build-cost cells and make matrix run under these: the
+    one running, the system's, each provisioned one that runs, one per key."""
+    got = provision.cpythons(manifest)
+    assert got[0] == sys.executable
+    # The test manifest's pythons are scripts that print nothing: not CPythons.
+    assert not any(str(manifest) in p for p in got)
+    assert len(got) == len(set(got))
