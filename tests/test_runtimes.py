@@ -331,3 +331,18 @@ def test_the_matrix_runs_the_go_of_each_cpythons_age_the_published_and_the_newes
     assert runtimes.matrix_go(["3.11.7", "3.11.2"], "1.27.4") == ["1.19", "1.22", "1.27"]
     assert runtimes.matrix_go(["3.11.7", "3.13.5", "3.15.2"], "1.27.4")[:2] == ["1.19", "1.22"]
     assert runtimes.matrix_go([], "1.26.8") == ["1.22", "1.26"]
+
+
+def test_the_pure_python_table_reads_each_interpreter_against_the_oldest_cpythons_fastest_build():
+    rs = _builds({"cpython-3.15.2": 70.0, "cpython-3.11.7": 80.0, "pypy-7.3.11": 2.0, "cpython-3.11.2": 60.0})
+    lines = runtime_axis.python_table(rs, summary.Intervals())
+    header = next(line for line in lines if line.startswith("| round, size"))
+    # CPython by version, then PyPy.
+    assert header == "| round, size | unit | CPython 3.11.2 | CPython 3.11.7 | CPython 3.15.2 | PyPy 7.3.11 |"
+    row = next(line for line in lines if line.startswith("| loop"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2].endswith(" (ref)") and cells[2].startswith("59.9")
+    assert " (1.33× [" in cells[3] and " (1.17× [" in cells[4]
+    assert " (0.0333× [" in cells[5]
+    # One interpreter: no table.
+    assert runtime_axis.python_table(_builds({"cpython-3.11.7": 80.0}), summary.Intervals()) == []

@@ -205,6 +205,7 @@ def section(rs: benchfmt.ResultSet, iv: summary.Intervals, found: list) -> str:
         out.append("Findings:\n")
         out += [f"- {f}" for f in found]
         out.append("")
+    out += python_table(rs, iv, table)
     for rnd_name, sizes in table.items():
         info = round_info(rnd_name)
         title = info.title if info else rnd_name
@@ -227,6 +228,75 @@ def section(rs: benchfmt.ResultSet, iv: summary.Intervals, found: list) -> str:
                     )
             out.append("")
     return "\n".join(out) + "\n"
+
+
+def _python_order(label: str) -> tuple:
+    """CPython by version (a build with the GIL before its free-threaded
+    twin), then the other interpreters."""
+    impl, version = runtimes.python_parts(label)
+    return (impl != "cpython", runtimes.go_key(version.rstrip("t")) if impl == "cpython" else (0,), label)
+
+
+def python_table(rs: benchfmt.ResultSet, iv: summary.Intervals, table: Optional[dict] = None) -> list:
+    """The pure Python figure (variant py) of each round by interpreter, in
+    one table: each cell its median and its ratio with the 95% interval to
+    the reference, the fastest build of the oldest CPython that ran the
+    cell (> 1: slower). Markdown lines, none when fewer than two
+    interpreters ran a py cell."""
+    table = by_runtime(rs) if table is None else table
+    cells = []
+    labels: set = set()
+    for rnd_name, sizes in table.items():
+        for size, impls in sizes.items():
+            rows = {lab: c for k, lab, c in impls.get("py", []) if k == runtimes.PYTHON}
+            if len(rows) >= 2:
+                cells.append((rnd_name, size, rows))
+                labels.update(rows)
+    if not cells:
+        return []
+    cols = sorted(labels, key=_python_order)
+    out = [
+        "### The pure Python figure by interpreter\n",
+        "Each round's `py` variant (pure Python, the standard library only) under every interpreter that ran it: "
+        "its median, and in brackets its median against the reference's with the 95% interval (> 1 where it is "
+        "slower; for a higher-is-better unit, where it does less). The reference (ref) is the fastest build of "
+        "the oldest CPython that ran the cell. Interpreters: "
+        + "; ".join(runtimes.describe(runtimes.PYTHON, c) for c in cols)
+        + ".\n",
+        "| round, size | unit | " + " | ".join(runtimes.describe(runtimes.PYTHON, c) for c in cols) + " |",
+        "|---|---|" + "---|" * len(cols),
+    ]
+    for rnd_name, size, rows in cells:
+        unit, better = _unit(rnd_name, size, rs)
+        sign = 1 if better == "lower" else -1
+        cpy = [lab for lab in rows if lab.startswith("cpython-") and rows[lab].median_of(unit)]
+        ref = None
+        if cpy:
+            oldest = min(_python_order(lab)[1][:2] for lab in cpy)
+            same = [lab for lab in cpy if _python_order(lab)[1][:2] == oldest]
+            ref = min(same, key=lambda lab: sign * rows[lab].median_of(unit))
+        texts = []
+        for col in cols:
+            c = rows.get(col)
+            if c is None:
+                texts.append("—")
+                continue
+            m = c.median_of(unit)
+            if not m:
+                texts.append(_median_text(c, unit).replace("|", "/"))
+                continue
+            if col == ref:
+                texts.append(f"{fmt(m)} (ref)")
+                continue
+            r = None
+            if ref is not None:
+                r = _ratio(iv, c, rows[ref], unit) if better == "lower" else _ratio(iv, rows[ref], c, unit)
+            texts.append(f"{fmt(m)} ({_ratio_text(r)})" if r else fmt(m))
+        info = round_info(rnd_name)
+        title = info.name if info else rnd_name
+        out.append(f"| {title}: {size_label(size)} | {unit} | " + " | ".join(texts) + " |")
+    out.append("")
+    return out
 
 
 def _ratio(iv: summary.Intervals, a: Cell, b: Cell, unit: str) -> Optional[tuple]:
