@@ -47,7 +47,12 @@ RUNNER_SRC := $(sort $(wildcard csrc/runner/*.c))
 RUNNER_HDR := $(wildcard csrc/runner/*.h)
 TEST_SRC := $(sort $(wildcard csrc/tests/test_*.c))
 TEST_BIN := $(TEST_SRC:csrc/tests/%.c=$(BUILD)/asan/%)
-GO_SRC := $(shell find go -name '*.go' -o -name '*.c' -o -name '*.h') $(CORE_SRC) $(CORE_HDR) go.mod
+# The Go release the go command runs now (GOTOOLCHAIN=go1.27.4 names another;
+# make suite does for the newest served): every Go program depends on a
+# stamp that changes with it, so a build never mixes two Go releases.
+GO_VERSION_NOW := $(shell $(GO) env GOVERSION 2>/dev/null)
+GO_STAMP := $(BUILD)/go-toolchain
+GO_SRC := $(shell find go -name '*.go' -o -name '*.c' -o -name '*.h') $(CORE_SRC) $(CORE_HDR) go.mod $(GO_STAMP)
 
 # ---- The BLAS ----------------------------------------------------------------
 # The core uses the OpenBLAS that the scipy-openblas64 package ships: the
@@ -163,13 +168,18 @@ GO_RUNNERS := $(patsubst go/cmd/rb-go/%/,$(BUILD)/rb-go-%,$(sort $(dir $(wildcar
 
 go: $(GO_RUNNERS) ## build the Go runners, one per round (the core reaches them through go/core_*.c links)
 
+.PHONY: go-toolchain-check
+$(GO_STAMP): go-toolchain-check
+	@mkdir -p $(BUILD)
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(GO_VERSION_NOW)" ]; then echo "$(GO_VERSION_NOW)" > $@; fi
+
 $(GO_RUNNERS): $(BUILD)/rb-go-%: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	$(GO) build -o $@ ./go/cmd/rb-go/$*
 
 # The Go part of the static scan of the timed code (python/roundbench/report/scan.py).
 build: $(BUILD)/rb-scan
-$(BUILD)/rb-scan: $(wildcard go/cmd/rb-scan/*.go) go.mod
+$(BUILD)/rb-scan: $(wildcard go/cmd/rb-scan/*.go) go.mod $(GO_STAMP)
 	@mkdir -p $(BUILD)
 	CGO_ENABLED=0 $(GO) build -o $@ ./go/cmd/rb-scan
 
@@ -223,11 +233,11 @@ STARTUP_BIN := $(BUILD)/rb-c-static $(BUILD)/hello-c $(BUILD)/hello-c-static \
 build: startup
 startup: $(STARTUP_BIN) ## build round startup's launcher and the hello programs it starts
 
-$(BUILD)/hello-go: $(wildcard go/cmd/rb-hello/*.go) go.mod
+$(BUILD)/hello-go: $(wildcard go/cmd/rb-hello/*.go) go.mod $(GO_STAMP)
 	@mkdir -p $(BUILD)
 	CGO_ENABLED=0 $(GO) build -o $@ ./go/cmd/rb-hello
 
-$(BUILD)/hello-go-cgo: $(wildcard go/cmd/rb-hello/*.go) go.mod
+$(BUILD)/hello-go-cgo: $(wildcard go/cmd/rb-hello/*.go) go.mod $(GO_STAMP)
 	@mkdir -p $(BUILD)
 	CGO_ENABLED=1 $(GO) build -o $@ ./go/cmd/rb-hello
 
@@ -245,7 +255,7 @@ $(BUILD)/hello-go-c: $(GO_SRC)
 build: aspects
 aspects: $(BUILD)/aspects-c $(BUILD)/aspects-go ## build round aspects' whole programs (C and Go)
 
-$(BUILD)/aspects-go: $(wildcard go/cmd/aspects/*.go) $(wildcard go/*.go) go.mod
+$(BUILD)/aspects-go: $(wildcard go/cmd/aspects/*.go) $(wildcard go/*.go) go.mod $(GO_STAMP)
 	@mkdir -p $(BUILD)
 	CGO_ENABLED=0 $(GO) build -o $@ ./go/cmd/aspects
 
@@ -342,8 +352,7 @@ pythons: setup ## provision CPython 3.13.5 (PGO+LTO, and its --disable-gil twin)
 	PYTHONPATH=python $(VPY) -m roundbench pythons
 
 suite: setup ## run the whole suite at its default sizes within BUDGET minutes (default 30), then the report (OUT=dir)
-	$(MAKE) build
-	VENV="$(VENV)" BUDGET="$(BUDGET)" ./scripts/suite.sh $(OUT)
+	VENV="$(VENV)" BUDGET="$(BUDGET)" MAKE="$(MAKE)" ./scripts/suite.sh $(OUT)
 
 matrix: setup ## the rounds where runtime versions matter under the age-matched Go, the newest Go, CPython and PyPy (scripts/matrix.sh; OUT=dir)
 	$(MAKE) build

@@ -10,8 +10,8 @@
 # `make setup` makes it). Its verdict is the newest pair: the Python children
 # run under the newest CPython `make pythons` provisioned (the venv's own
 # interpreter when none is), the Go variants under the newest Go release the
-# module proxy serves (the installed Go when it cannot be asked); the first
-# lines say which and why. SUITE_PYTHON=PATH|VERSION and SUITE_GO=X.Y[.Z]
+# module proxy serves (the installed Go when it cannot be asked), the whole
+# build made with it (GOTOOLCHAIN); the first lines say which and why. SUITE_PYTHON=PATH|VERSION and SUITE_GO=X.Y[.Z]
 # choose others; SUITE_PYTHON=venv and SUITE_GO=installed the machine's own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +44,10 @@ case "${SUITE_PYTHON:-}" in
     runtime_args+=(--python "$SUITE_PYTHON")
     echo "suite: Python children under $SUITE_PYTHON (SUITE_PYTHON)" >&2 ;;
 esac
-installed_go=$(go env GOVERSION 2>/dev/null | sed 's/^go//')
+# The Go side: the whole build (runners, http servers, startup's and aspects'
+# programs) under one Go release, GOTOOLCHAIN=goX.Y.Z for all of it, so that
+# no Go program of the verdict is another release's (or a skip row).
+installed_go=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null | sed 's/^go//')
 case "${SUITE_GO:-}" in
   installed)
     echo "suite: Go variants under the installed Go $installed_go (SUITE_GO=installed)" >&2 ;;
@@ -53,17 +56,22 @@ case "${SUITE_GO:-}" in
       if [ "$newest_go" = "$installed_go" ]; then
         echo "suite: Go variants under Go $newest_go, the installed Go and the newest release the module proxy serves" >&2
       else
-        runtime_args+=(--go "$newest_go")
-        echo "suite: Go variants under Go $newest_go, the newest release the module proxy serves (installed: $installed_go)" >&2
+        export GOTOOLCHAIN="go$newest_go"
+        echo "suite: Go variants under Go $newest_go, the newest release the module proxy serves (installed: $installed_go; GOTOOLCHAIN=$GOTOOLCHAIN for the build and the run)" >&2
       fi
     else
       echo "suite: Go variants under the installed Go $installed_go: $(tail -1 /tmp/suite-go.$$)" >&2
     fi
     rm -f /tmp/suite-go.$$ ;;
   *)
-    runtime_args+=(--go "$SUITE_GO")
-    echo "suite: Go variants under Go $SUITE_GO (SUITE_GO)" >&2 ;;
+    if ! v=$("$py" -c 'import sys; from roundbench.runtimes import gotoolchains as g; print(g.resolve(sys.argv[1]))' "$SUITE_GO"); then
+      echo "suite: SUITE_GO=$SUITE_GO: no such Go release to be had (see above)" >&2
+      exit 2
+    fi
+    export GOTOOLCHAIN="go$v"
+    echo "suite: Go variants under Go ${GOTOOLCHAIN#go} (SUITE_GO=$SUITE_GO; GOTOOLCHAIN for the build and the run)" >&2 ;;
 esac
+"${MAKE:-make}" build
 start=$(date +%s)
 status=0
 # What the interpreter's build costs: the pure py loop and aspects cells under
