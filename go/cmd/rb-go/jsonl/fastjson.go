@@ -1,4 +1,4 @@
-//go:build !goexperiment.jsonv2 && go1.24
+//go:build (!goexperiment.jsonv2 || go1.27) && go1.24
 
 // From Go 1.24, which fastjson's go.mod declares.
 

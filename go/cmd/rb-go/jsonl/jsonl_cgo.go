@@ -1,4 +1,4 @@
-//go:build cgo && !goexperiment.jsonv2
+//go:build cgo && (!goexperiment.jsonv2 || go1.27)
 
 package main
 

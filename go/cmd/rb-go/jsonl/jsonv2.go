@@ -6,9 +6,6 @@
 package main
 
 import (
-	"encoding/json/jsontext"
-	json "encoding/json/v2"
-
 	"roundbench/go"
 	"roundbench/go/internal/jsonlcount"
 )
@@ -25,17 +22,17 @@ import (
 func init() { registerClassifier("go-jsonv2", newJsonv2Classifier) }
 
 type jsonv2Record struct {
-	Status jsontext.Value `json:"status"`
+	Status v2Value `json:"status"`
 }
 
 func newJsonv2Classifier() (jsonlcount.Classifier, error) {
-	opts := jsontext.AllowDuplicateNames(true)
+	opts := v2AllowDuplicateNames(true)
 	return func(line []byte) (int64, bool, string) {
 		if len(line) > roundbench.JsonlMaxDepth && jsonlcount.TooDeep(line) {
 			return 0, false, roundbench.JsonlInvalidJSON
 		}
 		var rec jsonv2Record
-		if err := json.Unmarshal(line, &rec, opts); err != nil {
+		if err := v2Unmarshal(line, &rec, opts); err != nil {
 			return roundbench.JsonlClassify(line) // refused: the rules decide
 		}
 		// null decodes into a struct without an error.

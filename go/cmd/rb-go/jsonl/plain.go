@@ -1,4 +1,10 @@
-//go:build !goexperiment.jsonv2
+//go:build !goexperiment.jsonv2 || go1.27
+
+// With Go 1.25 and 1.26 the jsonv2 experiment reimplements encoding/json on
+// v2, so the variants on encoding/json's own implementation stay out of the
+// experiment's binary (rb-go-jsonl-v2). From Go 1.27 the v2 implementation
+// is encoding/json's in every build (the experiment is the default): there
+// is no other to keep apart, and every binary has every variant.
 
 package main
 

@@ -1,4 +1,4 @@
-//go:build !goexperiment.jsonv2 && !goexperiment.cgocheck2 && go1.20
+//go:build (!goexperiment.jsonv2 || go1.27) && !goexperiment.cgocheck2 && go1.20
 
 // Not under GOEXPERIMENT=cgocheck2 (make test-go runs the Go tests so, for
 // the core's cgo code): sonic's loader links each function it compiles into
