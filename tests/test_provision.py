@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -198,23 +199,45 @@ def test_a_training_run_with_a_failing_test_is_named_in_the_build(tmp_path):
 # -- a Debian root's interpreter: the script, and its headers ----------------
 
 
-def test_the_script_names_the_binary_it_runs(tmp_path):
-    root = tmp_path / "sid"
-    real = root / "usr" / "bin" / "python3.15"
-    real.parent.mkdir(parents=True)
-    real.write_bytes(b"\x7fELF not really")
-    wrapper = root / "usr" / "local" / "bin" / "python3.15"
-    wrapper.parent.mkdir(parents=True)
-    wrapper.write_text(
-        provision._WRAPPER.format(feature="3.15", root=root, loader=provision.LOADER, arch=provision.MULTIARCH)
-    )
-    wrapper.chmod(0o755)
-    assert pybuild.real_executable(str(wrapper)) == str(real)
-    # An ordinary script, or a binary, is itself.
-    other = tmp_path / "python"
-    other.write_text('#!/bin/sh\nexec /usr/bin/python3 "$@"\n')
-    assert pybuild.real_executable(str(other)) == str(other)
-    assert pybuild.real_executable(sys.executable) == os.path.realpath(sys.executable)
+@pytest.mark.skipif(not (shutil.which("patchelf") and shutil.which("gcc")), reason="needs patchelf and gcc")
+def test_a_program_given_another_loader_runs_and_the_provenance_says_so(tmp_path):
+    """What _relocate does to a root's interpreter, on a tiny program: the
+    kernel starts it with the loader named (a copy of the system's here),
+    and the provenance names that loader."""
+    src = tmp_path / "main.c"
+    src.write_text('#include <stdio.h>\nint main(void) { puts("ran"); return 0; }\n')
+    exe = tmp_path / "prog"
+    subprocess.run(["gcc", str(src), "-o", str(exe)], check=True)
+    assert pybuild.elf_interpreter(str(exe)) in pybuild.SYSTEM_LOADERS
+    loader = tmp_path / "lib64" / "ld-linux-x86-64.so.2"
+    loader.parent.mkdir()
+    shutil.copy2(os.path.realpath(pybuild.SYSTEM_LOADERS[0]), loader)
+    subprocess.run(["patchelf", "--set-interpreter", str(loader), str(exe)], check=True)
+    assert subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout == "ran\n"
+    pybuild.elf_interpreter.cache_clear()
+    assert pybuild.elf_interpreter(str(exe)) == str(loader)
+    where = pybuild.source(_info(executable=str(exe)))
+    assert f"its ELF interpreter is {loader}" in where
+
+
+PROVISIONED_SID = [i for i in provision.read_manifest().values() if "unstable" in i.source]
+
+
+@pytest.mark.skipif(not PROVISIONED_SID, reason="no Debian unstable root provisioned (make pythons)")
+def test_a_roots_interpreter_starts_with_nothing_before_it():
+    """No script, no chroot: the venv's python is an ELF file the kernel
+    starts with the root's loader, and nothing of the host's C library."""
+    for got in PROVISIONED_SID:
+        base = os.path.realpath(got.base)
+        with open(base, "rb") as f:
+            assert f.read(4) == b"\x7fELF", base
+        root = base.split("/usr/bin/")[0]
+        assert pybuild.elf_interpreter(base) == f"{root}/{provision.LOADER}"
+        maps = subprocess.run(
+            [got.python, "-c", "print(open('/proc/self/maps').read())"], capture_output=True, text=True, check=True
+        ).stdout
+        libc = {line.split()[-1] for line in maps.splitlines() if "libc.so" in line}
+        assert libc and all(p.startswith(root + "/") for p in libc), libc
 
 
 def test_debian_multiarch_headers_outside_usr_come_after_the_system_s(tmp_path):
@@ -339,8 +362,25 @@ def test_the_newest_provisioned_interpreter_runs_rounds_end_to_end(tmp_path):
 def test_every_cpython_on_the_machine_once_each(manifest):
     """make suite's build-cost cells and make matrix run under these: the
     one running, the system's, each provisioned one that runs, one per key."""
-    got = provision.cpythons(manifest)
+    got = interp.cpythons(manifest)
     assert got[0] == sys.executable
     # The test manifest's pythons are scripts that print nothing: not CPythons.
     assert not any(str(manifest) in p for p in got)
     assert len(got) == len(set(got))
+
+
+def test_a_package_with_no_wheel_is_a_skip_that_says_so(manifest):
+    data = json.loads((manifest / provision.MANIFEST).read_text())
+    for entry in data["interpreters"]:
+        if entry["name"] == "cpython-3.15.2":
+            entry["missing_wheels"] = [
+                "pysimdjson>=6",
+                "numpy==2.4.6 (numpy 2.5.5 installed instead, for another requirement)",
+            ]
+    (manifest / provision.MANIFEST).write_text(json.dumps(data))
+    py = str(manifest / "venvs" / "cpython-3.15.2" / "bin" / "python")
+    why = interp._no_wheel(py, "pip install pysimdjson")
+    assert why.startswith("PyPI has no wheel of pysimdjson>=6 for cpython-3.15.2") and "wheels only" in why
+    assert interp._no_wheel(py, "pip install orjson") == ""
+    other = str(manifest / "venvs" / "cpython-3.14.10" / "bin" / "python")
+    assert interp._no_wheel(other, "pip install pysimdjson") == ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK
-from ..runtimes import extbuild, provision
+from ..runtimes import extbuild, interp, provision
 
 
 def add_parser(sub) -> None:
@@ -31,9 +31,9 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--cpythons",
         action="store_true",
-        help="print every CPython on this machine, one path per line, one per version and build: the one running "
-        "roundbench (the venv's), the system's /usr/bin/python3, every provisioned one (make suite runs its "
-        "build-cost cells under them)",
+        help="print every CPython with the GIL on this machine, one path per line, one per version and build: the "
+        "one running roundbench (the venv's), the system's /usr/bin/python3, every provisioned one (make suite runs "
+        "its build-cost cells under them, make matrix its Python side)",
     )
     p.add_argument(
         "--list", action="store_true", help="list what is provisioned (name, version, build, where) and exit"
@@ -70,7 +70,7 @@ def main_args(args) -> int:
             print(got.python)
         return EXIT_OK
     if args.cpythons:
-        for path in provision.cpythons():
+        for path in interp.cpythons():
             print(path)
         return EXIT_OK
     if args.list:

@@ -284,7 +284,32 @@ def module_missing(name: str, hint: str, exe: Optional[str] = None) -> Optional[
     if _has_module(name, got, own):
         return None
     where = "" if own else f" for {info(got).describe()}"
+    no_wheel = _no_wheel(got, hint)
+    if no_wheel:
+        return f"Python module {name} is not installed{where}: {no_wheel}"
     return f"Python module {name} is not installed{where} ({hint})"
+
+
+def _no_wheel(exe: str, hint: str) -> str:
+    """For an interpreter `roundbench pythons` provisioned: why the package
+    the hint names is missing when PyPI had no wheel of it for that
+    interpreter (the venvs get wheels only), else ""."""
+    from . import provision
+
+    m = re.search(r"pip install ([A-Za-z0-9_.-]+)", hint)
+    if not m:
+        return ""
+    package = m.group(1).lower().replace("_", "-")
+    for got in provision.read_manifest().values():
+        if os.path.realpath(got.python) != os.path.realpath(exe) and got.python != exe:
+            continue
+        for req in got.missing_wheels:
+            if re.match(r"[A-Za-z0-9_.-]+", req).group(0).lower().replace("_", "-") == package:
+                return (
+                    f"PyPI has no wheel of {req.split(' (')[0]} for {got.name}, and roundbench pythons installs "
+                    f"wheels only ({hint} builds it from source)"
+                )
+    return ""
 
 
 # ---- the compiled modules ---------------------------------------------------------
@@ -388,3 +413,31 @@ def ensure_extension(exe: Optional[str] = None) -> Optional[str]:
             _build_failed.pop((exe, stem), None)
     _imports.cache_clear()
     return extension_missing(exe)
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def cpythons(root: Optional[Path] = None, free_threaded: bool = False) -> list:
+    """Every CPython with the GIL on this machine (the free-threaded ones
+    too when asked), as paths, one per key (version and build: Info.key):
+    the one running this (the venv's), the system's, every provisioned one,
+    in that order. What cannot run is left out."""
+    from . import provision
+
+    seen, out = set(), []
+    candidates = [sys.executable, SYSTEM_PYTHON] + [
+        i.python for i in sorted(provision.read_manifest(root).values(), key=lambda i: i.name)
+    ]
+    for path in candidates:
+        if not os.access(path, os.X_OK):
+            continue
+        try:
+            got = info(path)
+        except BadInterpreter:
+            continue
+        if got.implementation != "CPython" or got.key in seen or (got.free_threaded and not free_threaded):
+            continue
+        seen.add(got.key)
+        out.append(path)
+    return out

@@ -9,10 +9,12 @@
   `--disable-gil` as well: the free-threaded twin, identical but for the GIL.
 - cpython-3.14.N and cpython-3.15.N: Debian unstable's (sid's) own builds, in
   a minimal Debian root made by debootstrap. They need a newer glibc than
-  Debian 12's, so they run with the root's own loader and libraries (a
-  small script beside the interpreter, inside the root, does it: no chroot,
-  no mount, nothing of the root's preparation inside a timed process);
-  everything else (files, the network, the kernel) is the machine's.
+  Debian 12's, so they run with the root's own loader and libraries: a copy
+  of each interpreter beside it whose ELF interpreter and library path
+  point into the root (patchelf), started by the kernel like any program (no
+  script, no chroot, no mount, nothing of the root's preparation inside a
+  timed process); everything else (files, the network, the kernel) is the
+  machine's.
 
 Each gets a virtual environment with the project's requirements installed
 from wheels only; a package with no wheel for that interpreter is left out
@@ -70,6 +72,7 @@ BUILD_PACKAGES = (
     "xz-utils",
     "dpkg-dev",
     "debootstrap",
+    "patchelf",
 )
 # The two builds of trixie's source: (name suffix, configure arguments).
 BUILDS = (
@@ -174,33 +177,6 @@ def newest(root: Optional[Path] = None) -> Optional[Interpreter]:
     """The newest provisioned interpreter with the GIL: the default verdict's."""
     interps = [i for i in read_manifest(root).values() if not i.free_threaded]
     return max(interps, key=lambda i: _version_tuple(i.version), default=None)
-
-
-SYSTEM_PYTHON = "/usr/bin/python3"
-
-
-def cpythons(root: Optional[Path] = None) -> list:
-    """Every CPython on this machine, as paths, one per key (version and
-    build: interp.key): the one running this (the venv's), the system's,
-    every provisioned one, in that order. What cannot run is left out."""
-    from . import interp
-
-    seen, out = set(), []
-    candidates = [sys.executable, SYSTEM_PYTHON] + [
-        i.python for i in sorted(read_manifest(root).values(), key=lambda i: i.name)
-    ]
-    for path in candidates:
-        if not os.access(path, os.X_OK):
-            continue
-        try:
-            got = interp.info(path)
-        except interp.BadInterpreter:
-            continue
-        if got.implementation != "CPython" or got.key in seen:
-            continue
-        seen.add(got.key)
-        out.append(path)
-    return out
 
 
 # -- the machine's checks ---------------------------------------------------
@@ -420,15 +396,29 @@ def _build_trixie(root: Path, version: str, source: Path, suffix: str, args: lis
     )
 
 
-_WRAPPER = """\
-#!/bin/sh
-# Debian unstable's CPython {feature}, run from its root with the root's own
-# loader and libraries (it needs a newer glibc than this machine's); the
-# files, network and kernel are the machine's. Written by roundbench pythons.
-# roundbench-interpreter: {root}/usr/bin/python{feature}
-r='{root}'
-exec "$r/{loader}" --library-path "$r/lib/{arch}:$r/usr/lib/{arch}" --argv0 "$0" "$r/usr/bin/python{feature}" "$@"
-"""
+# The name of the root's interpreter as it runs here: a copy of
+# ROOT/usr/bin/python3.X beside it (so its prefix is the root's /usr) whose
+# ELF interpreter and library path are the root's own (patchelf).
+RELOCATED = "python{feature}-roundbench"
+
+
+def _relocate(sid: Path, feature: str) -> Path:
+    """A copy of the root's python3.X that the kernel starts with the root's
+    loader and libraries: PT_INTERP set to the root's ld.so, DT_RPATH (which,
+    unlike RUNPATH, serves every library loaded later too: the extension
+    modules' libssl, libffi, ...) to the root's library folders. Nothing
+    runs before the interpreter: no script, no chroot, no mount."""
+    real = sid / "usr" / "bin" / f"python{feature}"
+    out = real.with_name(RELOCATED.format(feature=feature))
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.copy2(real, tmp)
+    libs = ":".join(str(sid / d / MULTIARCH) for d in ("lib", "usr/lib"))
+    _run(
+        ["patchelf", "--set-interpreter", str(sid / LOADER), "--force-rpath", "--set-rpath", libs, str(tmp)],
+        f"patchelf of python{feature}",
+    )
+    os.replace(tmp, out)
+    return out
 
 
 def _sid_root(root: Path, rebuild: bool) -> tuple:
@@ -483,12 +473,9 @@ def _sid_interpreters(sid: Path, seconds: float, size: int) -> list:
         if not real.exists():
             _say(f"sid's root has no python{feature}: left out")
             continue
-        wrapper = sid / "usr" / "local" / "bin" / f"python{feature}"
-        wrapper.parent.mkdir(parents=True, exist_ok=True)
-        wrapper.write_text(_WRAPPER.format(feature=feature, root=sid, loader=LOADER, arch=MULTIARCH))
-        wrapper.chmod(0o755)
+        exe = _relocate(sid, feature)
         version = _run(
-            [str(wrapper), "-c", "import platform; print(platform.python_version())"], f"running sid's python{feature}"
+            [str(exe), "-c", "import platform; print(platform.python_version())"], f"running sid's python{feature}"
         ).strip()
         package = (
             _run(["chroot", str(sid), "dpkg-query", "-W", "-f=${Version}", f"python{feature}"], "dpkg-query").strip()
@@ -500,10 +487,13 @@ def _sid_interpreters(sid: Path, seconds: float, size: int) -> list:
                 name=f"cpython-{version}",
                 version=version,
                 python="",
-                base=str(wrapper),
-                source=f"Debian unstable (sid) binary package python{feature} {package}, in a debootstrap root ({sid})",
+                base=str(exe),
+                source=(
+                    f"Debian unstable (sid) binary package python{feature} {package}, in a debootstrap root ({sid}), "
+                    f"run as {exe.name}: a copy whose ELF interpreter and library path are the root's (patchelf)"
+                ),
                 build=(
-                    "Debian's own build: its rules build the interpreter with PGO (make profile-opt) and LTO "
+                    "Debian's own build: its rules build the interpreter with PGO (the profile-opt target) and LTO "
                     "on amd64 and keep frame pointers; the binary is stripped, so its provenance cannot confirm "
                     "PGO and LTO"
                 ),

@@ -90,31 +90,29 @@ def switches(path: str) -> Optional[frozenset]:
     return frozenset(found) if found else None
 
 
-WRAPPER_MARK = "# roundbench-interpreter: "
+SYSTEM_LOADERS = ("/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1", "/lib/ld-linux-armhf.so.3")
 
 
-def real_executable(executable: str) -> str:
-    """The interpreter's binary: `executable` resolved, and through the
-    script that runs a Debian root's interpreter with the root's loader
-    (provision.py writes it, naming the binary on a WRAPPER_MARK line)."""
-    exe = os.path.realpath(shutil.which(executable) or executable)
+@functools.lru_cache(maxsize=None)
+def elf_interpreter(path: str) -> Optional[str]:
+    """The loader the kernel starts `path` with (its PT_INTERP, readelf -l),
+    or None when it has none or readelf cannot say."""
+    readelf = shutil.which("readelf")
+    if readelf is None or not os.path.isfile(path):
+        return None
     try:
-        with open(exe, "rb") as f:
-            head = f.read(2048)
-    except OSError:
-        return exe
-    if head.startswith(b"#!"):
-        for line in head.decode(errors="replace").splitlines():
-            if line.startswith(WRAPPER_MARK):
-                return line[len(WRAPPER_MARK) :].strip()
-    return exe
+        p = subprocess.run([readelf, "-l", "-W", path], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"Requesting program interpreter: ([^\]]+)\]", p.stdout)
+    return m.group(1).strip() if m else None
 
 
 def code_binary(executable: str) -> tuple:
     """(the binary whose code runs the interpreter, how libpython is
     linked): the libpython `executable` loads, when it loads one, else the
     executable itself."""
-    exe = real_executable(executable)
+    exe = os.path.realpath(shutil.which(executable) or executable)
     libs = _ldd(exe)
     if libs is None:
         return exe, Fact(NOT_RECORDED, "ldd could not read the executable")
@@ -189,9 +187,9 @@ def source(info) -> str:
     exe = info.executable
     real = os.path.realpath(shutil.which(exe) or exe)
     where = exe if real == exe else f"{exe} -> {real}"
-    binary = real_executable(exe)
-    if binary != real:
-        where += f" (a script that runs {binary} with its root's loader and libraries)"
+    loader = elf_interpreter(real)
+    if loader and loader not in SYSTEM_LOADERS:
+        where += f" (its ELF interpreter is {loader}: it runs with that loader and its libraries, not the system's)"
     if info.base_prefix and info.prefix and info.base_prefix != info.prefix:
         where += f", a virtual environment of {info.base_prefix}"
     from . import provision
