@@ -325,6 +325,24 @@ def test_the_report_reads_make_suites_companion_run(tmp_path):
     assert "- **python-build-cost: CPython 3.11.7, the verdict's," in md
     row = next(line for line in md.splitlines() if "| fairness-python-build-cost |" in line)
     assert "| **warn** |" in row and "1.33× [" in row and "python-builds/" in row
+    # The builds' own provenance lines are in the report's provenance.
+    assert "### The CPython builds of the build check (python-builds/)" not in md  # this file records none
+
+
+def test_the_builds_provenance_lists_each_interpreters_build():
+    from roundbench.report import document
+
+    rs = benchfmt.parse_lines(
+        [
+            "python-interpreters: cpython-3.11.7: /a (CPython 3.11.7), cpython-3.11.2: /usr/bin/python3",
+            "python-build-cpython-3.11.2: /usr/bin/python3; PGO not recorded",
+            "cpu: AMD EPYC",
+        ]
+    )
+    text = document._builds_provenance(rs)
+    assert "### The CPython builds of the build check (python-builds/)" in text
+    assert "| python-build-cpython-3.11.2 | /usr/bin/python3; PGO not recorded |" in text and "cpu" not in text
+    assert document._builds_provenance(None) == ""
 
 
 def test_the_matrix_runs_the_go_of_each_cpythons_age_the_published_and_the_newest():

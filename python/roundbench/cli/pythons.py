@@ -42,7 +42,8 @@ def add_parser(sub) -> None:
         "--only",
         action="append",
         metavar="NAME",
-        help="provision only these (cpython-3.13, cpython-3.15, ...; repeatable)",
+        help="provision only these (cpython-3.13 for both 3.13.5 builds, cpython-3.15 or sid for Debian unstable's "
+        "root with 3.14 and 3.15; repeatable); make suite provisions sid itself",
     )
     p.add_argument(
         "--rebuild",

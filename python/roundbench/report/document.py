@@ -379,7 +379,7 @@ def build(
     if axis:
         found = runtime_axis.findings(full, iv)
         sections.append(Section("runtimes", "Runtimes", runtime_axis.section(full, iv, found)))
-    sections.append(Section("provenance", "Provenance", _provenance(rs)))
+    sections.append(Section("provenance", "Provenance", _provenance(rs) + _builds_provenance(builds)))
     # Computed once: the summary's paragraph and the fairness section say the same.
     warned = fairness.warned(rs.configs)
     # What the verdict's interpreter costs against the other CPython builds
@@ -438,6 +438,25 @@ def _provenance(rs: benchfmt.ResultSet) -> str:
                 out.append(f"| {k} | {v.replace('|', '/')} |")
         out.append("")
     return "\n".join(out)
+
+
+def _builds_provenance(builds: Optional[benchfmt.ResultSet]) -> str:
+    """The interpreters of make suite's companion run (BUILDS_DIR): each
+    one's build, as its result file records it."""
+    if builds is None or not builds.configs:
+        return ""
+    cfg = builds.configs[-1]
+    keys = [k for k in cfg if k == "python-interpreters" or k.startswith("python-build-")]
+    if not keys:
+        return ""
+    out = [
+        "",
+        f"### The CPython builds of the build check ({BUILDS_DIR}/)\n",
+        "| key | value |",
+        "|---|---|",
+    ]
+    out += [f"| {k} | {cfg[k].replace('|', '/')} |" for k in keys]
+    return "\n".join(out) + "\n"
 
 
 def _fairness(rs: benchfmt.ResultSet, warned: list, built: list = ()) -> str:

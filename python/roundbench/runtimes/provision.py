@@ -615,7 +615,7 @@ def _provision(root: Path, checkout: Path, only: Optional[list], rebuild: Option
             _say(f"{interp.name}: {interp.seconds / 60:.1f} min, {interp.bytes / 2**20:.0f} MiB")
     # sid's 3.14 and 3.15
     sid_names = [n for n, i in have.items() if "unstable" in i.source]
-    if wanted("cpython-3.14") or wanted("cpython-3.15"):
+    if wanted("cpython-3.14") or wanted("cpython-3.15") or "sid" in (only or []):
         again = bool(rebuild & set(sid_names)) or "all" in rebuild or "sid" in rebuild
         if sid_names and not again and len(sid_names) == len(SID_VERSIONS):
             for n in sid_names:
