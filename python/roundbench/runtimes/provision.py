@@ -524,7 +524,7 @@ def _make_venv(root: Path, interp: Interpreter, checkout: Path) -> Interpreter:
     started = time.monotonic()
     _say(f"{interp.name}: venv {venv}, the project's requirements from wheels")
     py = venv / "bin" / "python"
-    wheels = sorted((Path(interp.base).parents[2] / "share" / "python-wheels").glob("pip-*.whl"))
+    wheels = sorted((Path(interp.base).parents[1] / "share" / "python-wheels").glob("pip-*.whl"))  # ROOT/usr/share
     if "unstable" in interp.source and wheels:
         # Debian's ensurepip takes pip from /usr/share/python-wheels, an
         # absolute path: the machine's, not the root's. The root's own pip
