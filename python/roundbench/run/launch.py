@@ -89,7 +89,10 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
             if why:
                 return why
     elif v.program == "python":
-        why = interp.extension_missing()
+        # An interpreter --python (or ROUNDBENCH_PYTHON) names gets the
+        # extension built for it here, as one of the runtime axis does: a
+        # fresh clone has none for it.
+        why = interp.ensure_extension() if interp.is_alternate() else interp.extension_missing()
         if why:
             return why
     elif go_toolchain(v) is not None:
