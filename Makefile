@@ -271,8 +271,16 @@ $(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR) $(R
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ $(BLAS_LIBS) $(CORE_LIBS)
 
-test-c: $(TEST_BIN) ## C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer
+# The threads test again under ThreadSanitizer: every entry point the Python
+# extension calls without the GIL, from several threads at once.
+TSAN_BIN := $(BUILD)/tsan/test_threads
+$(TSAN_BIN): csrc/tests/test_threads.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR) $(BUILD_TABLE)
+	@mkdir -p $(dir $@)
+	$(CC) $(TSAN_CFLAGS) $(PROGRAM_INCLUDES) -Icsrc/tests $< $(CORE_SRC) -o $@ $(BLAS_LIBS) $(CORE_LIBS)
+
+test-c: $(TEST_BIN) $(TSAN_BIN) ## C unit tests under AddressSanitizer and UndefinedBehaviorSanitizer, the threads test under ThreadSanitizer
 	@set -e; for t in $(TEST_BIN); do echo "== $$t"; ASAN_OPTIONS=detect_leaks=1 $$t testdata/vectors.txt; done
+	@echo "== $(TSAN_BIN)"; TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(TSAN_BIN) testdata/vectors.txt
 
 asan: $(TEST_BIN) ## build the C core's tests with ASan and UBSan (make test-c runs them)
 
@@ -394,7 +402,7 @@ $(BLAS_LINK): $(VENV_READY)
 	ln -sfn "$$($(VPY) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
 	@touch $@
 # Building needs no BLAS; running the C and Go programs and tests does.
-$(C_LINKED) $(BUILD)/libroundbench.so $(TEST_BIN) $(GO_RUNNERS) $(addprefix $(BUILD)/,$(GO_EXPERIMENT_RUNNERS) $(GO_LIBRARY_RUNNERS)) test-go: | $(BLAS_LINK)
+$(C_LINKED) $(BUILD)/libroundbench.so $(TEST_BIN) $(TSAN_BIN) $(GO_RUNNERS) $(addprefix $(BUILD)/,$(GO_EXPERIMENT_RUNNERS) $(GO_LIBRARY_RUNNERS)) test-go: | $(BLAS_LINK)
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) python/roundbench/*.so python/roundbench/_cffi_api.c python/roundbench/_cffi_api.o

@@ -7,6 +7,18 @@
  * Multi-phase initialisation (PEP 489), state in the module object, no
  * process-wide globals, so the module is safe under subinterpreters.
  *
+ * Free-threaded CPython (3.13t and later): the module declares
+ * Py_MOD_GIL_NOT_USED, so importing it leaves the GIL off. Nothing here
+ * relies on the GIL for mutual exclusion (docs/freethreading.md has the
+ * audit): the module state is written once at import (blas_configured is
+ * an atomic flag); a chain is claimed by one call at a time with an atomic
+ * compare-and-swap; an HTTPServer's pointer, started flag and its callers
+ * are under the object's own mutex, and close() waits for every call that
+ * uses the server before freeing it; the aspects data is immutable once
+ * loaded; the C core's own state (the BLAS, the jsonl kernel choice) is
+ * under its locks and atomics. What stays the caller's is what NumPy
+ * leaves to its callers: two threads writing one buffer at once.
+ *
  * Argument checks are the core's: an entry point converts its arguments
  * (a Python int to int64_t, a buffer to a pointer and a length) and lets
  * the core judge their values; its error record becomes an exception in
@@ -30,7 +42,9 @@ from typing_extensions import Buffer
 #include <Python.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "roundbench.h"
 
@@ -86,7 +100,9 @@ typedef struct {
     PyObject *core_error;
     PyObject *http_server_type;
     /* 1 once the BLAS's file has been chosen (roundbench._blas, or an
-     * explicit blas_set_library); the core loads it on first use. */
+     * explicit blas_set_library); the core loads it on first use. Read
+     * and written with atomics: two threads may configure at once, which
+     * hands the core the same file twice (harmless). */
     int blas_configured;
 } core_state;
 
@@ -502,7 +518,7 @@ static int64_t matrix_side(const Py_buffer *v, const char *func, const char *nam
 static int ensure_blas(PyObject *module)
 {
     core_state *state = get_state(module);
-    if (state->blas_configured)
+    if (__atomic_load_n(&state->blas_configured, __ATOMIC_ACQUIRE))
         return 0;
     PyObject *helper = PyImport_ImportModule("roundbench._blas");
     if (!helper)
@@ -512,7 +528,7 @@ static int ensure_blas(PyObject *module)
     if (!r)
         return -1;
     Py_DECREF(r);
-    state->blas_configured = 1;
+    __atomic_store_n(&state->blas_configured, 1, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -743,7 +759,7 @@ static PyObject *blas_set_library(PyObject *module, PyObject *arg)
     if (st != RB_OK)
         return raise_core_error(module, "blas_set_library", &err);
     /* An explicit choice stands: roundbench._blas must not replace it. */
-    get_state(module)->blas_configured = arg != Py_None;
+    __atomic_store_n(&get_state(module)->blas_configured, arg != Py_None, __ATOMIC_RELEASE);
     Py_RETURN_NONE;
 }
 
@@ -795,11 +811,50 @@ static PyObject *temps(PyObject *module, PyObject *arg)
  * GIL; with a Python handler each request takes the GIL, calls
  * handler(method, path) and releases it: the crossing on the hot path. */
 
+/* Threads may share one server object (serve_forever on one, stop() and
+ * stats() on others; on a free-threaded interpreter, any call at once), so
+ * `s`, `started` and `users` are under `mu`. A call that uses the server
+ * with the mutex released (wait) counts itself in `users`; close() takes
+ * `s` away, stops it, and frees it only once `users` is back to 0. The
+ * mutex is held only around a few stores and core calls that neither
+ * block nor touch Python, so holding it never waits for the GIL. */
 typedef struct {
-    PyObject_HEAD rb_http_server *s;
-    PyObject *handler; /* NULL: the core's own C handler */
+    PyObject_HEAD rb_http_server *s; /* NULL once closed */
+    PyObject *handler;               /* NULL: the core's own C handler */
     int started;
+    int users;
+    pthread_mutex_t mu;
+    int mu_ready;
 } HttpServerObject;
+
+/* The live server for a call that uses it with `mu` released (end it with
+ * http_server_put), or NULL with ValueError set. */
+static rb_http_server *http_server_get(HttpServerObject *self, int need_started, const char *func)
+{
+    pthread_mutex_lock(&self->mu);
+    rb_http_server *s = self->s;
+    const char *why = !s                               ? "HTTPServer is closed"
+                      : need_started && !self->started ? "the server was not started"
+                                                       : NULL;
+    if (!why)
+        self->users++;
+    pthread_mutex_unlock(&self->mu);
+    if (why) {
+        if (func)
+            PyErr_Format(PyExc_ValueError, "%s(): %s", func, why);
+        else
+            PyErr_SetString(PyExc_ValueError, why);
+        return NULL;
+    }
+    return s;
+}
+
+static void http_server_put(HttpServerObject *self)
+{
+    pthread_mutex_lock(&self->mu);
+    self->users--;
+    pthread_mutex_unlock(&self->mu);
+}
 
 /* Called on a worker thread without the GIL. */
 static int py_http_handler(void *ctx, const rb_http_request *req, rb_http_response *resp)
@@ -864,6 +919,11 @@ static PyObject *http_server_new(PyTypeObject *type, PyObject *args, PyObject *k
     HttpServerObject *self = (HttpServerObject *)type->tp_alloc(type, 0);
     if (!self)
         return NULL;
+    if (pthread_mutex_init(&self->mu, NULL) != 0) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    self->mu_ready = 1;
     rb_http_config cfg = {
         .host = host, .port = port, .threads = threads, .header_timeout_ms = timeout};
     if (handler != Py_None) {
@@ -883,17 +943,33 @@ static PyObject *http_server_new(PyTypeObject *type, PyObject *args, PyObject *k
     return (PyObject *)self;
 }
 
-/* Stops and frees the server. The GIL is released while the workers are
- * joined: a worker may be waiting for it to finish a handler call. */
+/* Stops and frees the server, once no other call is using it (a wait()
+ * on another thread returns as the workers exit). The GIL is released
+ * while the workers are joined: a worker may be waiting for it to finish
+ * a handler call. */
 static void http_server_close_impl(HttpServerObject *self)
 {
+    if (!self->mu_ready)
+        return;
+    pthread_mutex_lock(&self->mu);
     rb_http_server *s = self->s;
     self->s = NULL;
-    if (s) {
-        Py_BEGIN_ALLOW_THREADS
-        rb_http_server_close(s);
-        Py_END_ALLOW_THREADS
+    pthread_mutex_unlock(&self->mu);
+    if (!s)
+        return;
+    Py_BEGIN_ALLOW_THREADS
+    rb_http_server_stop(s);
+    for (;;) {
+        pthread_mutex_lock(&self->mu);
+        int users = self->users;
+        pthread_mutex_unlock(&self->mu);
+        if (!users)
+            break;
+        struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL);
     }
+    rb_http_server_close(s);
+    Py_END_ALLOW_THREADS
 }
 
 static int http_server_traverse(HttpServerObject *self, visitproc visit, void *arg)
@@ -915,62 +991,80 @@ static void http_server_dealloc(HttpServerObject *self)
     PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
     http_server_clear(self);
+    if (self->mu_ready)
+        pthread_mutex_destroy(&self->mu);
     tp->tp_free((PyObject *)self);
     Py_DECREF(tp);
 }
 
-static int http_server_live(HttpServerObject *self)
-{
-    if (self->s)
-        return 0;
-    PyErr_SetString(PyExc_ValueError, "HTTPServer is closed");
-    return -1;
-}
-
+/* Starts the workers once: a second start() (or serve_forever) on a
+ * started server returns. Under `mu`: rb_http_server_start only creates
+ * threads. */
 static PyObject *http_server_start(HttpServerObject *self, PyObject *unused)
 {
     (void)unused;
-    if (http_server_live(self) < 0)
-        return NULL;
     rb_error err;
-    if (rb_http_server_start(self->s, &err) != RB_OK)
+    rb_status st = RB_OK;
+    pthread_mutex_lock(&self->mu);
+    int closed = !self->s;
+    if (!closed && !self->started) {
+        st = rb_http_server_start(self->s, &err);
+        if (st == RB_OK)
+            self->started = 1;
+    }
+    pthread_mutex_unlock(&self->mu);
+    if (closed) {
+        PyErr_SetString(PyExc_ValueError, "HTTPServer is closed");
+        return NULL;
+    }
+    if (st != RB_OK)
         return raise_core_error(PyType_GetModuleByDef(Py_TYPE(self), &core_module),
                                 "HTTPServer.start", &err);
-    self->started = 1;
     Py_RETURN_NONE;
 }
 
 static PyObject *http_server_stop(HttpServerObject *self, PyObject *unused)
 {
     (void)unused;
-    if (self->s)
-        rb_http_server_stop(self->s);
+    pthread_mutex_lock(&self->mu);
+    rb_http_server_stop(self->s); /* NULL (closed): nothing to stop */
+    pthread_mutex_unlock(&self->mu);
     Py_RETURN_NONE;
 }
 
 /* Waits without the GIL in 100 ms slices, running signal handlers between
  * them: a handler that raises (Ctrl-C) stops the server and propagates. */
-static PyObject *http_server_wait_impl(HttpServerObject *self, double timeout)
+static PyObject *http_server_wait_impl(HttpServerObject *self, double timeout, const char *func)
 {
+    rb_http_server *s = http_server_get(self, 1, func);
+    if (!s)
+        return NULL;
     double left = timeout;
+    PyObject *r = NULL;
     for (;;) {
         int slice = timeout < 0 || left > 0.1 ? 100 : (int)(left * 1000);
         int done;
         Py_BEGIN_ALLOW_THREADS
-        done = rb_http_server_wait(self->s, slice);
+        done = rb_http_server_wait(s, slice);
         Py_END_ALLOW_THREADS
-        if (done)
-            Py_RETURN_TRUE;
-        if (PyErr_CheckSignals() < 0) {
-            rb_http_server_stop(self->s);
-            Py_BEGIN_ALLOW_THREADS
-            rb_http_server_wait(self->s, -1);
-            Py_END_ALLOW_THREADS
-            return NULL;
+        if (done) {
+            r = Py_NewRef(Py_True);
+            break;
         }
-        if (timeout >= 0 && (left -= 0.1) <= 0)
-            Py_RETURN_FALSE;
+        if (PyErr_CheckSignals() < 0) {
+            rb_http_server_stop(s);
+            Py_BEGIN_ALLOW_THREADS
+            rb_http_server_wait(s, -1);
+            Py_END_ALLOW_THREADS
+            break;
+        }
+        if (timeout >= 0 && (left -= 0.1) <= 0) {
+            r = Py_NewRef(Py_False);
+            break;
+        }
     }
+    http_server_put(self);
+    return r;
 }
 
 static PyObject *http_server_wait(HttpServerObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -985,19 +1079,17 @@ static PyObject *http_server_wait(HttpServerObject *self, PyObject *const *args,
         if (timeout < 0)
             return PyErr_Format(PyExc_ValueError, "wait() argument 'timeout' must be >= 0");
     }
-    if (http_server_live(self) < 0)
-        return NULL;
-    if (!self->started)
-        return PyErr_Format(PyExc_ValueError, "HTTPServer.wait(): the server was not started");
-    return http_server_wait_impl(self, timeout);
+    return http_server_wait_impl(self, timeout, "HTTPServer.wait");
 }
 
 static PyObject *http_server_serve_forever(HttpServerObject *self, PyObject *unused)
 {
     (void)unused;
-    if (!self->started && !http_server_start(self, NULL))
+    PyObject *started = http_server_start(self, NULL);
+    if (!started)
         return NULL;
-    PyObject *r = http_server_wait_impl(self, -1);
+    Py_DECREF(started);
+    PyObject *r = http_server_wait_impl(self, -1, NULL);
     if (!r)
         return NULL;
     Py_DECREF(r);
@@ -1008,7 +1100,9 @@ static PyObject *http_server_stats(HttpServerObject *self, PyObject *unused)
 {
     (void)unused;
     rb_http_stats st;
-    rb_http_server_stats(self->s, &st);
+    pthread_mutex_lock(&self->mu);
+    rb_http_server_stats(self->s, &st); /* NULL (closed): zeros */
+    pthread_mutex_unlock(&self->mu);
     return Py_BuildValue("{sLsLsLsLsL}", "requests", (long long)st.requests, "bad_requests",
                          (long long)st.bad_requests, "timeouts", (long long)st.timeouts, "accepted",
                          (long long)st.accepted, "open", (long long)st.open);
@@ -1037,9 +1131,14 @@ static PyObject *http_server_exit(HttpServerObject *self, PyObject *args)
 static PyObject *http_server_port(HttpServerObject *self, void *closure)
 {
     (void)closure;
-    if (http_server_live(self) < 0)
+    pthread_mutex_lock(&self->mu);
+    int port = self->s ? rb_http_server_port(self->s) : -1;
+    pthread_mutex_unlock(&self->mu);
+    if (port < 0) {
+        PyErr_SetString(PyExc_ValueError, "HTTPServer is closed");
         return NULL;
-    return PyLong_FromLong(rb_http_server_port(self->s));
+    }
+    return PyLong_FromLong(port);
 }
 
 static PyMethodDef http_server_methods[] = {
@@ -1121,8 +1220,8 @@ static PyType_Spec http_server_spec = {
 #define CHAIN_CAPSULE "roundbench._core.chain"
 
 typedef struct {
-    rb_chain *chain; /* NULL once freed */
-    int busy;        /* a call with the GIL released is using it */
+    rb_chain *chain; /* NULL once freed; read and written only by the claimer */
+    int busy;        /* 1 while a call has claimed it (atomic compare-and-swap) */
 } chain_box;
 
 static void chain_capsule_free(PyObject *capsule)
@@ -1134,7 +1233,8 @@ static void chain_capsule_free(PyObject *capsule)
     PyMem_Free(box);
 }
 
-/* The live chain in a capsule, or NULL with TypeError/ValueError set. */
+/* The chain in a capsule, claimed for this call (chain_release ends the
+ * claim), or NULL with TypeError/ValueError set. */
 static chain_box *chain_arg(PyObject *obj, const char *func)
 {
     if (!PyCapsule_IsValid(obj, CHAIN_CAPSULE)) {
@@ -1144,11 +1244,20 @@ static chain_box *chain_arg(PyObject *obj, const char *func)
         return NULL;
     }
     chain_box *box = PyCapsule_GetPointer(obj, CHAIN_CAPSULE);
-    if (box->busy) {
+    /* The claim: the GIL released inside a call (and no GIL at all on a
+     * free-threaded interpreter) lets another thread reach the same
+     * chain, so exactly one call may hold it, and the loser is told. */
+    int idle = 0;
+    if (!__atomic_compare_exchange_n(&box->busy, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         PyErr_Format(PyExc_ValueError, "%s() argument 'chain' is in use by another thread", func);
         return NULL;
     }
     return box;
+}
+
+static void chain_release(chain_box *box)
+{
+    __atomic_store_n(&box->busy, 0, __ATOMIC_RELEASE);
 }
 
 PyDoc_STRVAR(chain_new_doc,
@@ -1211,19 +1320,22 @@ static PyObject *chain_pass(PyObject *module, PyObject *arg)
     chain_box *box = chain_arg(arg, "chain_pass");
     if (!box)
         return NULL;
-    if (!box->chain)
+    if (!box->chain) {
+        chain_release(box);
         return PyErr_Format(PyExc_ValueError, "chain_pass() argument 'chain' was freed");
+    }
     int64_t p = rb_chain_parallel(box->chain);
     int64_t *out = PyMem_Calloc((size_t)p, sizeof *out);
-    if (!out)
+    if (!out) {
+        chain_release(box);
         return PyErr_NoMemory();
+    }
     rb_error err;
     rb_status st;
-    box->busy = 1;
     Py_BEGIN_ALLOW_THREADS
     st = rb_chain_pass(box->chain, out, &err);
     Py_END_ALLOW_THREADS
-    box->busy = 0;
+    chain_release(box);
     if (st != RB_OK) {
         PyMem_Free(out);
         return raise_core_error(module, "chain_pass", &err);
@@ -1259,6 +1371,7 @@ static PyObject *chain_free(PyObject *module, PyObject *arg)
     Py_BEGIN_ALLOW_THREADS
     rb_chain_free(c);
     Py_END_ALLOW_THREADS
+    chain_release(box);
     Py_RETURN_NONE;
 }
 
@@ -1787,6 +1900,10 @@ static void core_free(void *module)
 
 static PyModuleDef_Slot core_slots[] = {
     {Py_mod_exec, core_exec},
+#if PY_VERSION_HEX >= 0x030D0000 && !defined(PYPY_VERSION)
+    /* The audit at the top of this file: importing it keeps the GIL off. */
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
     {0, NULL},
 };
 

@@ -38,6 +38,9 @@ CXX_CFLAGS := -g -std=c++17 -Wall -Wextra -Wshadow
 
 # The C tests (make test-c): AddressSanitizer and UndefinedBehaviorSanitizer.
 SAN_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# The C test of calls from several threads at once (csrc/tests/test_threads.c)
+# again under ThreadSanitizer, which ASan cannot run beside.
+TSAN_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -fsanitize=thread -fno-omit-frame-pointer
 # The fuzz targets (csrc/fuzz/, make fuzz): the sanitizer build's flags and
 # these, clang's libFuzzer.
 FUZZ_SAN_CFLAGS := -fsanitize=fuzzer

@@ -35,10 +35,17 @@ def cores() -> int:
 
 
 def freethreaded_python() -> Optional[str]:
-    """A free-threaded CPython (built with --disable-gil) on PATH, or named by
-    ROUNDBENCH_FREETHREADED_PYTHON; None when there is none."""
+    """A free-threaded CPython (built with --disable-gil): the one named by
+    ROUNDBENCH_FREETHREADED_PYTHON, else this one if it is, else the newest
+    `roundbench pythons` provisioned, else python3.14t/python3.13t on PATH;
+    None when there is none."""
     named = os.environ.get("ROUNDBENCH_FREETHREADED_PYTHON")
-    candidates = [named] if named else ["python3.14t", "python3.13t", "python3t"]
+    if named:
+        candidates = [named]
+    else:
+        from ..runtimes import interp
+
+        candidates = interp.free_threaded_pythons()[::-1] + ["python3.14t", "python3.13t", "python3t"]
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
         candidates.insert(0, sys.executable)
     for c in candidates:
@@ -62,8 +69,8 @@ def freethreaded_python() -> Optional[str]:
 def _needs_freethreaded() -> Optional[str]:
     if freethreaded_python() is None:
         return (
-            "absent: no free-threaded Python here (python3.13t/python3.14t on PATH, or "
-            "ROUNDBENCH_FREETHREADED_PYTHON)"
+            "absent: no free-threaded Python here (roundbench pythons --only cpython-3.13.5t "
+            "builds one; or python3.13t/python3.14t on PATH, or ROUNDBENCH_FREETHREADED_PYTHON)"
         )
     return None
 

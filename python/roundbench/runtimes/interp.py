@@ -418,6 +418,18 @@ def ensure_extension(exe: Optional[str] = None) -> Optional[str]:
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
+def free_threaded_pythons(root: Optional[Path] = None) -> list:
+    """The free-threaded CPythons (built with --disable-gil) that cpythons
+    finds (this one, the system's, the provisioned ones), oldest version
+    first."""
+    out = []
+    for path in cpythons(root, free_threaded=True):
+        got = info(path)
+        if got.free_threaded:
+            out.append((tuple(int(p) for p in got.version.split(".")[:3] if p.isdigit()), path))
+    return [path for _, path in sorted(out)]
+
+
 def cpythons(root: Optional[Path] = None, free_threaded: bool = False) -> list:
     """Every CPython with the GIL on this machine (the free-threaded ones
     too when asked), as paths, one per key (version and build: Info.key):
