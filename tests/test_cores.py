@@ -97,7 +97,7 @@ def _child(impl, *params):
     return subprocess.run(cmd + list(params), capture_output=True, text=True, env=child_env(), timeout=60)
 
 
-@pytest.mark.parametrize("impl", [v.name for v in rnd.ROUND.variants if v.name != "py-freethreaded"])
+@pytest.mark.parametrize("impl", [v.name for v in rnd.ROUND.variants if not v.name.startswith("py-freethreaded")])
 @pytest.mark.parametrize("n, workers", [(1, 1), (2, 2), (1001, 3)])
 def test_every_variant_child(built, impl, n, workers):
     out = _child(impl, f"n={n}", f"workers={workers}")
@@ -111,6 +111,16 @@ def test_every_variant_child(built, impl, n, workers):
     )
     if workers == 1:
         assert r.metrics["speedup"] == 1
+
+
+def test_freethreaded_unmarked_absent_or_brings_the_gil_back(built):
+    out = _child("py-freethreaded-unmarked", "n=1001", "workers=2")
+    if rnd.freethreaded_python() is None:
+        assert out.returncode == 4 and "absent: no free-threaded Python" in out.stderr
+    else:
+        # the child checks that the GIL came back and that the interpreter warned
+        assert out.returncode == 0, out.stderr
+        assert f"result: sum={expected(1001)}" in out.stdout
 
 
 def test_freethreaded_absent_or_runs(built):

@@ -24,11 +24,10 @@ from pathlib import Path
 import pytest
 
 from roundbench.rounds import cores
-from roundbench.runtimes import interp
+from roundbench.runtimes import extbuild, interp
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tests" / "freethreading_threads.py"
-UNMARKED = ROOT / "testdata" / "freethreading" / "unmarked.c"
 
 
 @pytest.fixture(scope="module")
@@ -100,26 +99,12 @@ def test_every_entry_point_from_threads_with_the_gil():
 
 
 @pytest.fixture(scope="module")
-def unmarked(ft_python, tmp_path_factory) -> Path:
-    """testdata/freethreading/unmarked.c built for the free-threaded
-    interpreter, with its own compiler and flags (sysconfig)."""
+def unmarked(ft_python) -> Path:
+    """data/unmarked.c built for the free-threaded interpreter, with its own
+    compiler and flags (extbuild.build_unmarked, as the cores round's
+    py-freethreaded-unmarked builds it)."""
     got = interp.info(ft_python)
-    out = tmp_path_factory.mktemp("unmarked")
-    target = out / f"unmarked{got.ext_suffix}"
-    cc = (got.cc or "cc").split()
-    cmd = [
-        *cc,
-        *got.cflags.split(),
-        *got.ccshared.split(),
-        f"-I{got.include}",
-        "-shared",
-        str(UNMARKED),
-        "-o",
-        str(target),
-    ]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    assert r.returncode == 0, f"{' '.join(cmd)}\n{r.stderr}"
-    return out
+    return extbuild.build_unmarked(got, got.key)
 
 
 def test_an_unmarked_extension_turns_the_gil_back_on(ft_python, unmarked):

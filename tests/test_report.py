@@ -179,6 +179,21 @@ def test_claims_use_the_published_program_or_say_they_did_not(tmp_path):
     assert c.verdict == "reproduced" and c.ratio == pytest.approx(1.65)
 
 
+def test_a_claim_at_workers_max_reads_the_largest_cell(tmp_path):
+    """KEY=max names the round's cell with the largest KEY (workers=max:
+    every usable CPU, 2 here, 16 elsewhere), not a number of this machine's."""
+    iv = summary.Intervals()
+    cl = claims.parse("t\tthreads\tx\t2.0\tcores py-freethreaded workers=max ns/op ÷ cores go workers=max ns/op\twhy\n")
+    text = HEADER
+    for w, ft, go in ((1, 90.0, 10.0), (4, 30.0, 5.0), (16, 12.0, 4.0)):
+        text += lines("cores", "py-freethreaded", f"/n=100/workers={w}", "ns/op", ft)
+        text += lines("cores", "go", f"/n=100/workers={w}", "ns/op", go)
+    (tmp_path / "results.txt").write_text(text)
+    (c,) = claims.check_all(cells.group(benchfmt.read_dir(tmp_path)), iv, cl)
+    assert dict(c.num.size)["workers"] == "16" and dict(c.den.size)["workers"] == "16"
+    assert c.ratio == pytest.approx(3.0)
+
+
 def test_the_stackless_claim_is_py_stackless_or_says_it_did_not_run(tmp_path):
     """The Stackless claim reads py-stackless alone (greenlet no longer stands
     in): measured, it says which interpreter ran it where the result names

@@ -226,7 +226,7 @@ def _find(grouped: dict, q: Quantity, views: Optional[list] = None) -> tuple:
     sizes = grouped.get(q.round)
     if not sizes:
         return None, f"the {q.round} round is not in these results"
-    want = dict(q.params)
+    want = _want(q, sizes)
     skip = None
     for size, cells in sizes.items():
         have = dict(size)
@@ -245,9 +245,21 @@ def _find(grouped: dict, q: Quantity, views: Optional[list] = None) -> tuple:
     return None, skip or f"no runs of {q.label()} in these results"
 
 
+def _want(q: Quantity, sizes: dict) -> dict:
+    """q's parameters, with KEY=max read as the largest value of KEY among
+    the round's cells (workers=max: every usable CPU, whatever the machine)."""
+    want = dict(q.params)
+    for k, v in want.items():
+        if v == "max":
+            have = [int(dict(size)[k]) for size in sizes if str(dict(size).get(k, "")).isdigit()]
+            if have:
+                want[k] = str(max(have))
+    return want
+
+
 def _in(grouped: dict, q: Quantity) -> bool:
     """Whether q has runs in these grouped results."""
-    want = dict(q.params)
+    want = _want(q, grouped.get(q.round, {}))
     for size, cells in grouped.get(q.round, {}).items():
         have = dict(size)
         c = cells.get(q.impl)

@@ -38,7 +38,7 @@ KINDS = {
 
 # The standard library's own mechanisms: what the language alone offers.
 STDLIB = {
-    "py": {"asyncio", "threads", "processes", "module", "S", "I", "freethreaded", "stdlib"},
+    "py": {"asyncio", "threads", "processes", "module", "S", "I", "freethreaded", "freethreaded-unmarked", "stdlib"},
     "go": set(),
 }
 # The first word after the language that makes a variant a crossing into C.

@@ -130,6 +130,13 @@ ROUND = Round(
             requires=_needs_freethreaded,
             model="os-thread",
         ),
+        Variant(
+            "py-freethreaded-unmarked",
+            "python",
+            "py-freethreaded after importing an extension that does not declare Py_mod_gil: the GIL comes back",
+            requires=_needs_freethreaded,
+            model="os-thread",
+        ),
     ],
     # 100,000,000: the pure-Python workers take seconds a run, the others
     # tens of milliseconds, timed inside the child.
@@ -192,17 +199,52 @@ def run_py_freethreaded(args: harness.Args) -> None:
     exe = freethreaded_python()
     if exe is None:
         raise harness.CannotRun(_needs_freethreaded())
+
+    def pair(n: int, w: int) -> dict:
+        out = _freethreaded_pair(exe, n, w)
+        if not out.pop("gil_disabled"):
+            raise harness.CannotRun(f"{exe} runs with the GIL enabled (PYTHON_GIL=1?)")
+        return out
+
+    _run(args, pair)
+
+
+def _freethreaded_pair(exe: str, n: int, w: int, *extra: str) -> dict:
+    """The free-threaded interpreter runs the pure module as a script and
+    times itself; wait4 on this child includes its CPU and memory. Its
+    PYTHON_GIL is unset: the interpreter's own default (off) decides."""
     import json
 
     script = Path(__file__).resolve().parents[1] / "pure" / "cores.py"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHON_GIL"}
+    r = subprocess.run([exe, str(script), str(n), str(w), *extra], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise harness.CannotRun(f"{exe} {script.name} failed: {r.stderr.strip().splitlines()[-1:]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@harness.implements("cores", "py-freethreaded-unmarked", units=UNITS)
+def run_py_freethreaded_unmarked(args: harness.Args) -> None:
+    """The published warning, measured: a free-threaded interpreter that
+    imports an extension module which does not declare Py_mod_gil turns
+    the GIL back on (and warns), and its threads run one at a time. Every
+    run checks that the GIL did come back and that the interpreter said so."""
+    exe = freethreaded_python()
+    if exe is None:
+        raise harness.CannotRun(_needs_freethreaded())
+    from ..runtimes import extbuild, interp
+
+    got = interp.info(exe)
+    try:
+        folder = extbuild.build_unmarked(got, got.key)  # before the timed child
+    except extbuild.Failed as e:
+        raise harness.CannotRun(f"the unmarked module cannot be built for {got.describe()}: {e}") from None
 
     def pair(n: int, w: int) -> dict:
-        # The free-threaded interpreter runs the pure module as a script and
-        # times itself; wait4 on this child includes its CPU and memory.
-        r = subprocess.run([exe, str(script), str(n), str(w)], capture_output=True, text=True, check=True)
-        out = json.loads(r.stdout.strip().splitlines()[-1])
-        if not out.pop("gil_disabled"):
-            raise harness.CannotRun(f"{exe} runs with the GIL enabled (PYTHON_GIL=1?)")
+        out = _freethreaded_pair(exe, n, w, str(folder))
+        harness.check("gil-enabled after the import", not out.pop("gil_disabled"), True)
+        warned = out.pop("warnings")
+        harness.check("a warning naming the GIL", any("GIL" in m for m in warned), True)
         return out
 
     _run(args, pair)

@@ -266,3 +266,27 @@ def build(stem: str, got, key: str, env: dict) -> Optional[str]:
         except Failed as e:
             return f"building {name} for {got.describe()} failed: {e}"
     return None
+
+
+UNMARKED = PACKAGE / "data" / "unmarked.c"
+
+
+def build_unmarked(got, key: str) -> Path:
+    """data/unmarked.c, a module that does not declare Py_mod_gil, built for
+    interpreter `got` (interp.Info; `key` its interp.key) into a folder of
+    its own under build_root(), which is returned: a free-threaded
+    interpreter that imports it from there turns the GIL back on. Rebuilt
+    when the source is newer. Raises Failed with why it cannot be built."""
+    tools = Toolchain(got)
+    why = tools.missing(got)
+    if why:
+        raise Failed(why)
+    folder = build_root() / f"py-{key}" / "unmarked"
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"unmarked{got.ext_suffix}"
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not out.exists() or out.stat().st_mtime < UNMARKED.stat().st_mtime:
+            objects = tools.compile_all([UNMARKED], folder, [], ["-O2"])
+            tools.link(objects, [], out)
+    return folder

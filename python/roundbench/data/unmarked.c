@@ -1,6 +1,7 @@
 /* unmarked.c: an extension module that does not declare Py_mod_gil, as
  * every extension written before free-threaded CPython does not.
- * tests/test_freethreading.py builds it for a free-threaded interpreter and
+ * runtimes.extbuild.build_unmarked builds it for a free-threaded interpreter
+ * (the cores round's py-freethreaded-unmarked, tests/test_freethreading.py) and
  * imports it: the interpreter turns the GIL back on and warns, unless
  * PYTHON_GIL=0 keeps it off. */
 #define PY_SSIZE_T_CLEAN
