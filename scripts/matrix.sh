@@ -7,7 +7,9 @@
 # comparison's (1.22) and the newest the module proxy serves (else the
 # installed one); Python: every CPython with the GIL on the machine (the
 # venv's, the system's /usr/bin/python3, each one `make pythons`
-# provisioned) and PyPy (pypy3, which scripts/setup.sh installs).
+# provisioned), then the free-threaded ones (cpython-3.13.5t: the threads
+# of cores, sleep and chain without the GIL) and PyPy (pypy3, which
+# scripts/setup.sh installs).
 # MATRIX_ROUNDS, MATRIX_GO and MATRIX_PYTHON change them; MATRIX_BUDGET
 # (minutes, default 30; none for none) bounds the runs beyond the minimum;
 # ROUNDBENCH_ARGS come last and win.
@@ -20,9 +22,9 @@ if [ ! -x "$py" ]; then
   exit 2
 fi
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
-rounds=${MATRIX_ROUNDS:-loop ffi chain sleep jsonl aspects}
+rounds=${MATRIX_ROUNDS:-loop ffi chain sleep jsonl aspects cores}
 if [ -z "${MATRIX_PYTHON:-}" ]; then
-  MATRIX_PYTHON=$("$py" -m roundbench pythons --cpythons | tr '\n' ' ')
+  MATRIX_PYTHON=$("$py" -m roundbench pythons --cpythons --free-threaded | tr '\n' ' ')
   if command -v pypy3 >/dev/null 2>&1; then
     MATRIX_PYTHON="${MATRIX_PYTHON}pypy3"
   else

@@ -36,6 +36,12 @@ def add_parser(sub) -> None:
         "its build-cost cells under them, make matrix its Python side)",
     )
     p.add_argument(
+        "--free-threaded",
+        action="store_true",
+        help="with --cpythons: the free-threaded ones too (built with --disable-gil), after those with the GIL "
+        "(make matrix runs them as well)",
+    )
+    p.add_argument(
         "--list", action="store_true", help="list what is provisioned (name, version, build, where) and exit"
     )
     p.add_argument(
@@ -72,6 +78,8 @@ def main_args(args) -> int:
         return EXIT_OK
     if args.cpythons:
         for path in interp.cpythons():
+            print(path)
+        for path in interp.free_threaded_pythons() if args.free_threaded else ():
             print(path)
         return EXIT_OK
     if args.list:
