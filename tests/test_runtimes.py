@@ -364,3 +364,20 @@ def test_the_pure_python_table_reads_each_interpreter_against_the_oldest_cpython
     assert " (0.0333× [" in cells[5]
     # One interpreter: no table.
     assert runtime_axis.python_table(_builds({"cpython-3.11.7": 80.0}), summary.Intervals()) == []
+
+
+def test_the_gil_table_says_which_variants_turned_the_gil_back_on():
+    name = "BenchmarkCores/impl={impl}/n=100/workers=2/python=cpython-3.13.5t"
+    text = []
+    for impl, gil in (("py-threads", "off"), ("py-numpy", "on")):
+        for k in range(3):
+            text.append(f"--- FACT: {name.format(impl=impl)}: gil {gil}")
+            text.append(f"{name.format(impl=impl)} 1 {1000 + k} ns/op")
+    text.append("BenchmarkCores/impl=py-threads/n=100/workers=2/python=cpython-3.13.5 1 900 ns/op")
+    lines = runtime_axis.gil_table(runtime_axis.by_runtime(benchfmt.parse_lines(text)))
+    rows = [line for line in lines if line.startswith("| CPython")]
+    assert len(rows) == 2, lines
+    assert "| py-threads | off | cores |" in rows[0] and "3.13.5t" in rows[0]
+    assert "| py-numpy | **back on** (an unmarked extension) | cores |" in rows[1]
+    # Nothing ran under a free-threaded interpreter: no table.
+    assert runtime_axis.gil_table(runtime_axis.by_runtime(benchfmt.parse_lines(text[-1:]))) == []

@@ -164,6 +164,10 @@ def by_runtime(rs: benchfmt.ResultSet) -> "OrderedDict":
         c = cell(s.name)
         if c is not None:
             c.skip = s.reason
+    for f in rs.facts:
+        c = cell(f.name)
+        if c is not None:
+            c.facts[f.key] = f.value
     for rnd in out.values():
         for size in rnd.values():
             for rows in size.values():
@@ -206,6 +210,7 @@ def section(rs: benchfmt.ResultSet, iv: summary.Intervals, found: list) -> str:
         out += [f"- {f}" for f in found]
         out.append("")
     out += python_table(rs, iv, table)
+    out += gil_table(table)
     for rnd_name, sizes in table.items():
         info = round_info(rnd_name)
         title = info.title if info else rnd_name
@@ -235,6 +240,38 @@ def _python_order(label: str) -> tuple:
     twin), then the other interpreters."""
     impl, version = runtimes.python_parts(label)
     return (impl != "cpython", runtimes.go_key(version.rstrip("t")) if impl == "cpython" else (0,), label)
+
+
+def gil_table(table: dict) -> list:
+    """For each variant that ran under a free-threaded interpreter, whether
+    the GIL was still off when it ended (the child's `gil` fact: importing a
+    library that does not declare Py_mod_gil turns it back on). Markdown
+    lines, none when no free-threaded interpreter ran."""
+    seen: "OrderedDict" = OrderedDict()  # (label, impl) -> {value: rounds}
+    for rnd_name, sizes in table.items():
+        for impls in sizes.values():
+            for impl, rows in impls.items():
+                for kind, label, c in rows:
+                    value = c.facts.get("gil")
+                    if kind == runtimes.PYTHON and value:
+                        seen.setdefault((label, impl), OrderedDict()).setdefault(value, set()).add(rnd_name)
+    if not seen:
+        return []
+    out = [
+        "### The GIL under free-threaded interpreters\n",
+        "Each variant that ran under a free-threaded CPython, and whether the GIL was still off when its run "
+        "ended (`sys._is_gil_enabled()`). The interpreter turns it back on, and warns, when the variant imports "
+        "an extension module that does not declare itself free-threading safe (`Py_mod_gil`); its threads then "
+        "run one at a time.\n",
+        "| interpreter | variant | GIL at the end | rounds |",
+        "|---|---|---|---|",
+    ]
+    for (label, impl), values in seen.items():
+        for value, rnds in values.items():
+            what = "off" if value == "off" else "**back on** (an unmarked extension)"
+            out.append(f"| {runtimes.describe(runtimes.PYTHON, label)} | {impl} | {what} | {', '.join(sorted(rnds))} |")
+    out.append("")
+    return out
 
 
 def python_table(rs: benchfmt.ResultSet, iv: summary.Intervals, table: Optional[dict] = None) -> list:

@@ -9,6 +9,7 @@ carry besides ns/op), sorted, as every child program does."""
 from __future__ import annotations
 
 import sys
+import sysconfig
 import traceback
 
 from ..measure import harness
@@ -70,6 +71,10 @@ def run(round_name: str, impl: str, rest: list) -> int:
     except Exception:
         traceback.print_exc()
         return harness.EXIT_FAILED
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        # On a free-threaded interpreter: whether the GIL is still off after
+        # the variant ran (an import of an unmarked extension turns it on).
+        harness.fact("gil", "on" if sys._is_gil_enabled() else "off")
     return harness.EXIT_OK
 
 
