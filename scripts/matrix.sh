@@ -22,7 +22,7 @@ if [ ! -x "$py" ]; then
   exit 2
 fi
 export PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}"
-rounds=${MATRIX_ROUNDS:-loop ffi chain sleep jsonl aspects cores}
+rounds=${MATRIX_ROUNDS:-loop ffi chain sleep jsonl aspects cores http}
 if [ -z "${MATRIX_PYTHON:-}" ]; then
   MATRIX_PYTHON=$("$py" -m roundbench pythons --cpythons --free-threaded | tr '\n' ' ')
   if command -v pypy3 >/dev/null 2>&1; then
