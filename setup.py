@@ -48,7 +48,8 @@ CORE_SOURCES = _sources("csrc/*.c")
 # programs, and the Makefile reads it too (its opening comment says how):
 # what a wheel carries is what a checkout builds. Its reader is loaded by
 # its path, since the package is not built yet.
-TABLE = runpy.run_path(os.path.join(HERE, "python", "roundbench", "runtimes", "buildtable.py"))["read"]()
+_BUILDTABLE = runpy.run_path(os.path.join(HERE, "python", "roundbench", "runtimes", "buildtable.py"))
+TABLE = _BUILDTABLE["read"]()
 
 
 def _words(name: str) -> list:
@@ -61,7 +62,9 @@ def _words(name: str) -> list:
 # in build_info().
 TUNED = os.environ.get("ROUNDBENCH_TUNE") == "1"
 OPT = _words("OPT_TUNED" if TUNED else "OPT_PORTABLE")
-EXTRA = OPT + _words("EXT_CFLAGS")
+# An interpreter in a Debian root (roundbench pythons): its pyconfig.h
+# includes the multiarch one from the root's include folder.
+EXTRA = OPT + _words("EXT_CFLAGS") + _BUILDTABLE["multiarch_flags"](sysconfig.get_paths()["include"])
 FLAGS = " ".join([sysconfig.get_config_var("CFLAGS") or "", *EXTRA]).strip()
 
 # ---- The BLAS -----------------------------------------------------------------

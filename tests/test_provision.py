@@ -19,7 +19,7 @@ import pytest
 
 from roundbench.cli import _common
 from roundbench.errors import UsageError
-from roundbench.runtimes import extbuild, interp, provision, pybuild
+from roundbench.runtimes import buildtable, interp, provision, pybuild
 
 # -- the refusals: one line each, and the suite goes on ---------------------
 
@@ -244,11 +244,11 @@ def test_debian_multiarch_headers_outside_usr_come_after_the_system_s(tmp_path):
     inc = tmp_path / "root" / "usr" / "include" / "python3.15"
     inc.mkdir(parents=True)
     (inc / "pyconfig.h").write_text("#include <x86_64-linux-gnu/python3.15/pyconfig.h>\n")
-    assert extbuild._multiarch_dir(str(inc)) == [f"-idirafter{inc.parent}"]
+    assert buildtable.multiarch_flags(str(inc)) == [f"-idirafter{inc.parent}"]
     # The machine's own Debian headers are found already; upstream's need nothing.
     (inc / "pyconfig.h").write_text("#define HAVE_UNISTD_H 1\n")
-    assert extbuild._multiarch_dir(str(inc)) == []
-    assert extbuild._multiarch_dir(str(tmp_path / "none")) == []
+    assert buildtable.multiarch_flags(str(inc)) == []
+    assert buildtable.multiarch_flags(str(tmp_path / "none")) == []
 
 
 # -- the JIT's facts ---------------------------------------------------------

@@ -19,10 +19,6 @@ import queue
 import resource
 import threading
 
-try:
-    import greenlet
-except ImportError:  # the py-greenlet variant says so (Variant.requires)
-    greenlet = None
 
 
 class NotPossibleHere(Exception):
@@ -124,6 +120,12 @@ class GreenletChain:
     another."""
 
     def __init__(self, n: int, hop_work: int, parallel: int):
+        # Imported here, not with the module: greenlet's extension does not
+        # declare itself free-threading safe, and importing it turns the GIL
+        # back on for every variant of a free-threaded interpreter's child
+        # (the py-greenlet variant says when it is missing: Variant.requires).
+        import greenlet
+
         main = greenlet.getcurrent()
         self.chains = []
         for _ in range(parallel):

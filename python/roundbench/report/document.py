@@ -523,7 +523,8 @@ def render_markdown(doc: Document) -> str:
         w("Fairness warnings: none; every check is listed in the Fairness section.\n")
     for note in doc.notes:
         w(f"*{note}.*\n")
-    w(f"**Verdict.** {_cap(doc.verdict)}\n")
+    pair = f" ({doc.info.pair})" if doc.info.pair else ""
+    w(f"**Verdict{pair}.** {_cap(doc.verdict)}\n")
     w("### Score: Go against Python, level by level\n")
     w(SCORE_EXPLAIN + "\n")
     if doc.score:

@@ -23,6 +23,7 @@ each names its level, and a finding can never contradict its row.
 from __future__ import annotations
 
 import datetime
+import re
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -553,6 +554,25 @@ class RunInfo:
     duration: str
     counts: str
     warnings: list = field(default_factory=list)
+    pair: str = ""  # the verdict's runtimes in words: "Go 1.27.4 against CPython 3.15.2"
+
+
+def children_python(cfg: dict) -> str:
+    """The interpreter the Python children ran under, in words ("CPython
+    3.15.2, release build"), from the provenance's python-children (the
+    runner's own when that says so, or when it is not recorded)."""
+    children = cfg.get("python-children", "")
+    m = re.search(r"\(((?:CPython|PyPy) [^()]*)\)", children)
+    if m and not children.endswith("(the runner's own)"):
+        return m.group(1)
+    return cfg.get("python", "")
+
+
+def _pair(cfg: dict) -> str:
+    go = cfg.get("go-version", "")
+    go = f"Go {go[2:]}" if go.startswith("go") else go
+    py = re.sub(r"\s*[(,].*", "", children_python(cfg))
+    return f"{go} against {py}" if go and py else ""
 
 
 def _parse_date(text: str) -> Optional[datetime.datetime]:
@@ -600,9 +620,12 @@ def run_info(rs: benchfmt.ResultSet, files: list, warnings: list) -> RunInfo:
         machine += f", {cfg['kernel']}"
     python = cfg.get("python", "")
     # The build of the children's interpreter (run/provenance.py), beside
-    # the runner's when the children run that one.
+    # it: the runner's own, or the one --python named (the verdict's).
     build = pybuild.summary(cfg.get("python-build", ""))
-    if python and build and cfg.get("python-children", "").endswith("(the runner's own)"):
+    children = children_python(cfg)
+    if children and children != python:
+        python = f"Python children: {children}" + (f" [{build}]" if build else "") + f" (the runner: {python})"
+    elif python and build:
         python += f" [{build}]"
     runtimes = "; ".join(
         x for x in (python, cfg.get("go-version", ""), cfg.get("numpy", "") and f"numpy {cfg['numpy']}") if x
@@ -615,6 +638,7 @@ def run_info(rs: benchfmt.ResultSet, files: list, warnings: list) -> RunInfo:
     return RunInfo(
         machine=machine or "not recorded",
         runtimes=runtimes or "not recorded",
+        pair=_pair(cfg),
         date=date,
         commit=cfg.get("roundbench-commit", "not recorded"),
         duration=_duration(rs, files),

@@ -46,3 +46,22 @@ def words(table: dict, name: str) -> list:
     """The value of `name` split as Make splits it, [] where the table has
     no such name."""
     return table.get(name, "").split()
+
+
+def multiarch_flags(include: str) -> list:
+    """Debian's pyconfig.h includes <x86_64-linux-gnu/python3.X/pyconfig.h>,
+    found under the include folder's parent. For an interpreter outside
+    /usr (a Debian root's) that parent is given after the system's own
+    folders (-idirafter), so that the machine's C library headers still
+    win: extbuild's builds and setup.py's (a `pip install` or the delivery
+    round under a root's interpreter) both add it."""
+    import re
+
+    try:
+        text = (Path(include) / "pyconfig.h").read_text(errors="replace")
+    except OSError:
+        return []
+    parent = Path(include).parent
+    if re.search(r"#\s*include\s*<[a-z0-9_]+-linux-gnu/python", text) and str(parent) != "/usr/include":
+        return [f"-idirafter{parent}"]
+    return []

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -130,21 +129,6 @@ def run_step(cmd: list, what: str) -> None:
         raise Failed(f"{what} failed (exit status {done.returncode}): {_tail(done.stderr or done.stdout)}")
 
 
-def _multiarch_dir(include: str) -> list:
-    """Debian's pyconfig.h includes <x86_64-linux-gnu/python3.X/pyconfig.h>,
-    found under the include folder's parent. For an interpreter outside
-    /usr (a Debian root's) that parent is given after the system's own
-    folders (-idirafter), so that the machine's C library headers still win."""
-    try:
-        text = (Path(include) / "pyconfig.h").read_text(errors="replace")
-    except OSError:
-        return []
-    parent = Path(include).parent
-    if re.search(r"#\s*include\s*<[a-z0-9_]+-linux-gnu/python", text) and str(parent) != "/usr/include":
-        return [f"-idirafter{parent}"]
-    return []
-
-
 class Toolchain:
     """The compiler and linker command lines for one interpreter, as
     setuptools makes them: CC and LDSHARED from the environment, else the
@@ -161,7 +145,7 @@ class Toolchain:
         self.ldshared = shlex.split(ldshared)
         self.cflags = shlex.split(got.cflags) + shlex.split(got.ccshared or "-fPIC")
         self.include = got.include
-        self.after = _multiarch_dir(got.include)
+        self.after = buildtable.multiarch_flags(got.include)
 
     def missing(self, got) -> Optional[str]:
         if shutil.which(self.cc[0]) is None:
