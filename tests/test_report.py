@@ -250,7 +250,7 @@ def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(res
     assert matmul[1] == "— (Python has no such variant)" and matmul[2].startswith("Python 10.9×")
     assert "| **Go 3, Python 0, ties 0** | **Go 3, Python 1, ties 0** | **Go 0, Python 1, ties 1** |" in head
     # the verdict in words: per level, who wins where and by how much
-    verdict = next(ln for ln in head.splitlines() if ln.startswith("**Verdict.**"))
+    verdict = next(ln for ln in head.splitlines() if ln.startswith("**Verdict"))
     assert re.search(
         r"The language alone \([^)]*\): Go wins all 3 cells, by 7\.\d\d× \(sleep\) to 42\.\d× \(loop\);", verdict
     )

@@ -20,7 +20,6 @@ import resource
 import threading
 
 
-
 class NotPossibleHere(Exception):
     """The machine's limits cannot hold this configuration; says which."""
 
