@@ -68,11 +68,10 @@ static void *worker(void *arg)
         int64_t n = 200000 + j->index, lo, hi, part = -1, whole = -1;
         rb_cores_share(n, THREADS, j->index, &lo, &hi);
         if (rb_loop_range(lo, hi, &part, &err) != RB_OK || rb_loop(n, &whole, &err) != RB_OK ||
-            whole != rb_loop_expected(n)) {
+            whole != rb_loop_expected(n) || part != rb_loop_expected(hi) - rb_loop_expected(lo)) {
             j->loop_ok = 0;
             fail(j, "rb_loop / rb_loop_range");
         }
-        (void)part;
 
         /* matmul: shared a and b, this thread's own c */
         double c[MAT_N * MAT_N];
