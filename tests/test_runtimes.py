@@ -381,3 +381,16 @@ def test_the_gil_table_says_which_variants_turned_the_gil_back_on():
     assert "| py-numpy | **back on** (an unmarked extension) | cores |" in rows[1]
     # Nothing ran under a free-threaded interpreter: no table.
     assert runtime_axis.gil_table(runtime_axis.by_runtime(benchfmt.parse_lines(text[-1:]))) == []
+
+
+def test_the_verdict_names_the_interpreter_of_the_view_it_scores():
+    # A matrix run: the runner is CPython 3.11.7, the Python rows ran under
+    # 3.13.5 and its free-threaded twin; the verdict names the view's.
+    groups = [_lines("BenchmarkFfi/impl=go-c/go=1.27.4/n=1000", 30)]
+    for py in ("cpython-3.13.5", "cpython-3.13.5t"):
+        groups.append(_lines(f"BenchmarkFfi/impl=py-c-o/python={py}/n=1000", 40))
+    rs = _set(*groups)
+    (pick, view), *_ = runtimes.views(rs)
+    info = summary.run_info(view, [], [])
+    want = runtimes.describe(runtimes.PYTHON, pick[runtimes.PYTHON])
+    assert want.startswith("CPython 3.13.5") and info.pair == f"Go 1.27.4 against {want}"

@@ -109,6 +109,26 @@ def _cpuinfo_flags() -> set:
     return set((_cpuinfo("flags") or "").split())
 
 
+# The instruction sets that move this suite's figures (the jsonl kernels,
+# the BLAS kernel, Go's GOAMD64 levels), in the order cpu_id lists them.
+SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "bmi2", "avx512f", "avx512bw", "avx512vl", "avx512_vbmi2", "sha_ni")
+
+
+def cpu_id() -> str:
+    """What tells one CPU from another beyond its model name (a VM often
+    shows "AMD EPYC" for every generation): the vendor, family, model and
+    stepping, and the instruction sets the suite's kernels choose by
+    ('AuthenticAMD family 25 model 17 stepping 1; avx2 avx512f ...')."""
+    vendor = _cpuinfo("vendor_id")
+    fields = [(k, _cpuinfo(k)) for k in ("cpu family", "model\t", "stepping")]
+    if vendor is None and all(v is None for _, v in fields):
+        return f"{platform.machine() or 'unknown'} (no /proc/cpuinfo)"
+    ident = " ".join([vendor or "unknown vendor"] + [f"{k.split()[-1].strip()} {v}" for k, v in fields if v])
+    flags = _cpuinfo_flags()
+    have = [f for f in SIMD_FLAGS if f in flags]
+    return f"{ident}; {' '.join(have) if have else 'none of ' + ' '.join(SIMD_FLAGS)}"
+
+
 def check_cpus() -> list:
     online = _read(SYS_CPU / "online")
     usable = usable_cpus()

@@ -571,7 +571,9 @@ def children_python(cfg: dict) -> str:
 def _pair(cfg: dict) -> str:
     go = cfg.get("go-version", "")
     go = f"Go {go[2:]}" if go.startswith("go") else go
-    py = re.sub(r"\s*[(,].*", "", children_python(cfg))
+    # A view of a run with runtimes as an axis names the interpreter it shows.
+    shown = re.search(r"\b((?:CPython|PyPy) [^,\s]+)", cfg.get("runtimes-shown", ""))
+    py = shown.group(1) if shown else re.sub(r"\s*[(,].*", "", children_python(cfg))
     return f"{go} against {py}" if go and py else ""
 
 

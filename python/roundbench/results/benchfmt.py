@@ -23,10 +23,15 @@ A result file is a sequence of lines:
                                        how many runs a variant of a cell took
                                        and why no more were made (adaptive
                                        run counts: runner.RunPolicy)
-    --- END: 2026-12-01T03:50:12Z after 3475 s
+    --- END: 2026-12-01T03:50:12Z after 3475 s sha256=9f86d0...
                                        the command finished (or was
                                        stopped: "interrupted" follows),
-                                       after that much wall time
+                                       after that much wall time; the
+                                       seal is the SHA-256 of the
+                                       section's bytes before this line
+                                       (from its first configuration
+                                       line), so an edited or cut file
+                                       can be told from the one written
 
 Tools that read the format (benchstat) take the first three kinds and skip
 the rest, as they skip `go test`'s own --- FAIL lines.
@@ -127,10 +132,12 @@ class End:
     date: str
     seconds: float
     interrupted: bool
+    sha256: Optional[str] = None  # the seal: the section's bytes before this line (None: an older file)
 
 
-def end_line(date: str, seconds: float, interrupted: bool = False) -> str:
-    return f"--- END: {date} after {seconds:.0f} s{' interrupted' if interrupted else ''}\n"
+def end_line(date: str, seconds: float, interrupted: bool = False, sha256: Optional[str] = None) -> str:
+    seal = f" sha256={sha256}" if sha256 else ""
+    return f"--- END: {date} after {seconds:.0f} s{' interrupted' if interrupted else ''}{seal}\n"
 
 
 @dataclass
@@ -169,7 +176,7 @@ _SKIP = re.compile(r"^--- SKIP: (\S+): (.*)$")
 _FACT = re.compile(r"^--- FACT: (\S+): (\S+) ?(.*)$")
 _KILLED = re.compile(r"^--- KILLED: (\S+) \(run (\d+)\): (.*)$")
 _RUNS = re.compile(r"^--- RUNS: (\S+): (\d+) runs, (.*)$")
-_END = re.compile(r"^--- END: (\S+) after (\d+(?:\.\d+)?) s( interrupted)?$")
+_END = re.compile(r"^--- END: (\S+) after (\d+(?:\.\d+)?) s( interrupted)?(?: sha256=([0-9a-f]{64}))?$")
 
 
 # The key prefix of a fact that names a check its variant is known to fail
@@ -184,6 +191,38 @@ def fact_line(name: str, fact: str) -> str:
     if not key:
         raise ValueError("empty fact")
     return f"--- FACT: {name}: {key} {value.strip()}\n"
+
+
+def classify(line: str) -> Optional[tuple]:
+    """The kind of one line of a result file (without its newline) and its
+    match: ("config", m), ("unit", parts), ("bench", None), ("fail", m),
+    ("killed", m), ("fact", m), ("stop", m), ("end", m), ("skip", m),
+    ("blank", None), ("detail", None) for an indented line; None for a line
+    that is none of these. Whether a detail line follows what may carry one
+    (a failure, a kill) is the caller's to check."""
+    if not line.strip():
+        return ("blank", None)
+    if line.startswith("    "):
+        return ("detail", None)
+    if line.startswith("Benchmark"):
+        return ("bench", None)
+    if line.startswith("Unit "):
+        parts = line.split()
+        ok = len(parts) >= 3 and all(kv.partition("=")[1] for kv in parts[2:])
+        return ("unit", parts) if ok else None
+    for kind, rx in (
+        ("fail", _FAIL),
+        ("killed", _KILLED),
+        ("fact", _FACT),
+        ("stop", _RUNS),
+        ("end", _END),
+        ("skip", _SKIP),
+        ("config", _CONFIG),
+    ):
+        m = rx.match(line)
+        if m:
+            return (kind, m)
+    return None
 
 
 def parse_lines(
@@ -244,7 +283,7 @@ def parse_lines(
             continue
         m = _END.match(line)
         if m:
-            rs.ends.append(End(m.group(1), float(m.group(2)), bool(m.group(3))))
+            rs.ends.append(End(m.group(1), float(m.group(2)), bool(m.group(3)), m.group(4)))
             continue
         m = _SKIP.match(line)
         if m:

@@ -9,6 +9,7 @@ import datetime
 import importlib.metadata
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,7 @@ import sysconfig
 from ..report import fairness, scan
 from ..runtimes import interp, programs, pybuild, releases
 from .. import rounds
-from ..measure.machine import Check, cpu_model
+from ..measure.machine import Check, cpu_id, cpu_model
 from . import userfile
 
 
@@ -62,11 +63,16 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
     items["goarch"] = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
     items["pkg"] = "roundbench"
     items["cpu"] = cpu_model()
+    items["cpu-id"] = cpu_id()
     ncpu = os.cpu_count() or 1
     items["cores"] = f"{ncpu} online, {len(os.sched_getaffinity(0))} usable by this process"
     items["kernel"] = f"{platform.system()} {platform.release()} {platform.version()}"
     load = os.getloadavg()
     items["loadavg"] = " ".join(f"{x:.2f}" for x in load)
+    # The command line, when this process is the command (not a test or
+    # another program calling the Python API).
+    if sys.argv and os.path.basename(sys.argv[0]) in ("roundbench", "__main__.py"):
+        items["command"] = shlex.join(["roundbench", *sys.argv[1:]])
     items["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     root = programs.checkout()
     if root is not None and shutil.which("git"):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import hashlib
 import math
 import os
 import selectors
@@ -730,6 +731,9 @@ class Runner:
         self._extra_s = 0.0  # wall time of the runs beyond the minimum
         self._minimum_s: Optional[float] = None  # when every cell had its minimum runs
         self._said_over = False
+        # The seal of the section being written: the SHA-256 of its bytes,
+        # which the END line records (benchfmt, "--- END").
+        self._seal = None
         # With runtimes as an axis: the newest pair, kind -> label (set by run()).
         self.newest: dict = {}
 
@@ -738,6 +742,8 @@ class Runner:
         # never ends in half a line.
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         try:
+            if self._seal is not None:
+                self._seal.update(text.encode("utf-8"))
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
@@ -790,7 +796,8 @@ class Runner:
         if pl is not None and pl.runner is not None:
             os.sched_setaffinity(0, pl.runner)
         self.out_file.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.out_file, "a", encoding="utf-8") as fh:
+        with open(self.out_file, "a", encoding="utf-8", newline="\n") as fh:
+            self._seal = hashlib.sha256()
             self._write(fh, "".join(benchfmt.config_line(k, v) for k, v in header.items()))
             units = {"ns/op": "lower", "peak-B": "lower", "user-ns/op": "lower", "sys-ns/op": "lower"}
             for p in plans:
@@ -811,7 +818,8 @@ class Runner:
                 interrupted = False
             finally:
                 now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-                self._write(fh, benchfmt.end_line(now, self.clock() - self._start, interrupted))
+                seal, self._seal = self._seal.hexdigest(), None
+                self._write(fh, benchfmt.end_line(now, self.clock() - self._start, interrupted, seal))
         return self.failed
 
     def _waves(self, fh, cells: list) -> None:
