@@ -50,6 +50,9 @@ APT_PACKAGES+=(clang libclang-rt-dev)
 # stackless module runs the chain round's py-stackless, and its C headers
 # build the extension for it through cpyext (roundbench.runtimes.extbuild)
 APT_PACKAGES+=(pypy3 pypy3-dev)
+# roundbench store's tests on a real PostgreSQL server as well as SQLite
+# (scripts/pg.sh starts a throwaway one; .ci/run starts it for make test)
+APT_PACKAGES+=(postgresql)
 # Debian's own interpreter makes venvs and builds extensions only with its
 # venv and dev packages (an interpreter installed otherwise carries both).
 if command -v dpkg >/dev/null 2>&1 && dpkg -S "$base" >/dev/null 2>&1; then

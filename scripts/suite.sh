@@ -102,4 +102,13 @@ fi
 # shellcheck disable=SC2086
 "$py" -m roundbench run --out "$out" "${runtime_args[@]}" "${budget_args[@]}" ${ROUNDBENCH_ARGS:-} || status=$?
 echo "suite: results in $out/results.txt, report in $out/report.md ($(( $(date +%s) - start )) s)"
+# The run joins the store (roundbench store --help: ROUNDBENCH_STORE, else
+# ~/.local/share/roundbench/store.sqlite); SUITE_STORE=no leaves it out. A refused
+# import fails the command; the results stay in $out either way.
+if [ "${SUITE_STORE:-yes}" != no ] && [ -e "$out/results.txt" ]; then
+  if ! "$py" -m roundbench store import "$out"; then
+    echo "suite: the store did not take the run (above); its results are in $out" >&2
+    [ "$status" -ne 0 ] || status=1
+  fi
+fi
 exit $status

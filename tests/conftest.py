@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -14,6 +15,11 @@ import pytest
 from roundbench.runtimes import programs
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# No test writes into the user's results store (`make suite` and `roundbench
+# store import` do): every run a test starts keeps its store in a folder of
+# its own, which the store's tests name themselves.
+os.environ["ROUNDBENCH_STORE"] = os.path.join(tempfile.mkdtemp(prefix="rb-test-store-"), "store.sqlite")
 VECTORS = ROOT / "testdata" / "vectors.txt"
 BUILD = ROOT / "build"
 

@@ -148,9 +148,16 @@ def refused(argv: list) -> str:
     command = sub.choices.get(argv[0])
     if command is None:
         return f"no subcommand {argv[0]!r}"
+    # A subcommand with verbs of its own (roundbench store import ...).
+    name, words = argv[0], argv[1:]
+    verbs = next((a for a in command._actions if isinstance(a, argparse._SubParsersAction)), None)
+    if verbs is not None and words and not words[0].startswith("-"):
+        if words[0] not in verbs.choices:
+            return f"{name} has no verb {words[0]!r}"
+        command, name, words = verbs.choices[words[0]], f"{name} {words[0]}", words[1:]
     options = {o for a in command._actions for o in a.option_strings}
-    unknown = [w.split("=", 1)[0] for w in argv[1:] if w.startswith("-") and w.split("=", 1)[0] not in options]
-    return f"{argv[0]} takes no {', '.join(unknown)}" if unknown else ""
+    unknown = [w.split("=", 1)[0] for w in words if w.startswith("-") and w.split("=", 1)[0] not in options]
+    return f"{name} takes no {', '.join(unknown)}" if unknown else ""
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.relative_to(ROOT).as_posix())
@@ -175,4 +182,7 @@ def test_the_checks_can_fail(tmp_path):
     assert refused(["run", "loop", "--no-such-option"]) == "run takes no --no-such-option"
     assert refused(["nosuch"]) == "no subcommand 'nosuch'"
     assert refused(["run", "loop", "--runs", "3"]) == ""
+    assert refused(["store", "export", "round:loop", "-o", "x.txt"]) == ""
+    assert refused(["store", "export", "--out", "x"]) == "store export takes no --out"
+    assert refused(["store", "nosuch"]) == "store has no verb 'nosuch'"
     assert _code(doc)[0] == "make no-such-target" and "no-such-target" not in make_targets()

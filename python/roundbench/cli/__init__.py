@@ -14,11 +14,11 @@ import argparse
 import sys
 
 from ..errors import EXIT_OK, EXIT_USAGE, UsageError
-from . import compare, crossing, generate, listing, machine, pythons, report, run
+from . import compare, crossing, generate, listing, machine, pythons, report, run, store
 
 # The subcommands, in `roundbench --help` order; the rounds' input
 # generators (jsonl's gen-log, aspects' gen-ephemeris) come last.
-COMMANDS = (run, listing, report, machine, pythons, compare, crossing, generate)
+COMMANDS = (run, listing, report, machine, pythons, compare, store, crossing, generate)
 
 
 def parser() -> argparse.ArgumentParser:
