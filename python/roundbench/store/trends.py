@@ -89,7 +89,6 @@ Layer: the store; imports results (stats, charts, textfmt) only.
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -98,6 +97,7 @@ from statistics import NormalDist
 from typing import Optional, Sequence
 
 from ..results import charts, stats
+from . import _page
 from ..results.textfmt import fmt_unit
 
 FLOOR = 0.05  # the smallest relative change flagged, whatever the noise
@@ -719,35 +719,17 @@ def draw(series_list: list, found: dict, out_dir: Path) -> tuple:
     return figures, notes
 
 
-_PICTURE = re.compile(r"trends-\d+\.png")
-
-
 def write_page(series_list: list, out_dir, floor: float = FLOOR) -> list:
     """trends.md, trends.html (self-contained) and trends-<n>.png in
     out_dir; returns their paths, trends.md first. Without matplotlib the
     page says it has no pictures; without jinja2 or markdown-it-py it has
     no HTML and the Markdown says so."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("trends-*.png"):
-        if _PICTURE.fullmatch(old.name):
-            old.unlink()  # an older picture would contradict this page
     found = {i: changes(s, floor) for i, s in enumerate(series_list)}
-    notes: list = []
-    figures: list = []
-    try:
-        figures, left = draw(series_list, found, out_dir)
-        notes += left
-    except ImportError as e:
-        notes.append(f"no pictures: {e.name} is not installed (pip install 'roundbench[report]')")
-    md_path = out_dir / "trends.md"
-    html_path = out_dir / "trends.html"
-    paths = [md_path]
-    try:
-        html_path.write_text(render_html(series_list, found, figures, floor, notes), encoding="utf-8")
-        paths.append(html_path)
-    except ImportError as e:
-        html_path.unlink(missing_ok=True)  # an older page would contradict this one
-        notes.append(f"no trends.html: {e.name} is not installed (pip install 'roundbench[report]')")
-    md_path.write_text(markdown(series_list, found, figures, floor, notes), encoding="utf-8")
-    return paths + [Path(f.path) for f in figures]
+    return _page.write(
+        out_dir,
+        "trends",
+        lambda d: draw(series_list, found, d),
+        lambda figures, notes: render_html(series_list, found, figures, floor, notes),
+        lambda figures, notes: markdown(series_list, found, figures, floor, notes),
+        [],
+    )

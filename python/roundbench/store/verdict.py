@@ -52,6 +52,7 @@ from ..report import summary
 from ..results import benchfmt, charts
 from ..results.levels import LEVEL_TITLES, LEVELS
 from ..results.textfmt import size_key
+from . import _page
 
 # Provenance keys that say which machine and which runtimes a run had; the
 # round's own keys are found by ROUND_KEY_PREFIXES and "<round>-".
@@ -695,38 +696,19 @@ def draw(settings: list, rows: list, out_dir: Path) -> list:
     return figures
 
 
-_PICTURE = re.compile(r"verdict-(" + "|".join(LEVELS) + r")\.png")
-
-
 def write_page(settings: list, out_dir, older: Optional[dict] = None) -> list:
     """verdict.md, verdict.html (self-contained) and verdict-<level>.png in
     out_dir; returns their paths, verdict.md first. Without matplotlib the
     page says it has no pictures; without jinja2 or markdown-it-py it has no
     HTML and the Markdown says so. older: Setting.key -> [source of a run
     of that setting not shown]."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("verdict-*.png"):
-        if _PICTURE.fullmatch(old.name):
-            old.unlink()  # an older picture would contradict this page
     iv = summary.Intervals()
     rows = across(settings, iv)
-    notes: list = []
-    if iv.missing:
-        notes.append(iv.missing)
-    figures: list = []
-    try:
-        figures = draw(settings, rows, out_dir)
-    except ImportError as e:
-        notes.append(f"no pictures: {e.name} is not installed (pip install 'roundbench[report]')")
-    md_path = out_dir / "verdict.md"
-    html_path = out_dir / "verdict.html"
-    paths = [md_path]
-    try:
-        html_path.write_text(render_html(settings, rows, figures, notes, older), encoding="utf-8")
-        paths.append(html_path)
-    except ImportError as e:
-        html_path.unlink(missing_ok=True)  # an older page would contradict this one
-        notes.append(f"no verdict.html: {e.name} is not installed (pip install 'roundbench[report]')")
-    md_path.write_text(markdown(settings, rows, figures, notes, older), encoding="utf-8")
-    return paths + [Path(f.path) for f in figures]
+    return _page.write(
+        out_dir,
+        "verdict",
+        lambda d: (draw(settings, rows, d), []),
+        lambda figures, notes: render_html(settings, rows, figures, notes, older),
+        lambda figures, notes: markdown(settings, rows, figures, notes, older),
+        [iv.missing] if iv.missing else [],
+    )
