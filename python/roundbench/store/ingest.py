@@ -105,7 +105,7 @@ def check(data: bytes, name: str, allow_unended: bool = False) -> list:
         if cur is None:
             if what == "blank":
                 continue
-            cur = {"first": number, "config": {}, "items": [], "bytes": 0}
+            cur = {"first": number, "config": {}, "items": []}
             seal = hashlib.sha256()
         if what == "end":
             end = benchfmt.End(m.group(1), float(m.group(2)), bool(m.group(3)), m.group(4))

@@ -439,27 +439,25 @@ def _changes_table(series_list: list, found: dict) -> str:
         for c in _found(found, i, s):
             p = s.points[c.index] if 0 <= c.index < len(s.points) else None
             rows.append(
-                "| "
-                + " | ".join(
-                    _cell(v)
-                    for v in (
-                        s.label,
-                        s.machine[:12],
-                        s.runtimes or "—",
-                        p.date if p else "—",
-                        f"{fmt_unit(c.before, s.unit)} → {fmt_unit(c.after, s.unit)} {s.unit}",
-                        f"×{c.ratio:.3f}",
-                        f"{_pct(c.threshold)} ({'noise' if c.by_noise else 'floor'})",
-                        f"{c.kind} ({s.better} is better)",
-                        p.source if p else "—",
-                    )
+                _row(
+                    s,
+                    p.date if p else "—",
+                    f"{fmt_unit(c.before, s.unit)} → {fmt_unit(c.after, s.unit)} {s.unit}",
+                    f"×{c.ratio:.3f}",
+                    f"{_pct(c.threshold)} ({'noise' if c.by_noise else 'floor'})",
+                    f"{c.kind} ({s.better} is better)",
+                    p.source if p else "—",
                 )
-                + " |"
             )
             n += 1
     if not n:
         return "No change exceeds its series' noise and the floor."
     return "\n".join(rows)
+
+
+def _row(s: Series, *rest) -> str:
+    """A table row that begins with the series, its machine and runtimes."""
+    return "| " + " | ".join(_cell(v) for v in (s.label, s.machine[:12], s.runtimes or "—", *rest)) + " |"
 
 
 def _series_table(series_list: list, found: dict) -> str:
@@ -474,22 +472,15 @@ def _series_table(series_list: list, found: dict) -> str:
             p = s.points[c.index] if 0 <= c.index < len(s.points) else None
             flags.append(f"{c.kind} {p.date if p else c.index} ×{c.ratio:.3f}")
         rows.append(
-            "| "
-            + " | ".join(
-                _cell(v)
-                for v in (
-                    s.label,
-                    s.machine[:12],
-                    s.runtimes or "—",
-                    f"{s.unit} ({s.better} is better)",
-                    len(s.points),
-                    s.points[0].date if s.points else "—",
-                    s.points[-1].date if s.points else "—",
-                    fmt_unit(meds[-1], s.unit) if meds else "—",
-                    "; ".join(flags) or "none",
-                )
+            _row(
+                s,
+                f"{s.unit} ({s.better} is better)",
+                len(s.points),
+                s.points[0].date if s.points else "—",
+                s.points[-1].date if s.points else "—",
+                fmt_unit(meds[-1], s.unit) if meds else "—",
+                "; ".join(flags) or "none",
             )
-            + " |"
         )
     return "\n".join(rows)
 
@@ -521,63 +512,15 @@ def markdown(series_list: list, found: dict, figures: Sequence = (), floor: floa
     return "\n".join(out).rstrip() + "\n"
 
 
-_HTML = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>roundbench trends</title>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; margin: 0; color: #1d1d1d;
-  line-height: 1.45; }
-main { max-width: 1100px; margin: 0 auto; padding: 1em 1.5em 4em; }
-h1 { font-size: 1.5em; }
-h2 { border-bottom: 1px solid #d8dde5; padding-bottom: 0.2em; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.88em; display: block; overflow-x: auto; }
-th, td { border: 1px solid #d8dde5; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
-th { background: #f3f5f8; }
-.note { color: #6a3d00; font-style: italic; }
-figure { margin: 1em 0 1.5em; }
-figure img { max-width: 100%; height: auto; border: 1px solid #e1e4e8; }
-figcaption { font-size: 0.88em; color: #444; }
-code { background: #f3f5f8; padding: 0 0.2em; }
-</style>
-</head>
-<body>
-<main>
-<h1>Trends: each series' history, its changes flagged</h1>
-{% for heading, text in sections %}
-{% if heading %}<h2>{{ heading }}</h2>{% endif %}
-{{ text | md }}
-{% endfor %}
-{% if notes %}<h2>Notes</h2>
-<ul class="note">{% for n in notes %}<li>{{ n | mdi }}</li>{% endfor %}</ul>{% endif %}
-{% if figures %}<h2>Pictures</h2>
-{% for f in figures %}<figure id="{{ f.id }}"><img src="{{ f.path | datauri }}" alt="{{ f.title }}">
-<figcaption>{{ f.caption }}</figcaption></figure>
-{% endfor %}{% endif %}
-</main>
-</body>
-</html>
-"""
-
-
 def render_html(series_list: list, found: dict, figures: Sequence = (), floor: float = FLOOR, notes=()) -> str:
-    """trends.html: the page of markdown() in one self-contained file,
-    pictures inline as data URIs. Raises ImportError without jinja2 or
-    markdown-it-py."""
-    import base64
-
-    import jinja2
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    env.filters["md"] = lambda text: jinja2.utils.markupsafe.Markup(md.render(text))
-    env.filters["mdi"] = lambda text: jinja2.utils.markupsafe.Markup(md.renderInline(text))
-    env.filters["datauri"] = lambda path: "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode()
-    return env.from_string(_HTML).render(
-        sections=_sections(series_list, found, floor), figures=list(figures), notes=list(notes)
+    """trends.html: the page of markdown() in one self-contained file.
+    Raises ImportError without jinja2 or markdown-it-py."""
+    return _page.html(
+        "roundbench trends",
+        "Trends: each series' history, its changes flagged",
+        _sections(series_list, found, floor),
+        figures,
+        notes,
     )
 
 

@@ -523,61 +523,18 @@ def markdown(
     return "\n".join(out).rstrip() + "\n"
 
 
-_HTML = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>roundbench: the verdict across machines and runtimes</title>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", "DejaVu Sans", sans-serif; margin: 0; color: #1d1d1d;
-  line-height: 1.45; }
-main { max-width: 1200px; margin: 0 auto; padding: 1em 1.5em 4em; }
-h1 { font-size: 1.5em; }
-h2 { border-bottom: 1px solid #d8dde5; padding-bottom: 0.2em; margin-top: 2em; }
-table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.88em; display: block; overflow-x: auto; }
-th, td { border: 1px solid #d8dde5; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
-th { background: #f3f5f8; }
-figure { margin: 1em 0 1.5em; }
-figure img { max-width: 100%; height: auto; border: 1px solid #e1e4e8; }
-figcaption { font-size: 0.88em; color: #444; }
-code { background: #f3f5f8; padding: 0 0.2em; }
-</style>
-</head>
-<body>
-<main>
-<h1>The verdict across machines and runtimes</h1>
-{% for heading, text in sections %}
-{% if heading %}<h2>{{ heading }}</h2>{% endif %}
-{{ text | md }}
-{% endfor %}
-<h2>Pictures</h2>
-{% for f in figures %}<figure id="{{ f.id }}"><img src="{{ f.path | datauri }}" alt="{{ f.title }}">
-<figcaption>{{ f.caption }}</figcaption></figure>
-{% else %}<p>No pictures on this page.</p>
-{% endfor %}
-</main>
-</body>
-</html>
-"""
-
-
 def render_html(
     settings: list, rows: list, figures: Sequence = (), notes: Sequence = (), older: Optional[dict] = None
 ) -> str:
-    """verdict.html: markdown()'s page in one self-contained file, the
-    pictures inline as data URIs. Raises ImportError without jinja2 or
-    markdown-it-py."""
-    import base64
-
-    import jinja2
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    env.filters["md"] = lambda text: jinja2.utils.markupsafe.Markup(md.render(text))
-    env.filters["datauri"] = lambda path: "data:image/png;base64," + base64.b64encode(Path(path).read_bytes()).decode()
-    return env.from_string(_HTML).render(sections=_sections(settings, rows, notes, older), figures=list(figures))
+    """verdict.html: markdown()'s page in one self-contained file. Raises
+    ImportError without jinja2 or markdown-it-py."""
+    return _page.html(
+        "roundbench: the verdict across machines and runtimes",
+        "The verdict across machines and runtimes",
+        _sections(settings, rows, notes, older),
+        figures,
+        no_pictures="No pictures on this page.",
+    )
 
 
 # ---- the pictures --------------------------------------------------------------------------------
