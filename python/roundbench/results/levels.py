@@ -1,8 +1,12 @@
-"""The level of a variant, read from its name: a leaf module, so that the
-summary, the pictures and the rounds name levels one way.
+"""The level of a variant: a leaf module, so that the summary, the pictures
+and the rounds name levels one way.
 
-Levels. Every variant belongs to one level (docs/ARCHITECTURE.md, "Variants and levels"), read
-from its name:
+Levels. Every variant belongs to one level (docs/ARCHITECTURE.md, "Variants
+and levels"). A round's declaration says it (rounds.Variant's `level`), and
+the declarations of the rounds loaded are recorded here (declare), so that
+level(name) answers by the declaration. A variant declared without one
+takes the level its name gives by these rules, which also answer for a
+name no loaded round declares (an old results file's):
 
   c          `c`, `c-...`: the C core and C libraries, the ceiling (no side);
   core       the language calling C: `py-c`, `go-c`, `py-c-...`, `go-c-...`,
@@ -20,6 +24,9 @@ from its name:
 """
 
 LEVELS = ("alone", "ecosystem", "core", "program")
+# Every level a variant may be at: the scored ones, the ceiling and the
+# published programs.
+ALL_LEVELS = ("c", *LEVELS, "published")
 LEVEL_TITLES = {
     "alone": "the language alone",
     "ecosystem": "with its ecosystem",
@@ -49,8 +56,29 @@ PROGRAM_WORDS = {"binary", "run", "script"}
 PUBLISHED_SUFFIX = "-published"
 
 
+# Variant name -> the level its round declares, for the rounds loaded.
+_declared: dict = {}
+
+
+def declare(variant: str, lvl: str) -> None:
+    """Record the level a round declares for `variant`. Every round that has
+    a variant of that name must declare the same level, so that a name
+    means one level in every table (ValueError otherwise)."""
+    if lvl not in ALL_LEVELS:
+        raise ValueError(f"variant {variant}: level {lvl!r} is none of {', '.join(ALL_LEVELS)}")
+    had = _declared.setdefault(variant, lvl)
+    if had != lvl:
+        raise ValueError(f"variant {variant} is declared at level {had!r} in one round and {lvl!r} in another")
+
+
 def level(variant: str) -> str:
-    """The level of a variant, from its name (see the module's doc)."""
+    """The level of a variant: its declared one, else the one its name
+    gives (by_name)."""
+    return _declared.get(variant) or by_name(variant)
+
+
+def by_name(variant: str) -> str:
+    """The level a variant's name gives (see the module's doc)."""
     if variant.endswith(PUBLISHED_SUFFIX):
         return "published"
     lang, _, how = variant.partition("-")

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Callable, Optional
 
+from ..results import levels
 from ..results.levels import LEVELS
 from ..runtimes import interp, programs
 
@@ -127,8 +128,22 @@ class Variant:
     # For a variant that its round's driver starts itself (the http round's
     # servers): the function that gives its command line and environment.
     start: Optional[Callable] = None
+    # The level the variant scores at (levels.ALL_LEVELS): "alone" for the
+    # language and its standard toolchain and library (a Go build with PGO
+    # included), "ecosystem" for a library or a compiler or JIT from
+    # outside the language's distribution, "core" for a crossing into C,
+    # "program" for a whole program timed from outside, "published" for a
+    # published program as published, "c" for the ceiling. None: the level
+    # the name gives (levels.by_name), filled in here.
+    level: Optional[str] = None
 
     def __post_init__(self) -> None:
+        if self.level is None:
+            object.__setattr__(self, "level", levels.by_name(self.name))
+        if self.level not in levels.ALL_LEVELS:
+            raise ValueError(f"variant {self.name}: level {self.level!r} is none of {', '.join(levels.ALL_LEVELS)}")
+        if self.level == "c" and self.language != "c":
+            raise ValueError(f"variant {self.name}: level c is the C variants' alone")
         if (self.program == "generated") != bool(self.argv):
             raise ValueError(f"variant {self.name}: a generated program is named by its argv, and only it")
         if self.program not in PROGRAMS:
@@ -367,6 +382,8 @@ class Round:
 
     def __post_init__(self) -> None:
         names = {v.name for v in self.variants}
+        for v in self.variants:
+            levels.declare(v.name, v.level)
         # A renamed variant fails here, at import, not silently in the report.
         labels = {c.label for c in self.pairs[1:]}
         for h in self.headlines:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Optional
 
 from .. import rounds, runtimes
-from ..results.levels import level
 from ..runtimes import interp, programs
 from ..rounds import Round, Variant
 
@@ -84,7 +83,7 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
     rt = v.runtime
     exe = rt.where if rt is not None and rt.kind == runtimes.PYTHON and v.program == "python" else None
     if exe is not None:
-        if level(v.name) == "core":
+        if v.level == "core":
             why = interp.ensure_extension(exe)
             if why:
                 return why

@@ -126,11 +126,13 @@ ROUND = Round(
     variants=[
         _v("c", "rb-c", "the C core: the table as an array of rows, the output into a growing buffer"),
         _v("go", "rb-go", "pure Go, the table as a slice of structs (one per day)"),
-        _v("go-columns", "rb-go", "pure Go, the table as a struct of slices (one per column)"),
+        # Both are pure Go and its standard library: the language alone.
+        _v("go-columns", "rb-go", "pure Go, the table as a struct of slices (one per column)", level="alone"),
         _v(
             "go-reflect",
             "rb-go",
             "pure Go, each body's field reached by name through package reflect, as the published Go port did",
+            level="alone",
         ),
         _v("go-c", "rb-go", "Go calling the C core through cgo"),
         _v("py", "python", "plain Python: the table as a list of tuples, the math module"),

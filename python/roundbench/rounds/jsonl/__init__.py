@@ -116,8 +116,10 @@ def _clean_log(params: dict) -> bool:
     return bad_rate(params) == 0.0
 
 
-def _v(name: str, program: str, explain: str, requires=None, default_if=None) -> Variant:
-    return Variant(name, program, explain, requires=requires, make_inputs=_make_logs, default_if=default_if)
+def _v(name: str, program: str, explain: str, requires=None, default_if=None, level=None) -> Variant:
+    return Variant(
+        name, program, explain, requires=requires, make_inputs=_make_logs, default_if=default_if, level=level
+    )
 
 
 # The round's own subcommand (cli.py adds it): its input's generator.
@@ -174,6 +176,7 @@ ROUND = Round(
             "encoding/json/v2 (GOEXPERIMENT=jsonv2, its own program) into a struct with the status as "
             "jsontext.Value; options: jsontext.AllowDuplicateNames(true) (last wins, as the rules), the rest "
             "v2's defaults (invalid UTF-8 refused, names case-sensitive); refused lines go to the go rules",
+            level="alone",  # the standard library's own package, behind the release's own experiment
         ),
         _v(
             "go-sonic",
