@@ -252,11 +252,18 @@ def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(res
     # the verdict in words: per level, who wins where and by how much
     verdict = next(ln for ln in head.splitlines() if ln.startswith("**Verdict"))
     assert re.search(
-        r"The language alone \([^)]*\): Go wins all 3 cells, by 7\.\d\d× \(sleep\) to 42\.\d× \(loop\);", verdict
+        r"The language alone \(.*?\): Go wins all 3 cells, by 7\.\d\d× \(sleep: go against py-\w+\) "
+        r"to 42\.\d× \(loop: go against py\);",
+        verdict,
     )
-    assert "With its ecosystem" in verdict and "Python wins 1 of 4 cells, by 10.9× (matmul)" in verdict
+    assert (
+        "With its ecosystem" in verdict
+        and "Python wins 1 of 4 cells, by 10.9× (matmul: py-numpy against go)" in verdict
+    )
     assert re.search(
-        r"Calling C \([^)]*\): Go wins none; Python wins 1 of 2 cells, by 2\.\d\d× \(ffi\); 1 is a tie", verdict
+        r"Calling C \(.*?\): Go wins none; Python wins 1 of 2 cells, by 2\.\d\d× \(ffi: py-c-o against go-c\); "
+        r"1 is a tie",
+        verdict,
     )
     # the findings, each with its level, ratio and interval, never stronger than the numbers
     findings = re.findall(r"^\d+\. (.*)$", head, re.M)

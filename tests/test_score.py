@@ -83,7 +83,7 @@ def test_a_cell_fixed_by_construction_is_listed_not_counted(tmp_path):
     t = summary.tallies(rows)
     assert (t["alone"].go, t["alone"].python, t["alone"].tie) == (1, 0, 0)
     v = summary.verdict(rows)
-    assert "Go wins the one cell, by 1.65× (cores)" in v
+    assert "Go wins the one cell, by 1.65× (cores: go against py-" in v
     assert "Listed, not counted: cores: n=1000, workers=1 (at one worker" in v
 
 
@@ -98,7 +98,8 @@ def test_whole_programs_score_in_their_own_column(tmp_path):
     doc_text = document.render(benchfmt.read_dir(tmp_path), "x")
     assert "| whole program |" in doc_text
     assert (
-        "As whole programs (started from outside, timed to exit): Go wins the one cell, by 6.25× (aspects)" in doc_text
+        "As whole programs (started from outside, timed to exit): Go wins the one cell, "
+        "by 6.25× (aspects: go-binary against py-script)" in doc_text
     )
 
 
@@ -107,3 +108,27 @@ def test_the_verdict_names_each_side_and_its_range(tmp_path):
     sentences = re.split(r"(?<=\.) (?=[A-Z])", v)
     assert sentences[0].startswith("The language alone") and "Python wins none" in sentences[0]
     assert any(s.startswith("Calling C") and "Python wins 1 of 2 cells, by" in s for s in sentences)
+
+
+def test_the_verdict_names_the_variants_and_where_the_ecosystem_changes_the_answer(tmp_path):
+    n = "/n=20000000"
+    text = HEADER + "Unit ns/iter better=lower\n"
+    text += lines("loop", "go", n, "ns/iter", 0.90)
+    text += lines("loop", "go-columns", n, "ns/iter", 0.95)  # declared alone: Go's best here is go
+    text += lines("loop", "py", n, "ns/iter", 40.0)
+    text += lines("loop", "py-numba", n, "ns/iter", 0.50)
+    (row,) = _rows(text, tmp_path)
+    assert row.levels["alone"].winner == "go" and row.levels["ecosystem"].winner == "python"
+    v = summary.verdict([row])
+    assert "Go wins the one cell, by 44.4× (loop: go against py)" in v
+    assert "Python wins the one cell, by 1.80× (loop: py-numba against go)" in v
+    assert re.search(
+        r"With its ecosystem the answer changes in loop: n=20000000 \(Python's py-numba against Go's go: "
+        r"Python 1\.80× \[[\d.]+×, [\d.]+×\], where the language alone gives Go 44\.4× \[[\d.]+×, [\d.]+×\], "
+        r"go against py\)\.",
+        v,
+    ), v
+    # A cell whose two levels agree says nothing more.
+    text = HEADER + "Unit ns/iter better=lower\n" + lines("loop", "go", n, "ns/iter", 0.90)
+    text += lines("loop", "py", n, "ns/iter", 40.0) + lines("loop", "py-numba", n, "ns/iter", 2.0)
+    assert "the answer changes" not in summary.verdict(_rows(text, tmp_path))

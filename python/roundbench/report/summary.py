@@ -1,7 +1,7 @@
 """The report's first page: the run in one paragraph, the score by level
 and the headline findings, computed from a result set.
 
-Levels are levels.py's (every variant's level, from its name).
+Levels are levels.py's (every variant's level, as its round declares it).
 
 The score has one column per level and one row per scored round and size:
 *the language alone* (best alone variant of each language), *with its
@@ -321,8 +321,8 @@ def tallies(rows: list) -> dict:
 
 
 LEVEL_LEADS = {
-    "alone": "The language alone (pure code and the standard library)",
-    "ecosystem": "With its ecosystem (the best of pure code and libraries on each side)",
+    "alone": "The language alone (pure code, the standard library and the standard toolchain's own build options)",
+    "ecosystem": "With its ecosystem (the best of pure code, libraries, compilers and JITs on each side)",
     "core": "Calling C (the same C core through each binding, so what differs is the crossing)",
     "program": "As whole programs (started from outside, timed to exit)",
 }
@@ -346,16 +346,47 @@ def _short(r: ScoreRow) -> str:
     return r.label if r.pair else r.round
 
 
+def _variants(p: Point) -> str:
+    """The two variants that carried a point, the winner's first:
+    "py-numba against go-pgo"."""
+    go, py = p.a.impl, p.b.impl
+    return f"{py} against {go}" if p.winner == "b" else f"{go} against {py}"
+
+
 def _wins_text(won: list) -> str:
-    """'by 1.32× (jsonl) to 59.2× (matmul)' over (row, point) pairs."""
+    """'by 1.32× (jsonl: go-fastjson against py-msgspec) to 59.2× (matmul:
+    go against py)' over (row, point) pairs: each end names its round and
+    the two variants that carried it, the winner's first."""
     won = sorted(won, key=lambda rp: _winner_ratio(rp[1]))
     lo, hi = won[0], won[-1]
     if len(won) == 1 or ratio_text(_winner_ratio(lo[1])) == ratio_text(_winner_ratio(hi[1])):
-        return f"by {ratio_text(_winner_ratio(hi[1]))}× ({_short(hi[0])})"
+        return f"by {ratio_text(_winner_ratio(hi[1]))}× ({_short(hi[0])}: {_variants(hi[1])})"
     low, high = ratio_text(_winner_ratio(lo[1])), ratio_text(_winner_ratio(hi[1]))
     # Both ends in one round: its cells are told apart by their sizes.
     name = _short if _short(lo[0]) != _short(hi[0]) else (lambda r: r.label)
-    return f"by {low}× ({name(lo[0])}) to {high}× ({name(hi[0])})"
+    return f"by {low}× ({name(lo[0])}: {_variants(lo[1])}) to {high}× ({name(hi[0])}: {_variants(hi[1])})"
+
+
+_SIDE = {"go": "Go", "python": "Python", "tie": "a tie"}
+
+
+def _changed_answers(rows: list) -> str:
+    """Where the ecosystem changes the language alone's answer: the cells
+    whose winner differs between the two levels, each with the variants
+    that carried it on both, in one sentence ("" where none does)."""
+    changed = []
+    for r in rows:
+        alone, eco = r.levels["alone"], r.levels["ecosystem"]
+        if alone.winner is None or eco.winner is None or alone.winner == eco.winner:
+            continue
+        was = _SIDE[alone.winner] + ("" if alone.winner == "tie" else f" {alone.point.times()}")
+        now = _SIDE[eco.winner] + ("" if eco.winner == "tie" else f" {eco.point.times()}")
+        go, py = eco.point.a.impl, eco.point.b.impl
+        changed.append(
+            f"{r.label} (Python's {py} against Go's {go}: {now}, where the language alone gives {was}, "
+            f"{_variants(alone.point)})"
+        )
+    return ("With its ecosystem the answer changes in " + "; ".join(changed) + ".") if changed else ""
 
 
 def verdict(rows: list) -> str:
@@ -383,6 +414,8 @@ def verdict(rows: list) -> str:
                 f"{len(tie)} {'is a tie' if len(tie) == 1 else 'are ties'} within this run's noise ({_where(tie)})"
             )
         sentences.append(f"{LEVEL_LEADS[lvl]}: " + "; ".join(parts) + ".")
+        if lvl == "ecosystem" and _changed_answers(rows):
+            sentences.append(_changed_answers(rows))
     listed = [r for r in rows if r.undecided]
     if listed:
         sentences.append("Listed, not counted: " + "; ".join(f"{r.label} ({r.undecided})" for r in listed) + ".")
