@@ -33,6 +33,7 @@ BUILDERS = {
     "py-asyncio": pure.AsyncioChain,
     "py-uvloop": _uvloop,
     "py-greenlet": pure.GreenletChain,
+    "py-generators": pure.GeneratorChain,
     "py-stackless": pure.StacklessChain,
     "py-threads": pure.ThreadChain,
 }

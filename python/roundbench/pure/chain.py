@@ -5,6 +5,8 @@ the last yields N. Three ways, each a class whose constructor is the setup
 what each of the `parallel` chains yields) and `close()` the teardown:
 
   AsyncioChain    coroutines (asyncio tasks) joined by futures
+  GeneratorChain  generators, the language's own coroutines: a value passes
+                  by sending it into the next task
   GreenletChain   greenlets: a value passes by switching into the next task
   StacklessChain  Stackless tasklets joined by Stackless channels (the
                   `stackless` module: PyPy ships one, on its continulets)
@@ -147,6 +149,52 @@ class GreenletChain:
     def close(self) -> None:
         # A chain that never passed: dropping its waiting greenlets kills
         # them (GreenletExit), as the garbage collector would.
+        self.chains = []
+
+
+# ---- generators --------------------------------------------------------------
+
+
+def _generator_body(hop_work: int):
+    """One task: suspended at its first yield until its value is sent in,
+    then yields the next value and is done."""
+    x = yield
+    yield hop(x, hop_work)
+
+
+class GeneratorChain:
+    """Generators: the coroutines the language itself has, with no library
+    and no event loop. Like greenlets they have no scheduler and no
+    channels, so the caller is the scheduler, sending each task's value
+    into the next one (as GreenletChain's caller switches it). A generator
+    is stackless: a suspended task holds its frame, not a stack. Every task
+    is started at setup and waits at its first yield; in the pass each runs
+    once, and dropping it afterwards closes it. (Each task sending straight
+    into its neighbour would nest one frame per hop on the C stack.) The
+    `parallel` chains all exist at once and pass one after another."""
+
+    def __init__(self, n: int, hop_work: int, parallel: int):
+        self.chains = []
+        for _ in range(parallel):
+            tasks = [_generator_body(hop_work) for _ in range(n)]
+            for g in tasks:
+                next(g)  # runs to its first yield and waits
+            self.chains.append(tasks)
+
+    def run(self) -> list:
+        chains, self.chains = self.chains, []
+        out = []
+        for tasks in chains:
+            x = 0
+            for g in tasks:
+                x = g.send(x)
+            tasks.clear()
+            out.append(x)
+        return out
+
+    def close(self) -> None:
+        # A chain that never passed: dropping its waiting generators closes
+        # them (GeneratorExit at their yield).
         self.chains = []
 
 

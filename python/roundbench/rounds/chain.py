@@ -4,10 +4,13 @@ value on; the last yields N. `parallel` chains run in one process.
 
 Variants: c (the core's stackful coroutines, its own switch, one shared
 stack), c-ucontext (the same with swapcontext, which makes a system call on
-every switch), go (goroutines and unbuffered channels), go-c and py-c (the
+every switch), go (goroutines and unbuffered channels), go-iter-pull (the
+standard library's iter.Pull coroutines, the caller pulling each value
+through, as py-generators sends it), go-c and py-c (the
 core's chain driven from Go and from Python, the GIL released),
-py-asyncio (tasks and futures), py-uvloop (the same on uvloop's event
-loop), py-greenlet (greenlets), py-stackless (the published Stackless
+py-asyncio (tasks and futures), py-generators (plain generators, the
+language's own coroutines, the caller sending each value into the next),
+py-uvloop (the same tasks as py-asyncio on uvloop's event loop), py-greenlet (greenlets), py-stackless (the published Stackless
 program's tasklets and channels, on an interpreter that has a `stackless`
 module: PyPy's, on its continulets; a skip row elsewhere), py-threads (OS
 threads and queues; N = 1,000 by default).
@@ -114,6 +117,15 @@ ROUND = Round(
         ),
         Variant("go", "rb-go", "goroutines and unbuffered channels", model="stackful"),
         Variant(
+            "go-iter-pull",
+            "rb-go",
+            "coroutines from the standard library's iter.Pull, Go's counterpart of generators: each task a pull "
+            "iterator suspended until pulled, the caller pulling each value out and handing it to the next",
+            default_if=_below_published,
+            model="stackful",
+            level="alone",  # the standard library
+        ),
+        Variant(
             "go-c",
             "rb-go",
             "Go driving the core's chain through cgo (setup, pass, teardown: one call each)",
@@ -122,6 +134,15 @@ ROUND = Round(
         ),
         Variant(
             "py-asyncio", "python", "asyncio tasks joined by futures", default_if=_below_published, model="event-loop"
+        ),
+        Variant(
+            "py-generators",
+            "python",
+            "generators, the language's own coroutines: each task waits at a yield and the caller sends each "
+            "value into the next (no library, no event loop)",
+            default_if=_below_published,
+            model="event-loop",
+            level="alone",  # the language itself
         ),
         Variant(
             "py-uvloop",
@@ -386,6 +407,13 @@ def run_py_asyncio(args: harness.Args) -> None:
     from ..pure.chain import AsyncioChain
 
     _run(args, AsyncioChain)
+
+
+@harness.implements("chain", "py-generators", units=UNITS)
+def run_py_generators(args: harness.Args) -> None:
+    from ..pure.chain import GeneratorChain
+
+    _run(args, GeneratorChain)
 
 
 @harness.implements("chain", "py-uvloop", units=UNITS)
