@@ -6,14 +6,14 @@ Variants: c (the core's stackful coroutines, its own switch, one shared
 stack), c-ucontext (the same with swapcontext, which makes a system call on
 every switch), go (goroutines and unbuffered channels), go-iter-pull (the
 standard library's iter.Pull coroutines, the caller pulling each value
-through, as py-generators sends it), go-c and py-c (the
-core's chain driven from Go and from Python, the GIL released),
-py-asyncio (tasks and futures), py-generators (plain generators, the
-language's own coroutines, the caller sending each value into the next),
-py-uvloop (the same tasks as py-asyncio on uvloop's event loop), py-greenlet (greenlets), py-stackless (the published Stackless
-program's tasklets and channels, on an interpreter that has a `stackless`
-module: PyPy's, on its continulets; a skip row elsewhere), py-threads (OS
-threads and queues; N = 1,000 by default).
+through, as py-generators sends it), go-c and py-c (the core's chain driven
+from Go and from Python, the GIL released), py-asyncio (tasks and futures),
+py-generators (plain generators, the language's own coroutines, the caller
+sending each value into the next), py-uvloop (the same tasks as py-asyncio
+on uvloop's event loop), py-greenlet (greenlets), py-stackless (the
+published Stackless program's tasklets and channels, on an interpreter that
+has a `stackless` module: PyPy's, on its continulets; a skip row
+elsewhere), py-threads (OS threads and queues; N = 1,000 by default).
 
 Every run, in every language: the resident set before anything is built is
 the baseline; a calibration chain of min(N, 2000) tasks (also the warm-up)
