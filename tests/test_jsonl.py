@@ -104,6 +104,9 @@ def _counters():
         import msgspec  # noqa: F401
 
         out["py-msgspec"] = libraries.count_file_msgspec
+        out["py-msgspec-batch"] = libraries.count_file_msgspec_batch
+        # Blocks of a few bytes: most lines fall on a block's edge or alone.
+        out["py-msgspec-batch/7"] = lambda p: libraries.count_file_msgspec_batch(p, 7)
     except ImportError:
         pass
     try:
@@ -768,3 +771,29 @@ def test_clean_log_is_cached_by_its_rate(tmp_path, monkeypatch):
         assert " invalid=0 " in genlog.expected(path) and " blank=0 " in genlog.expected(path)
     with pytest.raises(ValueError, match="bad-rate=2 is not a share"):
         rnd._make_logs({"lines": 50, "bad-rate": 2})
+
+
+def test_msgspec_batch_decodes_clean_blocks_at_once_and_bad_ones_by_line(tmp_path, monkeypatch):
+    pytest.importorskip("msgspec")
+    clean = b"".join(b'{"status": %d, "path": "/a"}\n' % (200 + i % 3) for i in range(1000))
+    bad = b'{"status": 1}\n\n{"status": 2, "x": "\xff"}\n[1]\n{"status": 99999999999999999999}\n'
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(clean + bad + clean)
+    per_line_calls = []
+    real = libraries.msgspec_classifier
+
+    def counting():
+        classify = real()
+
+        def spy(line):
+            per_line_calls.append(line)
+            return classify(line)
+
+        return spy
+
+    monkeypatch.setattr(libraries, "msgspec_classifier", counting)
+    got = libraries.count_file_msgspec_batch(path, batch_bytes=4096)  # 4 KiB blocks: about 100 lines each
+    assert got == pure.count_file(path)
+    assert got["valid"] == 2001 and got["invalid"] == 3 and got["blank"] == 1
+    # Only the block holding the bad lines went line by line.
+    assert 5 <= len(per_line_calls) < 200, len(per_line_calls)

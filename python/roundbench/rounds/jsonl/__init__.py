@@ -164,6 +164,14 @@ ROUND = Round(
             needs_module("msgspec", "pip install msgspec"),
         ),
         _v(
+            "py-msgspec-batch",
+            "python",
+            "msgspec's batch decoder (Decoder.decode_lines) over 1 MiB blocks of whole lines into "
+            "Struct(status: int); a block it refuses, or where the rules could differ (invalid UTF-8, a line "
+            "that may nest too deep, a blank line, an out-of-range status), is counted line by line as py-msgspec",
+            needs_module("msgspec", "pip install msgspec"),
+        ),
+        _v(
             "py-simdjson",
             "python",
             "pysimdjson's Parser, reused, per line (the last duplicate status read by iterating the object "
@@ -438,6 +446,14 @@ def run_py_msgspec(args):
     from .libraries import count_file_msgspec
 
     _run(args, count_file_msgspec)
+
+
+@harness.implements("jsonl", "py-msgspec-batch", units=UNITS)
+def run_py_msgspec_batch(args):
+    harness.require("msgspec")
+    from .libraries import count_file_msgspec_batch
+
+    _run(args, count_file_msgspec_batch)
 
 
 @harness.implements("jsonl", "py-simdjson", units=UNITS)
