@@ -288,6 +288,7 @@ LIBRARY_SERVERS = {
     "go-fasthttp": None,
     "py-asgi": "uvicorn",
     "py-granian": "granian",
+    "py-granian-rsgi": "granian",
     "py-stdlib": None,
     "py-fastapi": "fastapi",
     "py-flask": "gunicorn",
@@ -320,6 +321,28 @@ def test_asgi_app_answers_as_the_others():
     assert ask_app("HEAD", "/")[:2] == (200, b"")
     assert ask_app("GET", "/missing")[:2] == (404, b"")
     assert ask_app("POST", "/")[:2] == (405, b"")
+    for path in ("/", "/missing"):  # the same answers as the core's handler
+        assert pure_http.hello("GET", path)[0] == ask_app("GET", path)[0]
+
+
+def test_rsgi_app_answers_as_the_others():
+    import asyncio
+    from types import SimpleNamespace
+
+    class Proto:
+        def response_bytes(self, status, headers, body):
+            self.answer = (status, dict(headers), body)
+
+    def ask_app(method, path, proto="http"):
+        p = Proto()
+        asyncio.run(pure_http.rsgi_app(SimpleNamespace(proto=proto, method=method, path=path), p))
+        return getattr(p, "answer", None)
+
+    status, headers, body = ask_app("GET", "/")
+    assert (status, body) == (200, b"Hello, World!") and headers["content-type"].startswith("text/plain")
+    assert ask_app("GET", "/missing")[::2] == (404, b"")
+    assert ask_app("POST", "/")[::2] == (405, b"")
+    assert ask_app("GET", "/", proto="websocket") is None
     for path in ("/", "/missing"):  # the same answers as the core's handler
         assert pure_http.hello("GET", path)[0] == ask_app("GET", path)[0]
 

@@ -3,7 +3,8 @@
 `flask_app` (served by gunicorn, variant py-flask) and `fastapi_app` (served
 by uvicorn, variant py-fastapi) are the hello-world apps as their users
 write them; `asgi_app` is the same app as a bare ASGI callable, no framework
-(served by uvicorn, py-asgi, and by granian, py-granian); `hello` is the
+(served by uvicorn, py-asgi, and by granian, py-granian), and `rsgi_app`
+the same under granian's own interface, RSGI (py-granian-rsgi); `hello` is the
 handler the core's server calls for every request in variant py-c
 (roundbench.HTTPServer); `stdlib_handler()` is the same app on the standard
 library alone (http.server, variant py-stdlib). Every one answers GET /
@@ -93,6 +94,28 @@ async def asgi_app(scope: dict, receive, send) -> None:
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+
+# The same answers for granian's own interface, RSGI, where headers are
+# pairs of str. granian (hyper) sets content-length from the body, and
+# sends no body to HEAD.
+_RSGI_TEXT_HEADERS = [("content-type", "text/plain; charset=utf-8")]
+_RSGI_EMPTY_HEADERS: list = []
+
+
+async def rsgi_app(scope, proto) -> None:
+    """The hello-world app as a bare RSGI callable, granian's own interface
+    (granian --interface rsgi): the answers asgi_app gives, each one call
+    that hands granian the whole response (no ASGI message dictionaries)."""
+    if scope.proto != "http":
+        return
+    method = scope.method
+    if method != "GET" and method != "HEAD":
+        proto.response_bytes(405, _RSGI_EMPTY_HEADERS, b"")
+    elif scope.path != "/":
+        proto.response_bytes(404, _RSGI_EMPTY_HEADERS, b"")
+    else:
+        proto.response_bytes(200, _RSGI_TEXT_HEADERS, HELLO)
 
 
 def __getattr__(name: str):

@@ -11,6 +11,8 @@ access log, on 127.0.0.1 only:
               and httptools, one worker per server core
   py-granian  the same callable under granian (Rust, hyper): one worker per
               server core, each one single-threaded runtime, on uvloop
+  py-granian-rsgi  the same app under granian through RSGI, its own
+              interface (py-granian's settings)
   py-stdlib   the standard library alone: http.server's ThreadingHTTPServer,
               one OS thread per connection, one process (one GIL)
   go-fasthttp github.com/valyala/fasthttp, GOMAXPROCS = the server's cores
@@ -327,6 +329,25 @@ ROUND = Round(
             default_if=_not_published_load,
             model="event-loop",
             scan=("roundbench.pure.http.asgi_app",),
+            start=servers.granian,
+            known_failures=(
+                ("slow-client-408", "granian (hyper) closes a slow client's connection at the timeout without a 408"),
+                ("oversized-431", "granian (hyper) answers a 10 kB head 200: its limit is larger"),
+            ),
+        ),
+        V(
+            "py-granian-rsgi",
+            "python",
+            "the same app under granian through its own interface, RSGI (one call hands granian the whole "
+            "response; no ASGI messages), with py-granian's workers, runtime and pinning",
+            requires=needs_all(
+                _BASE,
+                needs_module("granian", "pip install -r requirements-dev.txt"),
+                needs_module("uvloop", "pip install -r requirements-dev.txt"),
+            ),
+            default_if=_not_published_load,
+            model="event-loop",
+            scan=("roundbench.pure.http.rsgi_app",),
             start=servers.granian,
             known_failures=(
                 ("slow-client-408", "granian (hyper) closes a slow client's connection at the timeout without a 408"),

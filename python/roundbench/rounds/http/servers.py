@@ -100,10 +100,12 @@ def granian(impl: str, port: int, cores: int, header_timeout_ms: int, flask_work
     each a single-threaded Rust runtime (--runtime-mode st, one runtime
     thread, one blocking I/O thread) and the one Python thread ASGI allows
     (--blocking-threads 1), on uvloop; rb-spawn's CPU affinity holds every
-    thread of them to the server's CPUs."""
+    thread of them to the server's CPUs. py-granian-rsgi serves the same
+    app through granian's own interface, RSGI, with the same settings."""
+    rsgi = impl == "py-granian-rsgi"
     flags = [
         "--interface",
-        "asgi",
+        "rsgi" if rsgi else "asgi",
         "--host",
         "127.0.0.1",
         "--port",
@@ -131,7 +133,8 @@ def granian(impl: str, port: int, cores: int, header_timeout_ms: int, flask_work
         "--http1-header-read-timeout",
         str(min(max(header_timeout_ms, 1), 60000)),
     ]
-    return [interp.executable(), "-m", "granian", *flags, "roundbench.pure.http:asgi_app"], {}
+    app = "roundbench.pure.http:rsgi_app" if rsgi else "roundbench.pure.http:asgi_app"
+    return [interp.executable(), "-m", "granian", *flags, app], {}
 
 
 def gunicorn_flask(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
