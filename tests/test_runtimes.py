@@ -394,3 +394,37 @@ def test_the_verdict_names_the_interpreter_of_the_view_it_scores():
     info = summary.run_info(view, [], [])
     want = runtimes.describe(runtimes.PYTHON, pick[runtimes.PYTHON])
     assert want.startswith("CPython 3.13.5") and info.pair == f"Go 1.27.4 against {want}"
+
+
+def test_the_go_build_check_states_the_default_build_against_the_fastest(tmp_path):
+    from roundbench.report import cells, document, runtime_axis, summary
+    from roundbench.results import benchfmt
+
+    from test_report import HEADER as REPORT_HEADER, lines
+
+    n = "/n=20000000"
+    text = REPORT_HEADER + "Unit ns/iter better=lower\n"
+    text += lines("loop", "go", n, "ns/iter", 0.90)
+    text += lines("loop", "go-pgo", n, "ns/iter", 0.89)
+    text += lines("loop", "go-v3", n, "ns/iter", 0.70)
+    text += lines("loop", "py", n, "ns/iter", 40.0)
+    (tmp_path / "results.txt").write_text(text)
+    rs = benchfmt.read_dir(tmp_path)
+    status, finding, fix = runtime_axis.go_build_cost(cells.group(rs), rs, summary.Intervals())
+    assert status == "ok" and not fix
+    assert finding.startswith("go1.26.0's default build (GOAMD64=v1, no profile) against its fastest build")
+    assert "loop (n=20000000): 1.29× [" in finding and "against go-v3 (GOAMD64=v3) (PGO 1.01×" in finding
+    doc = document.render(rs, "x")
+    assert "| fairness-go-build-cost | ok | go1.26.0's default build" in doc
+    # A build slower than the default by more than 5% warns.
+    text = text.replace("impl=go-pgo/", "impl=go-pgo-old/")
+    text += lines("loop", "go-pgo", n, "ns/iter", 1.2)
+    (tmp_path / "results.txt").write_text(text)
+    rs = benchfmt.read_dir(tmp_path)
+    status, finding, fix = runtime_axis.go_build_cost(cells.group(rs), rs, summary.Intervals())
+    assert status == "warn" and "slower than the default by more than 5%: loop go-pgo" in finding and fix
+    # No build beside the default: nothing to say.
+    text = REPORT_HEADER + lines("loop", "go", n, "ns/iter", 0.9)
+    (tmp_path / "results.txt").write_text(text)
+    rs = benchfmt.read_dir(tmp_path)
+    assert runtime_axis.go_build_cost(cells.group(rs), rs, summary.Intervals()) is None

@@ -403,6 +403,16 @@ def build(
         ]
         if status == "warn":
             warned.append(("python-build-cost", finding, fix))
+    # What Go's default build costs against its toolchain's own options
+    # (PGO, GOAMD64=v3), from the runs of this result set.
+    go_cost = runtime_axis.go_build_cost(grouped, rs, iv)
+    if go_cost is not None:
+        status, finding, fix = go_cost
+        built.append(
+            fairness.warn("go-build-cost", finding, fix) if status == "warn" else fairness.ok("go-build-cost", finding)
+        )
+        if status == "warn":
+            warned.append(("go-build-cost", finding, fix))
     sections.append(Section("fairness", "Fairness", _fairness(rs, warned, built)))
     others = [(claims_mod.runtime_pick(pick, v), group(v)) for pick, v in all_views]
     checked = claims_mod.check_all(grouped, iv, views=others)

@@ -609,3 +609,70 @@ def age_markdown(age: AgeScore) -> str:
     out.append(f"**Verdict with {age.pair}.** {age.verdict}\n")
     out.append(f"{age.change}\n")
     return "\n".join(out)
+
+
+# ---- Go's own build settings -------------------------------------------------------
+
+# The builds of the pure Go variant that Go's own toolchain offers beside the
+# default one (GOAMD64=v1, no profile): the round's runner built with PGO, for
+# GOAMD64=v3, and with both, where a round declares them.
+GO_BUILDS = {
+    "go-pgo": "PGO",
+    "go-v3": "GOAMD64=v3",
+    "go-pgo-v3": "PGO and GOAMD64=v3",
+}
+
+
+def go_build_cost(grouped: dict, rs: benchfmt.ResultSet, iv: summary.Intervals) -> Optional[tuple]:
+    """The Go build check, the counterpart of build_cost for CPython's
+    builds: in every cell where the default build of the pure Go variant
+    (`go`) ran beside a build of the same Go release with the toolchain's
+    own options (GO_BUILDS), the default's median over the fastest build's
+    (> 1 where the default is slower), with its 95% interval. (status,
+    finding, fix) as a fairness line has them, or None where no cell ran
+    both. The verdict's "language alone" takes the fastest of them, since
+    each is the standard toolchain's; the check says what the default
+    would have cost, and warns where a build it takes is more than
+    BUILD_SLACK slower than the default (a profile that hurts)."""
+    parts, hurts = [], []
+    for rnd_name, sizes in grouped.items():
+        for size, cells in sizes.items():
+            plain = cells.get("go")
+            if plain is None:
+                continue
+            unit, better = _unit(rnd_name, size, rs)
+            built = {k: cells[k] for k in GO_BUILDS if k in cells and cells[k].values(unit)}
+            if not plain.values(unit) or not built:
+                continue
+            sign = 1 if better == "lower" else -1
+            best = min(built, key=lambda k: sign * built[k].median_of(unit))
+            r = _ratio(iv, plain, built[best], unit) if better == "lower" else _ratio(iv, built[best], plain, unit)
+            if r is None:
+                continue
+            others = [
+                f"{GO_BUILDS[k]} {_ratio_text(x)}"
+                for k in built
+                if k != best
+                for x in [_ratio(iv, plain, built[k], unit) if better == "lower" else _ratio(iv, built[k], plain, unit)]
+                if x is not None
+            ]
+            text = f"{rnd_name} ({size_label(size)}): {_ratio_text(r)} against {best} ({GO_BUILDS[best]})"
+            if others:
+                text += " (" + "; ".join(others) + ")"
+            parts.append(text)
+            for k in built:
+                x = _ratio(iv, plain, built[k], unit) if better == "lower" else _ratio(iv, built[k], plain, unit)
+                if x is not None and x[1] and x[1][1] < 1 / (1 + BUILD_SLACK):
+                    hurts.append(f"{rnd_name} {k}")
+    if not parts:
+        return None
+    go = (rs.configs[-1].get("go-version") if rs.configs else None) or "the run's Go"
+    finding = (
+        f"{go}'s default build (GOAMD64=v1, no profile) against its fastest build with the toolchain's own "
+        "options, which the language-alone level takes (the default's median over that build's, > 1 where the "
+        "default is slower; 95% interval): " + "; ".join(parts)
+    )
+    if hurts:
+        finding += f"; slower than the default by more than {BUILD_SLACK:.0%}: " + ", ".join(hurts)
+        return "warn", finding, "refresh the profiles (make pgo-profiles) or leave that build out"
+    return "ok", finding, ""
