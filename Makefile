@@ -217,8 +217,9 @@ $(foreach r,$(GO_LIBRARY_RUNNERS),$(eval $(call go_library_runner,$(r))))
 OPENBLAS_OK := $(call library_found,$(rb-go-matmul-netlib.library))
 NETLIB_GO = CGO_LDFLAGS="$(rb-go-matmul-netlib.LDFLAGS)" $(GO)
 
-py: $(VENV_READY) ## build the Python extension in place (python/roundbench)
+py: $(VENV_READY) ## build the Python extension in place (python/roundbench), and round loop's Cython and mypyc modules
 	$(VPY) setup.py -q build_ext --inplace
+	PYTHONPATH=python $(VPY) -m roundbench.runtimes.aotbuild
 
 # --- round startup: its launcher and the programs it starts ------------------
 # rb-c-static is the C runner linked statically: round startup's launcher,

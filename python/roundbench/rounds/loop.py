@@ -8,12 +8,21 @@ chunks). py-c and go-c make one call: what they add over c is the crossing.
 py-module-published is the published Python program as published: the same
 loop written at module level, where every name it touches is a global of
 the module, beside py, which keeps the loop inside a function.
+
+py-numba, py-cython and py-mypyc are the compilers a Python expert reaches
+for (level ecosystem): numba's @njit of pure/loop.py's function, compiled
+in the child on its first call (timed apart: compile-ns); a typed Cython
+module (pure/loop_cython.pyx); pure/loop.py unchanged, compiled by mypyc.
+The last two are built for the children's interpreter before the runs
+(runtimes/aotbuild.py), and each run reports the build's tool and wall time
+as facts (`tool`, `build-ns`).
 """
 
 from __future__ import annotations
 
 from ..measure import harness
-from . import Headline, Round, Variant
+from ..runtimes import aotbuild
+from . import Headline, Round, Variant, needs_all, needs_aot, needs_module
 
 MAX_N = 3037000500  # (n-1)^2 must fit in int64: the same bound as the core's
 
@@ -47,24 +56,51 @@ ROUND = Round(
             "published program, as published: the py loop at module level, so i and total are module "
             "globals (a dictionary lookup per access) instead of a function's locals",
         ),
+        Variant(
+            "py-numba",
+            "python",
+            "numba's @njit of the py function (int64; compiled for this machine's CPU on the first call, which "
+            "compile-ns times apart from the runs)",
+            requires=needs_module("numba", "pip install numba"),
+        ),
+        Variant(
+            "py-cython",
+            "python",
+            "a typed Cython module (long long, cdivision), built for the interpreter before the runs",
+            requires=needs_all(needs_module("Cython", "pip install Cython"), needs_aot("loop_cython")),
+        ),
+        Variant(
+            "py-mypyc",
+            "python",
+            "the py function's module unchanged, compiled by mypyc for the interpreter before the runs",
+            requires=needs_all(needs_module("mypyc", "pip install mypy"), needs_aot("loop_mypyc")),
+        ),
     ],
     sizes=[{"n": 20_000_000}],
     quick=[{"n": 200_000}],
     metric="ns/iter",
     headlines=HEADLINES,
     order=1,
-    units={"ns/iter": "lower"},
+    units={"ns/iter": "lower", "compile-ns": "lower"},
+    columns=[("compile-ns", "JIT compile (ns)")],
     metric_explain="ns/iter: wall time of the loop divided by N",
 )
 
 
-def _run(args: harness.Args, compute) -> None:
-    n = args.int("n", 20_000_000, 0, MAX_N)
+def _size(args: harness.Args) -> int:
+    return args.int("n", 20_000_000, 0, MAX_N)
+
+
+def _run(args: harness.Args, compute, extra: dict | None = None) -> None:
+    """Warms compute up, times compute(n) once, checks its sum and prints
+    the result line, with `extra` metrics measured before (py-numba's
+    compile-ns)."""
+    n = _size(args)
     harness.warm_up(lambda: compute(min(n, 1 << 20)))
     elapsed, got = harness.time_once(lambda: compute(n))
     harness.check("sum", got, expected(n))
     harness.result(f"sum={got}")
-    harness.emit(args, 1, elapsed, {"ns/iter": elapsed / n if n else 0.0})
+    harness.emit(args, 1, elapsed, {"ns/iter": elapsed / n if n else 0.0, **(extra or {})})
 
 
 @harness.implements("loop", "py", units=["ns/iter"])
@@ -79,6 +115,75 @@ def run_py_c(args: harness.Args) -> None:
     from .._core import loop
 
     _run(args, loop)
+
+
+# ---- compiled by the tools Python experts reach for ---------------------------
+
+
+@harness.implements("loop", "py-numba", units=["ns/iter", "compile-ns"])
+def run_py_numba(args: harness.Args) -> None:
+    numba = harness.require("numba")
+    import llvmlite
+    import llvmlite.binding
+
+    from ..pure.loop import loop
+
+    _size(args)  # a bad n is refused before anything is compiled
+    jitted = numba.njit(loop)
+    # numba compiles on the first call, for its argument types (int64):
+    # that call, on n = 7, is the compile's cost, timed apart so that the
+    # warm-up cannot hide it. Every process pays it (no cache=True).
+    compile_ns, got = harness.time_once(lambda: jitted(7))
+    harness.check("sum at n=7, the compiling call", got, expected(7))
+    # numba compiles for this machine's CPU (-march=native in C's terms),
+    # where the core is built portable: said beside the figures.
+    cpu = llvmlite.binding.get_host_cpu_name()
+    harness.fact("tool", f"numba {numba.__version__}, llvmlite {llvmlite.__version__}, for the host CPU ({cpu})")
+    _run(args, jitted, {"compile-ns": compile_ns})
+
+
+def _built(args: harness.Args, name: str):
+    """The loop of module `name` as aotbuild built it for this interpreter,
+    its build reported as facts; CannotRun where it is not built."""
+    _size(args)  # a bad n is refused before the module is looked for
+    try:
+        module, record = aotbuild.load(name)
+    except aotbuild.NotBuilt as e:
+        raise harness.CannotRun(str(e)) from None
+    harness.fact("tool", f"{record['tool']} {record['version']}")
+    harness.fact("build-ns", str(record["build_ns"]))
+    return module.loop
+
+
+@harness.implements("loop", "py-cython", units=["ns/iter"])
+def run_py_cython(args: harness.Args) -> None:
+    _run(args, _built(args, "loop_cython"))
+
+
+@harness.implements("loop", "py-mypyc", units=["ns/iter"])
+def run_py_mypyc(args: harness.Args) -> None:
+    _run(args, _built(args, "loop_mypyc"))
+
+
+def report_section(size: dict, cells: dict, config: dict) -> str:
+    """What the compiled variants cost outside their timed runs: numba's
+    compile in every process, Cython's and mypyc's build once per
+    interpreter, from this run's figures."""
+    costs = []
+    numba = cells.get("py-numba")
+    compile_ns = numba.median_of("compile-ns") if numba is not None else None
+    if compile_ns is not None:
+        tool = numba.facts.get("tool", "numba")
+        costs.append(f"py-numba compiles in every process, on its first call: {compile_ns / 1e6:.3g} ms ({tool})")
+    for impl in ("py-cython", "py-mypyc"):
+        cell = cells.get(impl)
+        built = cell.facts.get("build-ns") if cell is not None else None
+        if built:
+            tool = cell.facts.get("tool", "?")
+            costs.append(f"{impl} was built once for its interpreter, in {int(built) / 1e9:.3g} s ({tool})")
+    if not costs:
+        return ""
+    return "\nCompiling, outside the timed runs: " + "; ".join(costs) + ".\n"
 
 
 # ---- the published program ----------------------------------------------------

@@ -120,13 +120,16 @@ class Failed(Exception):
     """A step of a build failed; the message says why."""
 
 
-def run_step(cmd: list, what: str) -> None:
+def run_step(cmd: list, what: str, cwd: Path = ROOT) -> str:
+    """Runs one step of a build; its standard output, or Failed with its
+    last lines."""
     try:
-        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     except OSError as e:
         raise Failed(f"{what}: cannot run {cmd[0]}: {e.strerror or e}") from None
     if done.returncode != 0:
         raise Failed(f"{what} failed (exit status {done.returncode}): {_tail(done.stderr or done.stdout)}")
+    return done.stdout
 
 
 class Toolchain:

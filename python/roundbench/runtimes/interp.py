@@ -29,6 +29,7 @@ import functools
 import importlib.util
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -133,11 +134,23 @@ class Info:
         """A short identity for result names and reports: cpython-3.11.7,
         pypy-7.3.11 (PyPy's own version; its Python's is in describe()),
         cpython-3.13.1t for a free-threaded build, -debug after a debug one."""
-        version = self.pypy_version or self.version
-        name = f"{self.implementation.lower()}-{version}{'t' if self.free_threaded else ''}"
-        if self.debug:
-            name += "-debug"
-        return _KEY_UNSAFE.sub("_", name)
+        return _key(self.implementation, self.pypy_version or self.version, self.free_threaded, self.debug)
+
+
+def _key(implementation: str, version: str, free_threaded: bool, debug: bool) -> str:
+    name = f"{implementation.lower()}-{version}{'t' if free_threaded else ''}"
+    if debug:
+        name += "-debug"
+    return _KEY_UNSAFE.sub("_", name)
+
+
+def running_key() -> str:
+    """Info.key of the interpreter running this process, asked of itself
+    (no probe): where a child finds what was built for it."""
+    pypy = getattr(sys, "pypy_version_info", None)
+    version = "%d.%d.%d" % tuple(pypy[:3]) if pypy else platform.python_version()
+    var = sysconfig.get_config_var
+    return _key(platform.python_implementation(), version, bool(var("Py_GIL_DISABLED")), bool(var("Py_DEBUG")))
 
 
 class BadInterpreter(Exception):

@@ -1,0 +1,256 @@
+"""Python compiled ahead of time: the modules that Cython and mypyc build
+from the project's sources for one interpreter (the loop round's py-cython
+and py-mypyc), built before the runs and loaded by the children.
+
+Each module of MODULES is made by the interpreter's own tool (`EXE -m
+cython`; mypyc's mypycify run by EXE, which writes the C for that Python)
+and compiled against its headers with its compiler settings, as extbuild.py
+compiles roundbench._core (extbuild.Toolchain: what setuptools would do).
+It goes into the build folder, never the package: build_root()/py-<key>/
+aot/<name>/<name><EXT_SUFFIX> (key: interp.key), beside <name>.build.json,
+which records the tool, its version and the build's wall time (the child
+reports them as facts: what the variant costs before it runs). It is built
+when it is missing, older than its source, or made by another version of
+its tool, under a file lock there, so that runners started at once build
+it once.
+
+The source is copied into the build folder under the module's name first:
+mypyc compiles pure/loop.py unchanged as loop_mypyc, so the pure module
+keeps its name and the `py` variant keeps importing the interpreted one.
+
+Runner side: ensure(name, exe), which a variant's `requires` calls
+(rounds.needs_aot), so that the build happens before the runs and is never
+timed; `make build` builds every module for the venv's interpreter
+(`python -m roundbench.runtimes.aotbuild`). Child side: load(name).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import sysconfig
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Optional
+
+from . import extbuild, interp
+
+CYTHON = "Cython"
+MYPYC = "mypyc"
+
+
+@dataclass(frozen=True)
+class Module:
+    """One module compiled ahead of time: its import name (and its file's
+    stem), the tool that compiles it, its source, and the distribution whose
+    version the build records (mypyc comes with mypy)."""
+
+    name: str
+    tool: str
+    source: Path
+    dist: str
+
+
+_PURE = extbuild.PACKAGE / "pure"
+MODULES = {
+    m.name: m
+    for m in (
+        Module("loop_cython", CYTHON, _PURE / "loop_cython.pyx", "Cython"),
+        Module("loop_mypyc", MYPYC, _PURE / "loop.py", "mypy"),
+    )
+}
+
+# mypyc's own build (its `mypyc` command) at its default optimisation,
+# -O3, run by the target interpreter: the C it writes and how to compile it.
+_MYPYCIFY = """\
+import json, sys
+from mypyc.build import mypycify
+exts = mypycify([sys.argv[1]], opt_level="3", target_dir=sys.argv[2])
+print(json.dumps([[e.name, e.sources, e.include_dirs, e.extra_compile_args] for e in exts]))
+"""
+
+_VERSION = "import importlib.metadata, sys; print(importlib.metadata.version(sys.argv[1]))"
+
+
+class NotBuilt(Exception):
+    """A child's module is not built for the interpreter running it; says why."""
+
+
+def folder(name: str, key: str) -> Path:
+    """Where module `name` is built for the interpreter of key `key`."""
+    return extbuild.build_root() / f"py-{key}" / "aot" / name
+
+
+def _record_path(where: Path, name: str) -> Path:
+    return where / f"{name}.build.json"
+
+
+def _read_record(path: Path) -> Optional[dict]:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _tool_version(m: Module, exe: str) -> Optional[str]:
+    """The version of m's tool that `exe` has, or None."""
+    if interp.is_runner(exe):
+        try:
+            return importlib.metadata.version(m.dist)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+    try:
+        out = extbuild.run_step([exe, "-c", _VERSION, m.dist], f"asking {exe} for {m.dist}'s version")
+    except extbuild.Failed:
+        return None
+    return out.strip() or None
+
+
+def _stale(m: Module, target: Path, version: str) -> bool:
+    """Whether `target`, m's build, is missing, older than its source, or
+    made by another version of its tool than `version`."""
+    if not target.exists() or target.stat().st_mtime_ns < m.source.stat().st_mtime_ns:
+        return True
+    record = _read_record(_record_path(target.parent, m.name))
+    return record is None or record.get("version") != version
+
+
+def _cythonize(exe: str, source: Path, work: Path) -> tuple:
+    out = work / f"{source.stem}.c"
+    extbuild.run_step([exe, "-m", "cython", "-3", "--fast-fail", "-o", str(out), str(source)], "cython", work)
+    return [out], []
+
+
+def _mypycify(exe: str, source: Path, work: Path) -> tuple:
+    out = extbuild.run_step([exe, "-c", _MYPYCIFY, source.name, "c"], "mypyc", work)
+    try:
+        ((_, sources, include_dirs, args),) = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError) as e:
+        raise extbuild.Failed(f"mypyc wrote no build of one module ({e}): {out[-200:]!r}") from None
+    return [work / s for s in sources], [*(f"-I{d}" for d in include_dirs), *args]
+
+
+def _shown(path: Path) -> str:
+    """A source's path from the package's parent (roundbench/pure/loop.py)."""
+    try:
+        return path.relative_to(extbuild.PACKAGE.parent).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _build(m: Module, got, target: Path, version: str) -> None:
+    """Builds m into `target` for interpreter `got` (an interp.Info), then
+    writes its record; Failed says why it could not."""
+    tools = extbuild.Toolchain(got)
+    why = tools.missing(got)
+    if why:
+        raise extbuild.Failed(why)
+    work = target.parent / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    t0 = time.monotonic_ns()
+    source = work / f"{m.name}{m.source.suffix}"
+    shutil.copyfile(m.source, source)
+    translate = _cythonize if m.tool == CYTHON else _mypycify
+    sources, extra = translate(got.executable, source, work)
+    objects = tools.compile_all(sources, work, [], extra)
+    tools.link(objects, [], target)
+    built_ns = time.monotonic_ns() - t0
+    record = {
+        "module": m.name,
+        "tool": m.tool,
+        "version": version,
+        "build_ns": built_ns,
+        "interpreter": got.describe(),
+        "source": _shown(m.source),
+    }
+    path = _record_path(target.parent, m.name)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+@functools.lru_cache(maxsize=None)
+def _ensure(name: str, exe: str) -> Optional[str]:
+    m = MODULES[name]
+    if extbuild.checkout() is None or not m.source.exists():
+        return f"{name} is built from a roundbench checkout, and this one has no {m.source.name}"
+    try:
+        got = interp.info(exe)
+    except interp.BadInterpreter as e:
+        return str(e)
+    version = _tool_version(m, exe)
+    if version is None:
+        return f"{m.tool} is not installed for {got.describe()} (pip install {m.dist})"
+    where = folder(name, got.key)
+    target = where / f"{name}{got.ext_suffix}"
+    if not _stale(m, target, version):
+        return None
+    where.mkdir(parents=True, exist_ok=True)
+    with open(where / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not _stale(m, target, version):
+            return None  # another process built it while this one waited
+        print(
+            f"roundbench: building {name} with {m.tool} {version} for {got.describe()} (once; in {where})",
+            file=sys.stderr,
+            flush=True,
+        )
+        try:
+            _build(m, got, target, version)
+        except (extbuild.Failed, OSError) as e:
+            return f"building {name} with {m.tool} {version} for {got.describe()} failed: {e}"
+    return None
+
+
+def ensure(name: str, exe: Optional[str] = None) -> Optional[str]:
+    """Builds module `name` (one of MODULES) for interpreter `exe` (default:
+    the children's, interp.executable()) where it is missing or stale, once
+    per process and interpreter; why it cannot be built, or None when it is
+    there and current. Prints one line on stderr when it builds."""
+    return _ensure(name, exe or interp.executable())
+
+
+def load(name: str) -> tuple:
+    """(module, record): module `name` as built for the interpreter running
+    this process, imported from its build folder, and its build record (a
+    dict: tool, version, build_ns, ...). NotBuilt when it is missing or
+    older than its source (ensure builds it)."""
+    m = MODULES[name]
+    where = folder(name, interp.running_key())
+    path = where / f"{name}{sysconfig.get_config_var('EXT_SUFFIX')}"
+    record = _read_record(_record_path(where, name))
+    if not path.exists() or record is None:
+        raise NotBuilt(
+            f"{name} is not built for {sys.executable} (want {path}: `make build` builds it for the venv's "
+            "interpreter, `roundbench run` for the one it runs)"
+        )
+    if m.source.exists() and path.stat().st_mtime_ns < m.source.stat().st_mtime_ns:
+        raise NotBuilt(f"{path} is older than {m.source.name} (`make build` or `roundbench run` builds it again)")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, record
+
+
+def main() -> int:
+    """Builds every module for this interpreter (`make build`). A module
+    that cannot be built is said on stderr and is no failure: its variant
+    is a skip row that says why."""
+    for name in MODULES:
+        why = ensure(name, sys.executable)
+        if why:
+            print(f"roundbench: {name} not built: {why}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
