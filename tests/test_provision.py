@@ -384,3 +384,25 @@ def test_a_package_with_no_wheel_is_a_skip_that_says_so(manifest):
     assert interp._no_wheel(py, "pip install orjson") == ""
     other = str(manifest / "venvs" / "cpython-3.14.10" / "bin" / "python")
     assert interp._no_wheel(other, "pip install pysimdjson") == ""
+
+
+def test_a_cached_venv_gets_the_requirements_added_since_it_was_made(monkeypatch, tmp_path):
+    """A venv provisioned before requirements-dev.txt changed is given what
+    it now asks for, once: the same variants run under a cached interpreter
+    as under a new one."""
+    (tmp_path / "requirements-dev.txt").write_text("numpy==2.4.6\nblack==1\n# a comment\nnumba==0.68.1\n")
+    py = tmp_path / "venv" / "bin" / "python"
+    py.parent.mkdir(parents=True)
+    py.write_text("")
+    ran = []
+    monkeypatch.setattr(provision, "_run", lambda argv, what, **kw: ran.append(argv[argv.index(":all:") + 1 :]) or "")
+    interp = provision.Interpreter("cpython-3.15.2", "3.15.2", str(py), "/b", "unstable", "", 0.0, 0, "")
+    provision._sync_venv(interp, tmp_path)
+    assert ran == [["numpy==2.4.6", "numba==0.68.1"]]  # black is not for the children
+    stamp = tmp_path / "venv" / provision.REQUIREMENTS_STAMP
+    assert stamp.read_text() == "numpy==2.4.6\nnumba==0.68.1\n"
+    provision._sync_venv(interp, tmp_path)
+    assert len(ran) == 1  # nothing changed: nothing installed
+    (tmp_path / "requirements-dev.txt").write_text("numpy==2.4.6\nnumba==0.68.1\nCython==3.3.1\n")
+    provision._sync_venv(interp, tmp_path)
+    assert ran[-1] == ["numpy==2.4.6", "numba==0.68.1", "Cython==3.3.1"]

@@ -536,6 +536,23 @@ def _make_venv(root: Path, interp: Interpreter, checkout: Path) -> Interpreter:
         )
     else:
         _run([interp.base, "-m", "venv", str(venv)], f"{interp.name}: python -m venv")
+    missing = _install_requirements(interp, py, checkout)
+    interp.python = str(py)
+    interp.missing_wheels = missing
+    interp.seconds = round(interp.seconds + time.monotonic() - started, 1)
+    interp.bytes += _du(venv)
+    return interp
+
+
+# In each venv: the requirements it was last given, one a line.
+REQUIREMENTS_STAMP = ".roundbench-requirements"
+
+
+def _install_requirements(interp: Interpreter, py: Path, checkout: Path) -> list:
+    """pip-installs the project's requirements from wheels into the venv of
+    `py`, all at once, else one at a time; the ones that have no wheel for
+    it (a skip row where a variant needs one), said in one line. Records
+    what it was given in the venv (REQUIREMENTS_STAMP)."""
     pip = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--only-binary", ":all:"]
     reqs = _requirements(checkout)
     missing = []
@@ -554,10 +571,25 @@ def _make_venv(root: Path, interp: Interpreter, checkout: Path) -> Interpreter:
             if name in installed:
                 missing[k] = f"{req} ({name} {installed[name]} installed instead, for another requirement)"
         _say(f"{interp.name}: no wheel for {', '.join(missing)}: what is not installed at all is a skip row")
-    interp.python = str(py)
-    interp.missing_wheels = missing
-    interp.seconds = round(interp.seconds + time.monotonic() - started, 1)
-    interp.bytes += _du(venv)
+    (py.parents[1] / REQUIREMENTS_STAMP).write_text("".join(r + "\n" for r in reqs))
+    return missing
+
+
+def _sync_venv(interp: Interpreter, checkout: Path) -> Interpreter:
+    """A venv provisioned before requirements-dev.txt changed gets what it
+    now asks for (a new library variant's package), so that a cached
+    interpreter runs the same variants as a new one."""
+    py = Path(interp.python)
+    stamp = py.parents[1] / REQUIREMENTS_STAMP
+    try:
+        if stamp.read_text().splitlines() == _requirements(checkout):
+            return interp
+    except OSError:
+        pass
+    if not py.exists():
+        return interp
+    _say(f"{interp.name}: the project's requirements changed since its venv was made: installing them")
+    interp.missing_wheels = _install_requirements(interp, py, checkout)
     return interp
 
 
@@ -606,6 +638,7 @@ def _provision(root: Path, checkout: Path, only: Optional[list], rebuild: Option
             name = names[0] if names else None
             if name and name not in rebuild and "all" not in rebuild:
                 _say(f"{name}: provisioned already ({have[name].python}); --rebuild {name} makes it again")
+                have[name] = _sync_venv(have[name], checkout)
                 continue
             if version is None:
                 version, source = _fetch_trixie_source(root)
@@ -620,6 +653,7 @@ def _provision(root: Path, checkout: Path, only: Optional[list], rebuild: Option
         if sid_names and not again and len(sid_names) == len(SID_VERSIONS):
             for n in sid_names:
                 _say(f"{n}: provisioned already ({have[n].python}); --rebuild sid makes the root again")
+                have[n] = _sync_venv(have[n], checkout)
         else:
             sid, seconds, size = _sid_root(root, again)
             for interp in _sid_interpreters(sid, seconds, size):
