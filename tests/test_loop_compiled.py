@@ -201,3 +201,36 @@ def test_report_section_says_each_compile_and_build():
     assert "py-cython was built once for its interpreter, in 1.83 s (Cython 3.3.1)" in text
     assert "py-mypyc was built once for its interpreter, in 4.02 s (mypyc 2.4.1)" in text
     assert report_section({"n": 10}, {"py": cells["py"]}, {}) == ""
+
+
+def test_the_break_even_table_reads_the_costs_against_the_loops():
+    from roundbench.report.cells import Cell
+    from roundbench.results import benchfmt
+    from roundbench.rounds import loop as loop_round
+
+    def cell(impl, ns_iter, **extra):
+        c = Cell(impl)
+        metrics = {"ns/iter": ns_iter, **{k.replace("_", "-"): v for k, v in extra.items()}}
+        c.runs.append(benchfmt.Run(f"BenchmarkLoop/impl={impl}/n=20000000", 1, {"ns/op": 1.0, **metrics}, {}))
+        return c
+
+    cells = {
+        "py": cell("py", 40.0),
+        "go": cell("go", 0.9),
+        "go-v3": cell("go-v3", 0.7),
+        "py-numba": cell("py-numba", 0.5, compile_ns=200e6, import_ns=300e6),
+        "py-cython": cell("py-cython", 0.6),
+    }
+    cells["py-cython"].facts["build-ns"] = str(int(2e9))
+    text = loop_round.break_even(cells)
+    # numba against py: 200 ms / (40 - 0.5) ns per iteration
+    assert "| py-numba | compile 200 ms, every process | py | 5,063,291 |" in text
+    # against Go's fastest build (go-v3), import and compile together: 500 ms / 0.2 ns
+    assert (
+        "| py-numba | import 300 ms + compile 200 ms, every process | go-v3, from start to exit | 2,500,000,000 |"
+        in text
+    )
+    assert "| py-cython | build 2 s, once per interpreter | py | 50,761,421 |" in text
+    # A numba loop slower than Go's never catches it.
+    cells["py-numba"] = cell("py-numba", 0.8, compile_ns=200e6, import_ns=300e6)
+    assert "go-v3, from start to exit | never: 0.8 against 0.7 ns/iter |" in loop_round.break_even(cells)

@@ -82,7 +82,7 @@ ROUND = Round(
     metric="ns/iter",
     headlines=HEADLINES,
     order=1,
-    units={"ns/iter": "lower", "compile-ns": "lower"},
+    units={"ns/iter": "lower", "compile-ns": "lower", "import-ns": "lower"},
     columns=[("compile-ns", "JIT compile (ns)")],
     metric_explain="ns/iter: wall time of the loop divided by N",
 )
@@ -121,9 +121,15 @@ def run_py_c(args: harness.Args) -> None:
 # ---- compiled by the tools Python experts reach for ---------------------------
 
 
-@harness.implements("loop", "py-numba", units=["ns/iter", "compile-ns"])
+@harness.implements("loop", "py-numba", units=["ns/iter", "compile-ns", "import-ns"])
 def run_py_numba(args: harness.Args) -> None:
+    import time
+
+    # Importing numba (and llvmlite) is part of what a numba program pays
+    # from start to exit: timed, for the break-even table.
+    t0 = time.perf_counter_ns()
     numba = harness.require("numba")
+    import_ns = time.perf_counter_ns() - t0
     import llvmlite
     import llvmlite.binding
 
@@ -140,7 +146,7 @@ def run_py_numba(args: harness.Args) -> None:
     # where the core is built portable: said beside the figures.
     cpu = llvmlite.binding.get_host_cpu_name()
     harness.fact("tool", f"numba {numba.__version__}, llvmlite {llvmlite.__version__}, for the host CPU ({cpu})")
-    _run(args, jitted, {"compile-ns": compile_ns})
+    _run(args, jitted, {"compile-ns": compile_ns, "import-ns": import_ns})
 
 
 def _built(args: harness.Args, name: str):
@@ -184,7 +190,62 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
             costs.append(f"{impl} was built once for its interpreter, in {int(built) / 1e9:.3g} s ({tool})")
     if not costs:
         return ""
-    return "\nCompiling, outside the timed runs: " + "; ".join(costs) + ".\n"
+    return "\nCompiling, outside the timed runs: " + "; ".join(costs) + ".\n" + break_even(cells)
+
+
+# The Go builds the language-alone level takes the fastest of.
+GO_ALONE = ("go", "go-pgo", "go-v3", "go-pgo-v3")
+
+
+def _fmt_n(n: float) -> str:
+    return f"{n:,.0f}" if n < 1e15 else f"{n:.3g}"
+
+
+def break_even(cells: dict) -> str:
+    """The N from which each compiled variant's cost outside its timed loop
+    (numba's import and compile, paid in every process; Cython's and
+    mypyc's build, once per interpreter) is paid back: against the pure py
+    loop, and, for numba, against Go's fastest build from start to exit (a
+    numba program imports numba and compiles before its loop; a Go binary
+    was compiled before it started). From this run's medians; interpreter
+    and process start-up are the startup round's."""
+    ns = {impl: c.median_of("ns/iter") for impl, c in cells.items() if c.median_of("ns/iter")}
+    py = ns.get("py")
+    gos = {g: ns[g] for g in GO_ALONE if g in ns}
+    rows = []
+    numba = cells.get("py-numba")
+    if numba is not None and "py-numba" in ns:
+        t = ns["py-numba"]
+        compile_ns = numba.median_of("compile-ns") or 0.0
+        import_ns = numba.median_of("import-ns") or 0.0
+        if py and py > t:
+            when = _fmt_n(compile_ns / (py - t))
+            rows.append(f"| py-numba | compile {compile_ns / 1e6:.3g} ms, every process | py | {when} |")
+        if gos:
+            go, tg = min(gos.items(), key=lambda kv: kv[1])
+            cost = f"import {import_ns / 1e6:.3g} ms + compile {compile_ns / 1e6:.3g} ms, every process"
+            when = _fmt_n((import_ns + compile_ns) / (tg - t)) if tg > t else f"never: {t:.3g} against {tg:.3g} ns/iter"
+            rows.append(f"| py-numba | {cost} | {go}, from start to exit | {when} |")
+    for impl in ("py-cython", "py-mypyc"):
+        cell = cells.get(impl)
+        built = cell.facts.get("build-ns") if cell is not None else None
+        if built and impl in ns and py and py > ns[impl]:
+            rows.append(
+                f"| {impl} | build {int(built) / 1e9:.3g} s, once per interpreter | py | "
+                f"{_fmt_n(int(built) / (py - ns[impl]))} |"
+            )
+    if not rows:
+        return ""
+    head = [
+        "",
+        "Break-even: the N from which each tool's cost outside the timed loop is paid back (the cost over the "
+        "difference of the two medians per iteration; interpreter and process start-up are the startup "
+        "round's).",
+        "",
+        "| variant | its cost | against | break-even N |",
+        "|---|---|---|---|",
+    ]
+    return "\n".join(head + rows) + "\n"
 
 
 # ---- the published program ----------------------------------------------------
