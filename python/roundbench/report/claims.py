@@ -104,7 +104,18 @@ def _r(x: float) -> str:
     return f"{x:.3g}"
 
 
-TIME_UNITS = {"ns/op", "overhead-ns", "setup-ns", "pass-ns", "teardown-ns", "first-ns", "second-ns", "t1-ns"}
+TIME_UNITS = {
+    "ns/op",
+    "overhead-ns",
+    "setup-ns",
+    "pass-ns",
+    "teardown-ns",
+    "first-ns",
+    "second-ns",
+    "t1-ns",
+    "compile-ns",
+    "import-ns",
+}
 
 
 def quantity_text(x: float, unit: str) -> str:
