@@ -23,11 +23,16 @@ from pathlib import Path
 from typing import Optional
 
 from ..measure import harness, machine
-from . import Headline, Round, Variant
+from . import _numba as jit
+from . import Headline, needs_module, Round, Variant
 from .loop import MAX_N, expected
 
 MAX_WORKERS = 4096  # RB_CORES_MAX_WORKERS
 UNITS = ["speedup", "efficiency", "t1-ns"]
+# numba's import and its compile on the first call, each timed apart.
+NUMBA_UNITS = UNITS + jit.UNITS
+
+_needs_numba = needs_module("numba", "pip install numba")
 
 
 def cores() -> int:
@@ -78,6 +83,14 @@ def _needs_freethreaded() -> Optional[str]:
 def _gomaxprocs(params: dict) -> dict:
     # GOMAXPROCS = T: the Go runtime runs goroutines on T threads at most.
     return {"GOMAXPROCS": str(params.get("workers", 1))}
+
+
+def _numba_threads(params: dict) -> dict:
+    # NUMBA_NUM_THREADS = T: numba's pool (made on the first parallel call)
+    # has T threads, and numba.set_num_threads, which picks how many of them
+    # a parallel loop uses, cannot go above it (numba's default pool is the
+    # machine's CPU count, not this process's affinity).
+    return {"NUMBA_NUM_THREADS": str(params.get("workers", 1))}
 
 
 # The headline findings this round offers the report's first page (rank: their
@@ -137,6 +150,24 @@ ROUND = Round(
             requires=_needs_freethreaded,
             model="os-thread",
         ),
+        Variant(
+            "py-numba-prange",
+            "python",
+            "numba: one @njit(parallel=True) loop over [0, N) with prange and a += reduction, "
+            "numba.set_num_threads(T) of a pool of NUMBA_NUM_THREADS = T",
+            requires=_needs_numba,
+            env=_numba_threads,
+            threads="many",
+            model="os-thread",
+        ),
+        Variant(
+            "py-numba-nogil",
+            "python",
+            "Python threads each calling an @njit(nogil=True) loop over its range: numba releases the GIL",
+            requires=_needs_numba,
+            threads="many",
+            model="os-thread",
+        ),
     ],
     # 100,000,000: the pure-Python workers take seconds a run, the others
     # tens of milliseconds, timed inside the child.
@@ -148,23 +179,45 @@ ROUND = Round(
     # every variant, so the cell is listed in the score, not counted.
     undecided=_one_worker,
     order=9,
-    units={"speedup": "higher", "efficiency": "higher", "t1-ns": "lower"},
+    units={
+        "speedup": "higher",
+        "efficiency": "higher",
+        "t1-ns": "lower",
+        "compile-ns": "lower",
+        "import-ns": "lower",
+    },
     metric_explain="speedup: the 1-worker time divided by the T-worker time, both measured in the same run",
     # T-worker time next to the 1-worker time of the same runs: the speed-up
     # is visible as the two times, not only as their ratio.
-    columns=[("efficiency", "efficiency"), ("ns/op", "T-worker ns"), ("t1-ns", "1-worker ns")],
+    # numba's compile (its first call), paid once per process, as in round loop.
+    columns=[
+        ("efficiency", "efficiency"),
+        ("ns/op", "T-worker ns"),
+        ("t1-ns", "1-worker ns"),
+        ("compile-ns", "JIT compile (ns)"),
+    ],
     reference="c-threads",
 )
 
 
-def _run(args: harness.Args, pair) -> None:
-    n = args.int("n", 100_000_000, 0, MAX_N)
-    workers = args.int("workers", 1, 1, MAX_WORKERS)
+def _sizes(args: harness.Args) -> tuple:
+    return args.int("n", 100_000_000, 0, MAX_N), args.int("workers", 1, 1, MAX_WORKERS)
+
+
+def _run(args: harness.Args, pair, extra: Optional[dict] = None) -> None:
+    """Times pair(n, workers), checks it and prints the result line, with
+    `extra` metrics measured before (numba's compile-ns and import-ns)."""
+    n, workers = _sizes(args)
     out = pair(n, workers)
     harness.check("sum", out["sum"], expected(n))
     speedup = out["t1_ns"] / out["tn_ns"] if out["tn_ns"] > 0 else 1.0
     harness.result(f"sum={out['sum']}")
-    harness.emit(args, 1, out["tn_ns"], {"speedup": speedup, "efficiency": speedup / workers, "t1-ns": out["t1_ns"]})
+    harness.emit(
+        args,
+        1,
+        out["tn_ns"],
+        {"speedup": speedup, "efficiency": speedup / workers, "t1-ns": out["t1_ns"], **(extra or {})},
+    )
 
 
 @harness.implements("cores", "py-threads", units=UNITS)
@@ -248,6 +301,79 @@ def run_py_freethreaded_unmarked(args: harness.Args) -> None:
         return out
 
     _run(args, pair)
+
+
+def numba_prange():
+    """The loop as numba's documents write a parallel reduction: prange over
+    [0, n) in an @njit(parallel=True) function, the += on a scalar made a
+    reduction by numba (its scheduler gives each thread an equal contiguous
+    chunk). Not cached: each run compiles, and says what that took."""
+    from numba import njit, prange
+
+    @njit(parallel=True, cache=False)
+    def prange_sum(n):
+        total = 0
+        for i in prange(n):
+            total += i * i % 7
+        return total
+
+    return prange_sum
+
+
+def numba_nogil():
+    """One worker's share, compiled: @njit(nogil=True) releases the GIL for
+    the call, so that Python threads run it at once. Not cached."""
+    from numba import njit
+
+    @njit(nogil=True, cache=False)
+    def range_sum(lo, hi):
+        total = 0
+        for i in range(lo, hi):
+            total += i * i % 7
+        return total
+
+    return range_sum
+
+
+@harness.implements("cores", "py-numba-prange", units=NUMBA_UNITS)
+def run_py_numba_prange(args: harness.Args) -> None:
+    from ..pure.cores import timed_pair
+
+    _, workers = _sizes(args)  # bad sizes are refused before numba is imported and compiles
+    numba, import_ns = jit.load()
+    pool = numba.config.NUMBA_NUM_THREADS
+    if workers > pool:
+        raise harness.CannotRun(
+            f"numba's pool has {pool} threads (NUMBA_NUM_THREADS), fewer than workers={workers}: "
+            f"run with NUMBA_NUM_THREADS={workers}, as the runner does"
+        )
+    kernel = numba_prange()
+
+    def run(n: int, w: int) -> int:
+        numba.set_num_threads(w)
+        return kernel(n)
+
+    numba.set_num_threads(workers)
+    compile_ns = jit.compile_ns(lambda: kernel(8), expected(8))  # and starts the pool
+    harness.fact("numba-threading-layer", numba.threading_layer())
+    run(1 << 20, workers)  # warm-up
+    _run(args, lambda n, w: timed_pair(n, w, run), {"compile-ns": compile_ns, "import-ns": import_ns})
+
+
+@harness.implements("cores", "py-numba-nogil", units=NUMBA_UNITS)
+def run_py_numba_nogil(args: harness.Args) -> None:
+    from ..pure.cores import on_threads, timed_pair
+
+    _, workers = _sizes(args)  # bad sizes are refused before numba is imported and compiles
+    _, import_ns = jit.load()
+    kernel = numba_nogil()
+
+    def run(n: int, w: int) -> int:
+        return on_threads(n, w, kernel)
+
+    compile_ns = jit.compile_ns(lambda: kernel(0, 8), expected(8))
+    run(1 << 20, workers)  # warm-up
+    _run(args, lambda n, w: timed_pair(n, w, run), {"compile-ns": compile_ns, "import-ns": import_ns})
 
 
 # ---- the round's pictures -----------------------------------------------------------
