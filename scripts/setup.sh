@@ -50,6 +50,10 @@ APT_PACKAGES+=(clang libclang-rt-dev)
 # stackless module runs the chain round's py-stackless, and its C headers
 # build the extension for it through cpyext (roundbench.runtimes.extbuild)
 APT_PACKAGES+=(pypy3 pypy3-dev)
+# rounds startup and delivery: py-nuitka, Nuitka's standalone and onefile
+# builds of a Python hello-world, which set the run path of the libraries
+# they copy with patchelf
+APT_PACKAGES+=(patchelf)
 # roundbench store's tests on a real PostgreSQL server as well as SQLite
 # (scripts/pg.sh starts a throwaway one; .ci/run starts it for make test)
 APT_PACKAGES+=(postgresql)

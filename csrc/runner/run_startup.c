@@ -22,13 +22,16 @@
  * to it; it is reported as launcher-anon-B.
  *
  * The targets: hello-c, hello-c-static, hello-go (CGO_ENABLED=0),
- * hello-go-cgo and hello-go-c, each at the path its own environment
- * variable holds (RB_STARTUP_HELLO_C for hello-c, and so on), which the
- * parent sets from where it finds the program (python/roundbench/rounds/
- * startup.py): an installed package keeps this runner and the C programs
- * in one folder and builds the Go ones into a cache, so no folder holds
- * them all. The Python variants run $RB_STARTUP_PYTHON (the runner sets it
- * to its own interpreter; python3 from PATH otherwise). */
+ * hello-go-cgo, hello-go-c, and the Python hello-world compiled by Nuitka,
+ * hello-py-nuitka (standalone) and hello-py-nuitka-onefile, each at the
+ * path its own environment variable holds (RB_STARTUP_HELLO_C for
+ * hello-c, and so on), which the parent sets from where it finds the
+ * program (python/roundbench/rounds/startup.py): an installed package
+ * keeps this runner and the C programs in one folder and builds the Go
+ * ones into a cache, and Nuitka's are built per interpreter into the build
+ * folder, so no folder holds them all. The Python variants run
+ * $RB_STARTUP_PYTHON (the runner sets it to its own interpreter; python3
+ * from PATH otherwise). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +61,8 @@ static const target hello_c_static = {"RB_STARTUP_HELLO_C_STATIC", {NULL}, 0, 1}
 static const target hello_go = {"RB_STARTUP_HELLO_GO", {NULL}, 0, 1};
 static const target hello_go_cgo = {"RB_STARTUP_HELLO_GO_CGO", {NULL}, 0, 1};
 static const target hello_go_c = {"RB_STARTUP_HELLO_GO_C", {NULL}, 1, 0};
+static const target hello_py_nuitka = {"RB_STARTUP_HELLO_PY_NUITKA", {NULL}, 0, 1};
+static const target hello_py_nuitka_onefile = {"RB_STARTUP_HELLO_PY_NUITKA_ONEFILE", {NULL}, 0, 1};
 static const target py_plain = {NULL, {"-c", "pass"}, 0, 0};
 static const target py_S = {NULL, {"-S", "-c", "pass"}, 0, 0};
 static const target py_I = {NULL, {"-I", "-c", "pass"}, 0, 0};
@@ -72,7 +77,9 @@ RBC_ROUND("startup", run_startup, {"c", UNITS, &hello_c}, {"c-static", UNITS, &h
           {"go", UNITS, &hello_go}, {"go-cgo", UNITS, &hello_go_cgo}, {"go-c", UNITS, &hello_go_c},
           {"py", UNITS, &py_plain}, {"py-S", UNITS, &py_S}, {"py-I", UNITS, &py_I},
           {"py-numpy", UNITS, &py_numpy}, {"py-roundbench", UNITS, &py_roundbench},
-          {"py-c", UNITS, &py_c}, {"py-pandas", UNITS, &py_pandas});
+          {"py-c", UNITS, &py_c}, {"py-pandas", UNITS, &py_pandas},
+          {"py-nuitka", UNITS, &hello_py_nuitka},
+          {"py-nuitka-onefile", UNITS, &hello_py_nuitka_onefile});
 
 static int run_startup(const rbc_args *a)
 {

@@ -36,7 +36,7 @@ from typing import Callable, Optional
 
 from ..results import levels
 from ..results.levels import LEVELS
-from ..runtimes import aotbuild, interp, programs
+from ..runtimes import aotbuild, interp, nuitkabuild, programs
 
 LANGS = ("c", "go", "py")
 
@@ -507,6 +507,25 @@ def needs_aot(name: str) -> Callable[..., Optional[str]]:
 
     def check(exe: Optional[str] = None) -> Optional[str]:
         return aotbuild.ensure(name, exe)
+
+    return check
+
+
+def needs_nuitka(*modes: str) -> Callable[..., Optional[str]]:
+    """A `requires` check: round startup's hello-world compiled by Nuitka
+    in each of `modes` (nuitkabuild.MODES: standalone, onefile) is built
+    for the interpreter the Python children run under, or for `exe`. It is
+    built here where it is missing or stale (a minute or more each, once
+    per process and interpreter, under a file lock), before the runs and
+    never timed; where Nuitka is missing or its build fails, the variant is
+    a skip row that says why."""
+
+    def check(exe: Optional[str] = None) -> Optional[str]:
+        for mode in modes:
+            why = nuitkabuild.ensure(mode, exe)
+            if why:
+                return why
+        return None
 
     return check
 

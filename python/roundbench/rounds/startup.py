@@ -22,6 +22,13 @@ variants run the children's interpreter (interp.py: the runner's own unless
 --python names another), with
 PYTHONPATH pointing at this package when it runs from a checkout, so that
 `import roundbench` finds the same package the suite runs.
+
+py-nuitka and py-nuitka-onefile start pure/hello.py compiled by Nuitka for
+that interpreter (hello-py-nuitka, hello-py-nuitka-onefile: a standalone
+folder, and one file that unpacks it at every start), built before the
+runs where it is missing or stale (runtimes/nuitkabuild.py): a compiler
+from outside the distribution, so the ecosystem level, the one where the
+loop round's Cython and mypyc score.
 """
 
 from __future__ import annotations
@@ -29,8 +36,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from ..runtimes import interp, programs
-from . import Headline, needs_module, needs_program, Round, Variant
+from ..runtimes import interp, nuitkabuild, programs
+from . import Headline, needs_module, needs_nuitka, needs_program, Round, Variant
 
 LAUNCHER = "rb-c-static"
 
@@ -62,6 +69,18 @@ def _v(name: str, explain: str, *, program: Optional[str] = None, requires=None)
     return Variant(name, LAUNCHER, explain, requires=needs_program(program), env=env)
 
 
+def _nuitka(name: str, mode: str, explain: str) -> Variant:
+    """A variant that starts pure/hello.py compiled by Nuitka in `mode`
+    (nuitkabuild.MODES) for the children's interpreter: program
+    hello-<name>, built by its `requires` before the runs."""
+    program = f"hello-{name}"
+
+    def env(params: dict) -> dict:
+        return {**_env(params), path_variable(program): str(nuitkabuild.program(mode))}
+
+    return Variant(name, LAUNCHER, explain, requires=needs_nuitka(mode), env=env, level="ecosystem")
+
+
 # The headline findings this round offers the report's first page (rank: their
 # place among every round's; summary.py keeps the first ten that ran).
 HEADLINES = [
@@ -88,6 +107,17 @@ ROUND = Round(
         _v("py-roundbench", 'python -c "import roundbench"'),
         _v("py-c", "python: import roundbench and call the C core once"),
         _v("py-pandas", 'python -c "import pandas"', requires=needs_module("pandas", "pip install pandas")),
+        _nuitka(
+            "py-nuitka",
+            nuitkabuild.STANDALONE,
+            "a Python hello-world compiled by Nuitka --standalone: a folder, the program and the modules it needs",
+        ),
+        _nuitka(
+            "py-nuitka-onefile",
+            nuitkabuild.ONEFILE,
+            "the same compiled by Nuitka --onefile: one file that unpacks the folder into a temporary one "
+            "at every start",
+        ),
     ],
     sizes=[{"starts": 20}],
     quick=[{"starts": 3}],
@@ -194,6 +224,15 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
         crossing.append(f"Go, go-c − go-cgo = {gc - gcgo:+.2f} ms")
     if crossing:
         lines.append("What one call into the core adds to a start: " + "; ".join(crossing) + ".\n")
+    nuitka = [(f"`{i}`", med(i)) for i in ("py-nuitka", "py-nuitka-onefile")]
+    if any(m is not None for _, m in nuitka):
+        beside = [(f"`{i}`", med(i)) for i in ("py", "go")]
+        shown = "; ".join(f"{name} {m:.2f} ms" for name, m in nuitka + beside if m is not None)
+        lines.append(
+            "Python compiled by Nuitka (the ecosystem level: a compiler from outside the distribution), "
+            f"against `python -c pass` and static Go (medians): {shown}. The onefile program unpacks its "
+            "folder into a temporary one at every start, and that is in its time.\n"
+        )
     anon = [m for m in (med(i, "launcher-anon-B") for i in cells) if m is not None]
     if anon:
         lines.append(

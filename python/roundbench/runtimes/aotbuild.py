@@ -93,22 +93,32 @@ def _record_path(where: Path, name: str) -> Path:
     return where / f"{name}.build.json"
 
 
-def _read_record(path: Path) -> Optional[dict]:
+def read_record(path: Path) -> Optional[dict]:
+    """A build record (JSON), or None where it is missing or unreadable."""
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return None
 
 
-def _tool_version(m: Module, exe: str) -> Optional[str]:
-    """The version of m's tool that `exe` has, or None."""
+def write_record(path: Path, record: dict) -> None:
+    """Writes a build record whole or not at all (a reader never sees half
+    of one)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def tool_version(dist: str, exe: str) -> Optional[str]:
+    """The version of distribution `dist` (a tool: Cython, mypy, Nuitka)
+    that interpreter `exe` has, or None."""
     if interp.is_runner(exe):
         try:
-            return importlib.metadata.version(m.dist)
+            return importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             return None
     try:
-        out = extbuild.run_step([exe, "-c", _VERSION, m.dist], f"asking {exe} for {m.dist}'s version")
+        out = extbuild.run_step([exe, "-c", _VERSION, dist], f"asking {exe} for {dist}'s version")
     except extbuild.Failed:
         return None
     return out.strip() or None
@@ -119,7 +129,7 @@ def _stale(m: Module, target: Path, version: str) -> bool:
     made by another version of its tool than `version`."""
     if not target.exists() or target.stat().st_mtime_ns < m.source.stat().st_mtime_ns:
         return True
-    record = _read_record(_record_path(target.parent, m.name))
+    record = read_record(_record_path(target.parent, m.name))
     return record is None or record.get("version") != version
 
 
@@ -138,7 +148,7 @@ def _mypycify(exe: str, source: Path, work: Path) -> tuple:
     return [work / s for s in sources], [*(f"-I{d}" for d in include_dirs), *args]
 
 
-def _shown(path: Path) -> str:
+def shown(path: Path) -> str:
     """A source's path from the package's parent (roundbench/pure/loop.py)."""
     try:
         return path.relative_to(extbuild.PACKAGE.parent).as_posix()
@@ -170,12 +180,9 @@ def _build(m: Module, got, target: Path, version: str) -> None:
         "version": version,
         "build_ns": built_ns,
         "interpreter": got.describe(),
-        "source": _shown(m.source),
+        "source": shown(m.source),
     }
-    path = _record_path(target.parent, m.name)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    os.replace(tmp, path)
+    write_record(_record_path(target.parent, m.name), record)
 
 
 @functools.lru_cache(maxsize=None)
@@ -187,7 +194,7 @@ def _ensure(name: str, exe: str) -> Optional[str]:
         got = interp.info(exe)
     except interp.BadInterpreter as e:
         return str(e)
-    version = _tool_version(m, exe)
+    version = tool_version(m.dist, exe)
     if version is None:
         return f"{m.tool} is not installed for {got.describe()} (pip install {m.dist})"
     where = folder(name, got.key)
@@ -227,7 +234,7 @@ def load(name: str) -> tuple:
     m = MODULES[name]
     where = folder(name, interp.running_key())
     path = where / f"{name}{sysconfig.get_config_var('EXT_SUFFIX')}"
-    record = _read_record(_record_path(where, name))
+    record = read_record(_record_path(where, name))
     if not path.exists() or record is None:
         raise NotBuilt(
             f"{name} is not built for {sys.executable} (want {path}: `make build` builds it for the venv's "

@@ -120,13 +120,21 @@ class Failed(Exception):
     """A step of a build failed; the message says why."""
 
 
-def run_step(cmd: list, what: str, cwd: Path = ROOT) -> str:
-    """Runs one step of a build; its standard output, or Failed with its
-    last lines."""
+def run_step(
+    cmd: list, what: str, cwd: Path = ROOT, env: Optional[dict] = None, timeout: Optional[float] = None
+) -> str:
+    """Runs one step of a build (in environment `env`, default ours; no
+    standard input, so that a tool that would ask a question fails
+    instead); its standard output, or Failed with its last lines, or with
+    the time it ran when it ran past `timeout` seconds."""
     try:
-        done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        done = subprocess.run(
+            cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout
+        )
     except OSError as e:
         raise Failed(f"{what}: cannot run {cmd[0]}: {e.strerror or e}") from None
+    except subprocess.TimeoutExpired:
+        raise Failed(f"{what} did not finish within {timeout:g} s") from None
     if done.returncode != 0:
         raise Failed(f"{what} failed (exit status {done.returncode}): {_tail(done.stderr or done.stdout)}")
     return done.stdout

@@ -14,7 +14,13 @@ Not timings with error bars but a table of facts, each measured here:
 - clean and incremental build times (one source file edited) of the C
   core, the Go package and the Python extension;
 - the wheel `pip wheel .` builds: its size and the shared libraries its
-  extension modules need at run time.
+  extension modules need at run time;
+- round startup's Python hello-world compiled by Nuitka for the children's
+  interpreter, beside Go's hello: the builds' wall time (as recorded when
+  they were built, before the runs: runtimes/nuitkabuild.py), the
+  standalone folder's size and file count, the onefile program's size, and
+  how each program links (binfmt). A onefile build that fails is a finding,
+  recorded with its message; the standalone one is what the variant needs.
 
 Each variant is one child (this module, run by the Python child runner)
 that works in a temporary copy of the source tree, so build/ and the
@@ -22,7 +28,8 @@ checkout are never touched; it prints `fact: KEY JSON` lines, which the
 runner keeps in the result file (Round.facts: one run per cell), and a
 result line with the numeric facts. Variant names say whose delivery it is:
 c (the C programs and the core), go (the Go hello), go-c (the Go program
-using the core, and the Go package), py-c (the extension and the wheel).
+using the core, and the Go package), py-c (the extension and the wheel),
+py-nuitka (Python compiled by Nuitka).
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ...measure import harness
-from ...runtimes import programs
+from ...runtimes import nuitkabuild, programs
 from . import binfmt
 from .. import Round, Variant
 
@@ -60,6 +67,18 @@ def _source() -> Callable:
     return check
 
 
+def _nuitka_built(exe: Optional[str] = None) -> Optional[str]:
+    """py-nuitka's `requires`: Nuitka's standalone build of round startup's
+    hello-world for the children's interpreter (built here where it is
+    missing or stale: nuitkabuild.ensure), and its onefile build tried too,
+    whose failure is the child's to report, as a finding."""
+    why = nuitkabuild.ensure(nuitkabuild.STANDALONE, exe)
+    if why:
+        return why
+    nuitkabuild.ensure(nuitkabuild.ONEFILE, exe)
+    return None
+
+
 ROUND = Round(
     name="delivery",
     threads="many",  # build times: the compilers use every CPU they are given
@@ -78,12 +97,29 @@ ROUND = Round(
             requires=_source(),
         ),
         Variant("py-c", "python", "the Python extension's build; the wheel", requires=_source()),
+        Variant(
+            "py-nuitka",
+            "python",
+            "a Python hello-world compiled by Nuitka: the standalone folder and the onefile program, "
+            "their builds, sizes and linkage",
+            requires=_nuitka_built,
+            level="ecosystem",
+        ),
     ],
     sizes=[{}],
     quick=[{}],
     metric="ns/op",
     order=6,
-    units={"clean-s": "lower", "incremental-s": "lower", "cross-ok": "higher", "wheel-B": "lower"},
+    units={
+        "clean-s": "lower",
+        "incremental-s": "lower",
+        "cross-ok": "higher",
+        "wheel-B": "lower",
+        "dist-B": "lower",
+        "dist-files": "lower",
+        "onefile-B": "lower",
+        "onefile-clean-s": "lower",
+    },
     metric_explain="ns/op: how long the child took to gather its facts",
     reference="c",
     cross_check=False,
@@ -428,6 +464,54 @@ def run_py_c(args: harness.Args) -> None:
     _emit(args, t0, {"clean-s": clean, "incremental-s": incr, "wheel-B": size})
 
 
+def _nuitka_output(rec: dict) -> dict:
+    """What one of Nuitka's builds made, checked: it prints what round
+    startup's launcher wants, and its headers are read."""
+    path = Path(rec["path"])
+    out = subprocess.run([str(path)], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    harness.check(f"{path.name} ({rec['mode']}) exit status", out.returncode, 0)
+    harness.check(f"{path.name} ({rec['mode']}) output", out.stdout, "hello, world\n")
+    info = binfmt.read(path)
+    value = {
+        "ok": True,
+        "version": rec.get("version"),
+        "interpreter": rec.get("interpreter"),
+        "command": rec.get("command"),
+        "cpus": rec.get("cpus"),
+        "build_s": round(rec["build_ns"] / 1e9, 2),
+        "size": rec["size"],
+        "files": rec["files"],
+        "program_size": path.stat().st_size,
+        "format": info.format,
+        "arch": info.arch,
+        "linkage": info.linkage,
+        "interp": info.interp,
+        "needed": info.needed,
+    }
+    if "compressed" in rec:
+        value["compressed"] = rec["compressed"]
+    return value
+
+
+@harness.implements("delivery", "py-nuitka", units=["clean-s", "dist-B", "dist-files", "onefile-B", "onefile-clean-s"])
+def run_py_nuitka(args: harness.Args) -> None:
+    t0 = time.perf_counter_ns()
+    try:
+        standalone = _nuitka_output(nuitkabuild.record(nuitkabuild.STANDALONE))
+    except nuitkabuild.NotBuilt as e:
+        raise harness.CannotRun(str(e)) from None
+    _fact("nuitka:standalone", standalone)
+    metrics = {"clean-s": standalone["build_s"], "dist-B": standalone["size"], "dist-files": standalone["files"]}
+    try:
+        onefile = _nuitka_output(nuitkabuild.record(nuitkabuild.ONEFILE))
+    except nuitkabuild.NotBuilt as e:
+        _fact("nuitka:onefile", {"ok": False, "error": str(e)})
+    else:
+        _fact("nuitka:onefile", onefile)
+        metrics.update({"onefile-B": onefile["size"], "onefile-clean-s": onefile["build_s"]})
+    _emit(args, t0, metrics)
+
+
 # --- the report --------------------------------------------------------------
 
 
@@ -448,6 +532,52 @@ def _facts(cells: dict) -> dict:
     return out
 
 
+NUITKA_LABELS = {
+    nuitkabuild.STANDALONE: "py-nuitka: `--standalone`, the folder",
+    nuitkabuild.ONEFILE: "py-nuitka-onefile: `--onefile`",
+}
+
+
+def _nuitka_table(facts: dict) -> list:
+    """Nuitka's builds of round startup's hello-world, with Go's static
+    hello beside them where the go variant ran."""
+    rows = [(m, facts[f"nuitka:{m}"]) for m in nuitkabuild.MODES if f"nuitka:{m}" in facts]
+    if not rows:
+        return []
+    made = next((v for _, v in rows if v.get("ok")), {})
+    w = [
+        f"Round startup's Python hello-world compiled by Nuitka {made.get('version', '?')} for "
+        f"{made.get('interpreter', '?')}, beside Go's. Each build ran once, from an empty Nuitka cache on "
+        f"{made.get('cpus', '?')} CPUs, before the runs that needed it (it is rebuilt when the source or "
+        "Nuitka's version changes); the size is what ships: the whole folder for standalone, the one "
+        "file for onefile (which unpacks that folder at every start). Linkage of the program itself, "
+        "from its ELF file.\n",
+        "| program | build | size | files | format | linkage | needed libraries |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for mode, v in rows:
+        label = NUITKA_LABELS.get(mode, mode)
+        if not v.get("ok"):
+            error = str(v.get("error", "?")).replace("|", "/").replace("`", "'")
+            w.append(f"| {label} | fails: `{error}` | — | — | — | — | — |")
+            continue
+        packed = ""
+        if "compressed" in v:
+            packed = ", zstd-compressed" if v["compressed"] else ", uncompressed"
+        w.append(
+            f"| {label} | {v.get('build_s', 0):.1f} s | {_mib(v.get('size'))}{packed} | {v.get('files')} | "
+            f"{v.get('format')} {v.get('arch')} | {v.get('linkage')} | {', '.join(v.get('needed') or []) or '—'} |"
+        )
+    go = facts.get("program:hello-go")
+    if go:
+        w.append(
+            f"| go: hello-go, `CGO_ENABLED=0` | — | {_mib(go.get('size'))} | 1 | {go.get('format')} {go.get('arch')} | "
+            f"{go.get('linkage')} | {', '.join(go.get('needed') or []) or '—'} |"
+        )
+    w.append("")
+    return w
+
+
 def report_section(size: dict, cells: dict, config: dict) -> str:
     facts = _facts(cells)
     w = []
@@ -466,6 +596,7 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
                 f"{v.get('linkage')} | {v.get('interp') or '—'} | {', '.join(v.get('needed') or []) or '—'} |"
             )
         w.append("")
+    w.extend(_nuitka_table(facts))
     cross = [(k.split(":")[1:], v) for k, v in facts.items() if k.startswith("cross:")]
     if cross:
         w.append(
