@@ -158,5 +158,5 @@ func Main() {
 		Exit(ExitUsage, "%s: %s: no variant %q (it has: %s)", program, a.Round, a.Impl, have)
 	}
 	a.units = e.units
-	e.run(a)
+	profiled(program, func() { e.run(a) })
 }
