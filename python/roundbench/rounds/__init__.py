@@ -594,6 +594,15 @@ def go_build_twins(round_name: str, make: Callable[..., Variant] = Variant, base
     return twins
 
 
+def twin_base(rnd: Round, v: Variant) -> Optional[str]:
+    """The variant whose code build twin v of round rnd runs (go for
+    go-pgo), or None when v is no build twin."""
+    prefix = f"{programs.go_runner(rnd.name)}-"
+    if v.program not in programs.GO_BUILD_RUNNERS or not v.program.startswith(prefix):
+        return None
+    suffix = "-" + v.program[len(prefix) :]
+    return v.name[: -len(suffix)] if v.name.endswith(suffix) else None
+
 
 # ---- the user's own input (run/userfile.py binds a round to it) ---------------------
 
