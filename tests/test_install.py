@@ -330,4 +330,5 @@ def test_pip_install_then_run_loop_from_an_empty_folder(tmp_path):
     assert ran == {f"impl={v}" for v in LOOP_VARIANTS}, results
     # rb-spawn came with the package: each child's peak RSS is its own.
     assert "peak-rss: each child's own" in results, results
+    assert "rb-go-loop-pgo -pgo=go/pgo/loop.pgo GOAMD64=v1" in results, results
     assert list(empty.iterdir()) == [], "the run wrote into the working folder"
