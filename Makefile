@@ -2,7 +2,8 @@
 #
 # Portable release flags by default (docs/ARCHITECTURE.md, "One build table": C at -O2, no
 # -march=native). TUNE=1 builds the tuned variant (-O3 -march=native for C,
-# GOAMD64=v3 for Go); the flags in force are written into every result file.
+# the core that cgo compiles into the Go runners included, GOAMD64=v3 for
+# Go); the flags in force are written into every result file.
 
 # PYTHON is the interpreter the project's virtual environment is made from;
 # every target runs the venv's own, VPY (scripts/setup.sh says why).
@@ -32,6 +33,10 @@ include $(BUILD_TABLE)
 ifeq ($(TUNE),1)
 OPT := $(OPT_TUNED)
 export GOAMD64 := $(GOAMD64_TUNED)
+# The core as cgo compiles it into the Go runners (go/cgo.go adds no -O):
+# the same tuning as the C programs' and the extension's. The go command
+# records it in each program (the go-build provenance line shows it).
+export CGO_CFLAGS := -g $(OPT_TUNED)
 export ROUNDBENCH_TUNE := 1
 else
 OPT := $(OPT_PORTABLE)

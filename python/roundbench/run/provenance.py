@@ -59,6 +59,13 @@ GO_BUILD_KEYS = ("-compiler", "-race", "-gcflags", "-ldflags", "-tags", "-pgo", 
 CGO_DEFAULT_CFLAGS = "-O2 -g"
 
 
+def _cgo_cflags(go: dict) -> str:
+    """The flags cgo compiled the core with in a build (its settings, from
+    `go version -m`): CGO_CFLAGS, or Go's default when it was unset. The
+    core's #cgo line (go/cgo.go) adds no -O of its own."""
+    return go.get("CGO_CFLAGS") or CGO_DEFAULT_CFLAGS
+
+
 def _module_path(path: str, program: str) -> str:
     """A path the go command recorded in `program` (its PGO profile's),
     relative to the Go module it is in: the checkout, or the copy of an
@@ -105,6 +112,28 @@ def go_twins_line(selected_rounds) -> str:
             f"CGO_ENABLED={got.get('CGO_ENABLED', '?')}"
         )
     return f"; build twins: {', '.join(parts)}" if parts else ""
+
+
+def tuning_check(c_info: str, ext: str, go: dict) -> Check:
+    """Tuned on one side only? The C runner's and the extension's flags
+    (-march=native), the Go runner's GOAMD64 and, where it calls the core
+    through cgo, the C flags cgo compiled the core with (TUNE=1 sets
+    CGO_CFLAGS): a Go side at v3 over a core at -O2 is not the tuned build."""
+    sides = {
+        "C runner": "-march=native" in c_info,
+        "Python extension": "-march=native" in ext,
+        "Go": go.get("GOAMD64", "v1") not in ("v1", ""),
+    }
+    if go.get("CGO_ENABLED") == "1":
+        sides["Go's cgo core"] = "-march=native" in _cgo_cflags(go)
+    text = ", ".join(f"{side} {'tuned' if tuned else 'portable'}" for side, tuned in sides.items())
+    return fairness.judged(
+        "tuning",
+        len(set(sides.values())) > 1,
+        f"build flags differ in tuning: {text}",
+        "build everything with the same TUNE",
+        f"the same tuning on every side: {text}",
+    )
 
 
 def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> tuple:
@@ -260,23 +289,7 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
             "no tracer or debugger attached to the runner",
         )
     )
-    # Tuned on one side only?
-    tuned_c = "-march=native" in c_info
-    tuned_ext = "-march=native" in ext
-    tuned_go = go.get("GOAMD64", "v1") not in ("v1", "")
-    sides = (
-        f"C runner {'tuned' if tuned_c else 'portable'}, "
-        f"Python extension {'tuned' if tuned_ext else 'portable'}, Go {'tuned' if tuned_go else 'portable'}"
-    )
-    checks.append(
-        fairness.judged(
-            "tuning",
-            len({tuned_c, tuned_ext, tuned_go}) > 1,
-            f"build flags differ in tuning: {sides}",
-            "build everything with the same TUNE",
-            f"the same tuning on every side: {sides}",
-        )
-    )
+    checks.append(tuning_check(c_info, ext, go))
     no_spawn = programs.missing("rb-spawn")
     if no_spawn is None:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"
