@@ -2,7 +2,8 @@
 #
 # Portable release flags by default (docs/ARCHITECTURE.md, "One build table": C at -O2, no
 # -march=native). TUNE=1 builds the tuned variant (-O3 -march=native for C,
-# GOAMD64=v3 for Go); the flags in force are written into every result file.
+# the core that cgo compiles into the Go runners included, GOAMD64=v3 for
+# Go); the flags in force are written into every result file.
 
 # PYTHON is the interpreter the project's virtual environment is made from;
 # every target runs the venv's own, VPY (scripts/setup.sh says why).
@@ -32,6 +33,10 @@ include $(BUILD_TABLE)
 ifeq ($(TUNE),1)
 OPT := $(OPT_TUNED)
 export GOAMD64 := $(GOAMD64_TUNED)
+# The core as cgo compiles it into the Go runners (go/cgo.go adds no -O):
+# the same tuning as the C programs' and the extension's. The go command
+# records it in each program (the go-build provenance line shows it).
+export CGO_CFLAGS := -g $(OPT_TUNED)
 export ROUNDBENCH_TUNE := 1
 else
 OPT := $(OPT_PORTABLE)
@@ -70,7 +75,7 @@ BLAS_CFLAGS := $(BLAS_MACROS) -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 
-.PHONY: help setup build c go py install test test-c test-go test-py test-fuzz fuzz fuzz-build fuzz-plants bench jsonl-speed fidelity pythons suite matrix cgo-by-go asan format lint clean links
+.PHONY: help setup build c go py pgo-profiles install test test-c test-go test-py test-fuzz fuzz fuzz-build fuzz-plants bench jsonl-speed fidelity pythons suite matrix cgo-by-go asan format lint clean links
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -210,8 +215,29 @@ $$(BUILD)/$(1): $$(GO_SRC) $$(BUILD_TABLE)
 	CGO_LDFLAGS="$$($(1).LDFLAGS)" $$(GO) build -tags $$($(1).tag) -o $$@ ./$$($(1).package)
 endef
 
+# A build twin (GO_BUILD_RUNNERS): the standard toolchain's own speed
+# options, a PGO profile (NAME.pgo) and an amd64 level (NAME.goamd64; v1,
+# Go's default, where absent, whatever TUNE says, so that a twin is what its
+# name says), otherwise as the round's own runner, tagged GO_TWIN_TAG
+# (docs/go-builds.md).
+define go_build_runner
+go: $$(BUILD)/$(1)
+$$(BUILD)/$(1): $$(GO_SRC) $$(BUILD_TABLE) $$($(1).pgo)
+	@mkdir -p $$(BUILD)
+	GOAMD64=$$(or $$($(1).goamd64),v1) $$(GO) build -tags $$(GO_TWIN_TAG) $$(if $$($(1).pgo),-pgo=$$(abspath $$($(1).pgo))) -o $$@ ./$$($(1).package)
+endef
+
 $(foreach r,$(GO_EXPERIMENT_RUNNERS),$(eval $(call go_experiment_runner,$(r))))
 $(foreach r,$(GO_LIBRARY_RUNNERS),$(eval $(call go_library_runner,$(r))))
+$(foreach r,$(GO_BUILD_RUNNERS),$(eval $(call go_build_runner,$(r))))
+
+# The PGO profiles of the build twins (go/pgo/<round>.pgo, committed):
+# each round's runner built with GO_PROFILE_TAG (the only build that can
+# write a profile) runs its twins' base variant at a large size, and the
+# runs' profiles are merged (scripts/pgo-profiles.sh; docs/go-builds.md).
+pgo-profiles: $(VENV_READY) ## refresh the PGO profiles of the Go build twins (go/pgo/<round>.pgo; commit them), then make go
+	GO="$(GO)" BUILD="$(BUILD)" VPY="$(VPY)" PROFILE_TAG="$(GO_PROFILE_TAG)" ./scripts/pgo-profiles.sh
+	$(MAKE) go
 
 # test-go and lint check round matmul's netlib build where it can be built.
 OPENBLAS_OK := $(call library_found,$(rb-go-matmul-netlib.library))
@@ -293,6 +319,7 @@ test-go: ## Go tests, with -race, with GOEXPERIMENT=cgocheck2, without cgo (the 
 	CGO_ENABLED=0 $(GO) test -count=1 ./go/...
 	GOEXPERIMENT=jsonv2 $(GO) vet ./go/cmd/rb-go/jsonl
 	GOEXPERIMENT=jsonv2 $(GO) test -count=1 ./go/cmd/rb-go/jsonl
+	CGO_ENABLED=0 $(GO) vet -tags $(GO_PROFILE_TAG) ./go/internal/harness
 	$(GO) test -run '^$$' -fuzz '^FuzzJsonlLine$$' -fuzztime 10000x -parallel 2 ./go
 	$(GO) test -run '^$$' -fuzz '^FuzzAspectsEphemeris$$' -fuzztime 50000x -parallel 2 ./go
 	$(GO) test -run '^$$' -fuzz '^FuzzAspectsEvents$$' -fuzztime 50000x -parallel 2 ./go
@@ -390,6 +417,7 @@ lint: $(VENV_READY) ## check formatting and lint (clang-format, black, ruff, the
 	@out="$$(gofmt -l go)"; if [ -n "$$out" ]; then echo "gofmt: these need formatting (make format):"; echo "$$out"; exit 1; fi
 	$(GO) vet ./go/...
 	GOEXPERIMENT=jsonv2 $(GO) vet ./go/cmd/rb-go/jsonl
+	CGO_ENABLED=0 $(GO) vet -tags $(GO_PROFILE_TAG) ./go/internal/harness
 	CGO_ENABLED=0 $(GO) vet -tags netlib ./go ./go/cmd/rb-go/matmul
 ifeq ($(OPENBLAS_OK),yes)
 	$(GO) vet -tags netlib ./go ./go/cmd/rb-go/matmul
@@ -403,7 +431,7 @@ $(BLAS_LINK): $(VENV_READY)
 	ln -sfn "$$($(VPY) -c 'import os, scipy_openblas64 as s; print(os.path.dirname(s.get_lib_dir()))')" $(BLAS_DIR)
 	@touch $@
 # Building needs no BLAS; running the C and Go programs and tests does.
-$(C_LINKED) $(BUILD)/libroundbench.so $(TEST_BIN) $(TSAN_BIN) $(GO_RUNNERS) $(addprefix $(BUILD)/,$(GO_EXPERIMENT_RUNNERS) $(GO_LIBRARY_RUNNERS)) test-go: | $(BLAS_LINK)
+$(C_LINKED) $(BUILD)/libroundbench.so $(TEST_BIN) $(TSAN_BIN) $(GO_RUNNERS) $(addprefix $(BUILD)/,$(GO_EXPERIMENT_RUNNERS) $(GO_LIBRARY_RUNNERS) $(GO_BUILD_RUNNERS)) test-go: | $(BLAS_LINK)
 
 clean: ## remove build outputs
 	rm -rf $(BUILD) python/roundbench/*.so python/roundbench/_cffi_api.c python/roundbench/_cffi_api.o

@@ -10,7 +10,11 @@ package roundbench
 // documentation, "C references to Go").
 
 /*
-#cgo CFLAGS: -O2 -std=gnu11 -DRB_CGO
+// No -O here: cgo puts CGO_CFLAGS (Go's default -O2 -g; the Makefile's
+// TUNE=1 gives the build table's tuned flags, as the C programs and the
+// extension get) before these, and the last -O would win (cmd/go
+// documentation, "Calling between Go and C").
+#cgo CFLAGS: -std=gnu11 -DRB_CGO
 // The matmul round's BLAS: the OpenBLAS at build/blas (the scipy-openblas64
 // package, the library numpy bundles; docs/rounds/matmul.md, "The BLAS"), which the core
 // dlopen()s on first use and nothing links. cgo refuses a string in a -D

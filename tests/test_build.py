@@ -53,7 +53,7 @@ def test_the_table_has_every_row_it_needs():
             assert list(ROOT.glob(pattern)), f"{name}.src: {pattern} matches no file"
         if f"{name}.library" in TABLE:
             assert TABLE[f"{name}.debian"], name
-    for name in words("GO_EXPERIMENT_RUNNERS") + words("GO_LIBRARY_RUNNERS"):
+    for name in words("GO_EXPERIMENT_RUNNERS") + words("GO_LIBRARY_RUNNERS") + words("GO_BUILD_RUNNERS"):
         assert (ROOT / TABLE[f"{name}.package"]).is_dir(), name
     for key in TABLE:
         if key.endswith(".c.cflags"):
@@ -270,6 +270,7 @@ def test_programs_names_the_tables_programs():
     assert set(programs.C_PROGRAMS) == set(words("C_PROGRAMS"))
     assert set(programs.GO_EXPERIMENT_RUNNERS) == set(words("GO_EXPERIMENT_RUNNERS"))
     assert set(programs.GO_LIBRARY_RUNNERS) == set(words("GO_LIBRARY_RUNNERS"))
+    assert set(programs.GO_BUILD_RUNNERS) == set(words("GO_BUILD_RUNNERS"))
     for name in words("C_PROGRAMS") + words("GO_LIBRARY_RUNNERS"):
         if f"{name}.library" in TABLE:
             assert TABLE[f"{name}.debian"] in programs.NEEDS[name], name

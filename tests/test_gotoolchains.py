@@ -178,7 +178,7 @@ def go_variants() -> list:
 
 
 def test_every_go_program_builds_with_the_oldest_release(oldest):
-    """Every Go program but the one that needs a newer Go (its reason
+    """Every Go program but those that need a newer Go (their reasons
     checked) builds with the oldest release, which the programs say they
     were built with."""
     for name in (n for n in programs.names() if programs.go_package(n) is not None):
@@ -189,6 +189,9 @@ def test_every_go_program_builds_with_the_oldest_release(oldest):
                 f"rb-go-jsonl-v2 needs Go 1.25 or newer (GOEXPERIMENT=jsonv2; go/cmd/rb-go/jsonl/jsonv2.go: "
                 f"//go:build goexperiment.jsonv2 && go1.25); not built with go{oldest}"
             )
+            continue
+        if programs.go_package(name).pgo is not None:
+            assert why == f"{name} needs Go 1.21 or newer (go build -pgo); not built with go{oldest}"
             continue
         if name in programs.NEEDS and why is not None and "pkg-config" in why:
             continue  # the system lacks its library: programs.missing says so for every release
@@ -213,6 +216,8 @@ def test_each_go_variant_is_in_the_oldest_build_or_says_which_go_it_needs(oldest
     # annotation cgo takes from Go 1.24.
     absent = {v for _, v in reasons}
     assert absent == {
+        "go-pgo",  # the PGO build twins: go build -pgo from Go 1.21
+        "go-pgo-v3",
         "go-fasthttp",
         "go-sonic",
         "go-fastjson",

@@ -73,12 +73,14 @@ def test_every_name_has_a_path_and_an_unknown_one_is_refused():
     names = programs.names()
     assert set(names) >= {"rb-c", "rb-c-so", "rb-c-static", "rb-spawn", "rb-load", "rb-go-loop", "rb-go-http"}
     # One Go runner per directory of go/cmd/rb-go, the runners built with a
-    # Go experiment or a build tag from one of them, and no other.
+    # Go experiment, a build tag or the toolchain's speed options from one
+    # of them, and no other.
     dirs = {d.name for d in (ROOT / "go" / "cmd" / "rb-go").iterdir() if d.is_dir()}
-    apart = set(programs.GO_EXPERIMENT_RUNNERS) | set(programs.GO_LIBRARY_RUNNERS)
+    apart = set(programs.GO_EXPERIMENT_RUNNERS) | set(programs.GO_LIBRARY_RUNNERS) | set(programs.GO_BUILD_RUNNERS)
     assert {n for n in names if n.startswith("rb-go")} == {f"rb-go-{d}" for d in dirs} | apart
     packages = [pkg for pkg, _ in programs.GO_EXPERIMENT_RUNNERS.values()]
     packages += [pkg for pkg, _, _ in programs.GO_LIBRARY_RUNNERS.values()]
+    packages += [twin.package for twin in programs.GO_BUILD_RUNNERS.values()]
     assert {(ROOT / pkg).is_dir() for pkg in packages} == {True}
     assert {n for n in names if n.startswith("hello-")} == {
         "hello-c",
@@ -264,7 +266,9 @@ def test_installed_go_build_failure_is_reported(installed):
 INSTALL_LIMIT = 1800
 RUN_LIMIT = 1200
 
-LOOP_VARIANTS = ("c", "go", "go-c", "py", "py-c", "py-module-published")
+# The go variant's build twins too: the installed package builds them from
+# the Go sources and the PGO profile it ships.
+LOOP_VARIANTS = ("c", "go", "go-c", "go-pgo", "go-v3", "go-pgo-v3", "py", "py-c", "py-module-published")
 
 
 def _source_copy(dest: Path) -> Path:
@@ -297,7 +301,7 @@ def _check(cmd: list, limit: int, **kw) -> subprocess.CompletedProcess:
 def test_pip_install_then_run_loop_from_an_empty_folder(tmp_path):
     """docs/usage.md's promise for an installed package: `pip install .` in a
     fresh venv, then `roundbench run loop --quick` from an empty folder
-    runs all six loop variants, each child found in the package or its
+    runs every loop variant, each child found in the package or its
     per-user cache and nothing in the working folder."""
     src = _source_copy(tmp_path / "src")
     venv = tmp_path / "venv"
@@ -326,4 +330,5 @@ def test_pip_install_then_run_loop_from_an_empty_folder(tmp_path):
     assert ran == {f"impl={v}" for v in LOOP_VARIANTS}, results
     # rb-spawn came with the package: each child's peak RSS is its own.
     assert "peak-rss: each child's own" in results, results
+    assert "rb-go-loop-pgo -pgo=go/pgo/loop.pgo GOAMD64=v1" in results, results
     assert list(empty.iterdir()) == [], "the run wrote into the working folder"

@@ -149,6 +149,52 @@ rb-go-matmul-netlib.package := go/cmd/rb-go/matmul
 rb-go-matmul-netlib.tag := netlib
 rb-go-matmul-netlib.library := openblas
 rb-go-matmul-netlib.debian := libopenblas-pthread-dev
+#
+# GO_BUILD_RUNNERS are built by the standard toolchain with its own speed
+# options, and otherwise as the round's own runner is (cgo included, so
+# that a twin's peak RSS and start-up are its base variant's): profile-
+# guided optimisation from NAME.pgo (a profile kept in the repository,
+# go/pgo/<round>.pgo, which `make pgo-profiles` refreshes; outside the
+# package directories, where go build's default -pgo=auto would find a
+# default.pgo and give it to the round's own runner too) and the amd64
+# level NAME.goamd64 (v1, Go's default, where absent, whatever TUNE says).
+# They are tagged rbtwin, and such a build lists and runs only the twins of
+# the variants its round declares with harness.Twin, named from its own
+# build information: go-pgo, go-v3, go-pgo-v3 for go.
+GO_BUILD_RUNNERS := rb-go-loop-pgo rb-go-loop-v3 rb-go-loop-pgo-v3 rb-go-temps-pgo rb-go-temps-v3 rb-go-temps-pgo-v3 rb-go-jsonl-pgo rb-go-jsonl-v3 rb-go-jsonl-pgo-v3 rb-go-aspects-pgo rb-go-aspects-v3 rb-go-aspects-pgo-v3
+rb-go-loop-pgo.package := go/cmd/rb-go/loop
+rb-go-loop-pgo.pgo := go/pgo/loop.pgo
+rb-go-loop-v3.package := go/cmd/rb-go/loop
+rb-go-loop-v3.goamd64 := v3
+rb-go-loop-pgo-v3.package := go/cmd/rb-go/loop
+rb-go-loop-pgo-v3.pgo := go/pgo/loop.pgo
+rb-go-loop-pgo-v3.goamd64 := v3
+rb-go-temps-pgo.package := go/cmd/rb-go/temps
+rb-go-temps-pgo.pgo := go/pgo/temps.pgo
+rb-go-temps-v3.package := go/cmd/rb-go/temps
+rb-go-temps-v3.goamd64 := v3
+rb-go-temps-pgo-v3.package := go/cmd/rb-go/temps
+rb-go-temps-pgo-v3.pgo := go/pgo/temps.pgo
+rb-go-temps-pgo-v3.goamd64 := v3
+rb-go-jsonl-pgo.package := go/cmd/rb-go/jsonl
+rb-go-jsonl-pgo.pgo := go/pgo/jsonl.pgo
+rb-go-jsonl-v3.package := go/cmd/rb-go/jsonl
+rb-go-jsonl-v3.goamd64 := v3
+rb-go-jsonl-pgo-v3.package := go/cmd/rb-go/jsonl
+rb-go-jsonl-pgo-v3.pgo := go/pgo/jsonl.pgo
+rb-go-jsonl-pgo-v3.goamd64 := v3
+rb-go-aspects-pgo.package := go/cmd/rb-go/aspects
+rb-go-aspects-pgo.pgo := go/pgo/aspects.pgo
+rb-go-aspects-v3.package := go/cmd/rb-go/aspects
+rb-go-aspects-v3.goamd64 := v3
+rb-go-aspects-pgo-v3.package := go/cmd/rb-go/aspects
+rb-go-aspects-pgo-v3.pgo := go/pgo/aspects.pgo
+rb-go-aspects-pgo-v3.goamd64 := v3
+# The tags of the builds above (the build twins' and the profiling copy of
+# a round's runner that scripts/pgo-profiles.sh builds); go/internal/harness
+# holds the same names (TwinTag, ProfileTag).
+GO_TWIN_TAG := rbtwin
+GO_PROFILE_TAG := rbprofile
 
 # ---- Fuzz targets ---------------------------------------------------------
 # csrc/fuzz/<target>.c: one libFuzzer target per parser of untrusted bytes

@@ -125,6 +125,7 @@ func callsCore(impl string) bool {
 func Main() {
 	program := filepath.Base(os.Args[0])
 	argv := os.Args[1:]
+	why := forBuild(thisBuild())
 	if len(argv) > 0 && argv[0] == "--list" {
 		if len(argv) > 1 {
 			Exit(ExitUsage, "%s: --list takes no other argument (got %q)", program, argv[1:])
@@ -135,6 +136,9 @@ func Main() {
 	a, err := Parse(program, argv)
 	if err != nil {
 		Exit(ExitUsage, "%v", err)
+	}
+	if why != "" {
+		Exit(ExitCannot, "%s: %s", program, why)
 	}
 	impls, ok := registry[a.Round]
 	if !ok {
@@ -147,8 +151,12 @@ func Main() {
 			Exit(ExitCannot, "%s: %s: variant %q calls the C core, and this %s was built without cgo (CGO_ENABLED=0): it has %s",
 				program, a.Round, a.Impl, program, have)
 		}
+		if base, ok := twinOf(a.Round, a.Impl); ok {
+			Exit(ExitCannot, "%s: %s: variant %q is a build twin of %s, which runs only in a program built with -tags %s whose build information shows its options (this %s has %s)",
+				program, a.Round, a.Impl, base, TwinTag, program, have)
+		}
 		Exit(ExitUsage, "%s: %s: no variant %q (it has: %s)", program, a.Round, a.Impl, have)
 	}
 	a.units = e.units
-	e.run(a)
+	profiled(program, func() { e.run(a) })
 }

@@ -687,7 +687,9 @@ def parse_go_output(text: str, round_list: list, waived=None) -> tuple:
     """rb-scan prints `scanned ROUND VARIANT` for every variant it reached,
     `hit ROUND VARIANT KIND FILE:LINE CALL` for every hit and `waived ...`
     for every hit its line allows (those go to waived). A helper's round
-    (http-serve) counts as its round's (http)."""
+    (http-serve) counts as its round's (http). A Go build twin (go-pgo)
+    runs its base variant's code (go): it is scanned, and flagged, as that
+    one is."""
     wanted = {r.name: r for r in round_list}
     waived = [] if waived is None else waived
     hits, scanned = [], []
@@ -698,11 +700,13 @@ def parse_go_output(text: str, round_list: list, waived=None) -> tuple:
         rnd = wanted.get(_round_of(f[1], wanted))
         if rnd is None or f[2] not in {v.name for v in rnd.variants}:
             continue
-        if f[0] == "scanned":
-            scanned.append((rnd.name, f[2]))
-        elif len(f) >= 6 and f[0] in ("hit", "waived") and f[3] not in rnd.scan_allows:
-            h = Hit(rnd.name, f[2], f[3], f[4], " ".join(f[5:]))
-            (hits if f[0] == "hit" else waived).append(h)
+        names = [f[2]] + [v.name for v in rnd.variants if rounds.twin_base(rnd, v) == f[2]]
+        for name in names:
+            if f[0] == "scanned":
+                scanned.append((rnd.name, name))
+            elif len(f) >= 6 and f[0] in ("hit", "waived") and f[3] not in rnd.scan_allows:
+                h = Hit(rnd.name, name, f[3], f[4], " ".join(f[5:]))
+                (hits if f[0] == "hit" else waived).append(h)
     return hits, sorted(set(scanned))
 
 

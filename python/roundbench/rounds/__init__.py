@@ -548,6 +548,39 @@ def needs_program(name: str) -> Callable[[], Optional[str]]:
     return check
 
 
+def needs_listed(round_name: str, variant: str, program: str) -> Callable[[], Optional[str]]:
+    """A `requires` check: the project's program `program` is built, runs
+    here, and lists `round_name variant` (`PROGRAM --list`). A Go build
+    twin names its variants from its own build information (docs/go-builds.md),
+    so this is the check that the binary really is the build its variant
+    says; a GOAMD64=v3 program on a machine without x86-64-v3 stops at its
+    start, with the Go runtime's message."""
+
+    def check() -> Optional[str]:
+        import subprocess
+
+        why = programs.missing(program)
+        if why:
+            return why
+        path = programs.path(program)
+        try:
+            out = subprocess.run([str(path), "--list"], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"`{path} --list` failed: {e}"
+        if out.returncode != 0:
+            last = (out.stderr or out.stdout).strip().splitlines()
+            return f"`{path} --list` failed (exit {out.returncode}): {last[-1] if last else 'no message'}"
+        if any(line.split()[:2] == [round_name, variant] for line in out.stdout.splitlines()):
+            return None
+        listed = ", ".join(" ".join(line.split()[:2]) for line in out.stdout.splitlines() if line.strip())
+        return (
+            f"{path} does not list {round_name} {variant} (it lists {listed or 'nothing'}): its build information "
+            f"does not show the options the name says (`go version -m {path}`)"
+        )
+
+    return check
+
+
 def needs_all(*checks: Callable[..., Optional[str]]) -> Callable[..., Optional[str]]:
     """A `requires` check: every one of checks passes (the first failure
     says why), each asked of interpreter `exe` where it takes one."""
@@ -560,6 +593,47 @@ def needs_all(*checks: Callable[..., Optional[str]]) -> Callable[..., Optional[s
         return None
 
     return check
+
+
+# ---- the Go build twins ----------------------------------------------------------------
+# A round's Go runner built apart by the standard toolchain with its own
+# speed options (the build table's GO_BUILD_RUNNERS; docs/go-builds.md).
+
+
+def go_build_twins(round_name: str, make: Callable[..., Variant] = Variant, base: str = "go") -> list:
+    """The variants of round `round_name` that its Go runner's build twins
+    run: one per program of GO_BUILD_RUNNERS built from the round's
+    directory, named after base and what the program's name adds (go-pgo,
+    go-v3, go-pgo-v3), at level alone (the standard toolchain's own
+    options are the language alone). `make` is the round's own variant
+    maker (its inputs), called as make(name, program, explain,
+    requires=..., level=...). Each requires its program to list it
+    (needs_listed): a twin runs only in a binary whose build information
+    shows its options."""
+    prefix = f"{programs.go_runner(round_name)}-"
+    twins = []
+    for program, build in programs.GO_BUILD_RUNNERS.items():
+        if build.package != f"{programs.GO_RUNNERS}/{round_name}" or not program.startswith(prefix):
+            continue
+        name = f"{base}-{program[len(prefix):]}"
+        pgo = f"PGO from {build.pgo} (a CPU profile of {base}; make pgo-profiles)" if build.pgo else "no PGO"
+        level = f"GOAMD64={build.goamd64}" + (" (AVX2, BMI2, FMA...)" if build.goamd64 == "v3" else "")
+        explain = (
+            f"{base} built apart ({program}): {pgo}, {level}; it runs only where its binary's own "
+            "build information shows these options"
+        )
+        twins.append(make(name, program, explain, requires=needs_listed(round_name, name, program), level="alone"))
+    return twins
+
+
+def twin_base(rnd: Round, v: Variant) -> Optional[str]:
+    """The variant whose code build twin v of round rnd runs (go for
+    go-pgo), or None when v is no build twin."""
+    prefix = f"{programs.go_runner(rnd.name)}-"
+    if v.program not in programs.GO_BUILD_RUNNERS or not v.program.startswith(prefix):
+        return None
+    suffix = "-" + v.program[len(prefix) :]
+    return v.name[: -len(suffix)] if v.name.endswith(suffix) else None
 
 
 # ---- the user's own input (run/userfile.py binds a round to it) ---------------------

@@ -20,6 +20,7 @@ as facts (`tool`, `build-ns`).
 
 from __future__ import annotations
 
+from . import go_build_twins
 from ..measure import harness
 from ..runtimes import aotbuild
 from . import Headline, Round, Variant, needs_all, needs_aot, needs_module
@@ -49,6 +50,9 @@ ROUND = Round(
         Variant("c", "rb-c", "the C core"),
         Variant("go", "rb-go", "pure Go"),
         Variant("go-c", "rb-go", "Go calling the C core through cgo (one call)"),
+        # Go's own toolchain at its fastest, the go variant's build twins:
+        # go-pgo, go-v3, go-pgo-v3 (docs/go-builds.md).
+        *go_build_twins("loop"),
         Variant("py", "python", "pure Python (a for loop inside a function)"),
         Variant("py-c", "python", "Python calling the C core through the extension (one call)"),
         Variant(

@@ -25,6 +25,7 @@ from ..measure import harness
 from . import _numba as jit
 from . import Headline, needs_module, Round, Variant
 from .loop import expected
+from . import go_build_twins
 
 MAX_N = 3037000500  # a[i]*a[i] must fit in int64, as in the loop round
 
@@ -76,6 +77,9 @@ ROUND = Round(
         Variant("c", "rb-c", "the core: one fused pass (C)"),
         Variant("go", "rb-go", "one fused pass, pure Go"),
         Variant("go-c", "rb-go", "a Go slice to the core's fused pass through cgo (no copy)"),
+        # Go's own toolchain at its fastest, the go variant's build twins:
+        # go-pgo, go-v3, go-pgo-v3 (docs/go-builds.md).
+        *go_build_twins("temps"),
         Variant("py-numpy", "python", "numpy: (a*a % 7).sum(), two full-size temporaries", requires=_numpy),
         Variant("py-numpy-out", "python", "numpy with a preallocated out= buffer", requires=_numpy),
         Variant("py-c", "python", "a numpy array to the core's fused pass (buffer protocol, no copy)", requires=_numpy),

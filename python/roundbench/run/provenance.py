@@ -53,6 +53,89 @@ def perf_instructions() -> str:
     return "yes"
 
 
+# The build settings of a Go runner that the go-build line shows.
+GO_BUILD_KEYS = ("-compiler", "-race", "-gcflags", "-ldflags", "-tags", "-pgo", "CGO_ENABLED", "CGO_CFLAGS", "GOAMD64")
+# What cgo compiles C with when CGO_CFLAGS is unset (cmd/go's default).
+CGO_DEFAULT_CFLAGS = "-O2 -g"
+
+
+def _cgo_cflags(go: dict) -> str:
+    """The flags cgo compiled the core with in a build (its settings, from
+    `go version -m`): CGO_CFLAGS, or Go's default when it was unset. The
+    core's #cgo line (go/cgo.go) adds no -O of its own."""
+    return go.get("CGO_CFLAGS") or CGO_DEFAULT_CFLAGS
+
+
+def _module_path(path: str, program: str) -> str:
+    """A path the go command recorded in `program` (its PGO profile's),
+    relative to the Go module it is in: the checkout, or the copy of an
+    installed package's sources that its programs are built from
+    (programs.go_sources_copy); else as recorded."""
+    for root in (programs.go_module(), programs.path(program).parent / "src"):
+        rel = os.path.relpath(path, root)
+        if not rel.startswith(".."):
+            return rel
+    return path
+
+
+def go_build_line(runner: str, go: dict) -> str:
+    """The go-build line's first part: runner's build settings (go), from
+    its own build information; the cgo core's C flags spelt out."""
+    if not go:
+        return f"{runner} not built"
+    flags = [f"{k}={go[k]}" for k in GO_BUILD_KEYS if k in go and k != "CGO_CFLAGS"]
+    if go.get("CGO_ENABLED") == "1":
+        cflags = go.get("CGO_CFLAGS") or f"(unset: Go's default, {CGO_DEFAULT_CFLAGS})"
+        flags.insert(flags.index("CGO_ENABLED=1") + 1, f"CGO_CFLAGS={cflags}")
+    return f"{' '.join(flags)} (from {runner})"
+
+
+def go_twins_line(selected_rounds) -> str:
+    """The go-build line's second part: the Go build twins of the selected
+    rounds (the build table's GO_BUILD_RUNNERS), each with its PGO profile
+    and GOAMD64 as its own build information records them (`go version -m`),
+    not as the table says: "; build twins: rb-go-loop-pgo
+    -pgo=go/pgo/loop.pgo GOAMD64=v1 CGO_ENABLED=1, ..."; "" when no
+    selected round has any."""
+    packages = {f"{programs.GO_RUNNERS}/{r.name}" for r in selected_rounds}
+    parts = []
+    for name, build in programs.GO_BUILD_RUNNERS.items():
+        if build.package not in packages:
+            continue
+        got = programs.go_build_settings(programs.path(name))
+        if not got:
+            parts.append(f"{name} not built")
+            continue
+        pgo = got.get("-pgo")
+        parts.append(
+            f"{name} -pgo={_module_path(pgo, name) if pgo else 'off'} GOAMD64={got.get('GOAMD64', '?')} "
+            f"CGO_ENABLED={got.get('CGO_ENABLED', '?')}"
+        )
+    return f"; build twins: {', '.join(parts)}" if parts else ""
+
+
+def tuning_check(c_info: str, ext: str, go: dict) -> Check:
+    """Tuned on one side only? The C runner's and the extension's flags
+    (-march=native), the Go runner's GOAMD64 and, where it calls the core
+    through cgo, the C flags cgo compiled the core with (TUNE=1 sets
+    CGO_CFLAGS): a Go side at v3 over a core at -O2 is not the tuned build."""
+    sides = {
+        "C runner": "-march=native" in c_info,
+        "Python extension": "-march=native" in ext,
+        "Go": go.get("GOAMD64", "v1") not in ("v1", ""),
+    }
+    if go.get("CGO_ENABLED") == "1":
+        sides["Go's cgo core"] = "-march=native" in _cgo_cflags(go)
+    text = ", ".join(f"{side} {'tuned' if tuned else 'portable'}" for side, tuned in sides.items())
+    return fairness.judged(
+        "tuning",
+        len(set(sides.values())) > 1,
+        f"build flags differ in tuning: {text}",
+        "build everything with the same TUNE",
+        f"the same tuning on every side: {text}",
+    )
+
+
 def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> tuple:
     """Returns (items, warnings): the provenance lines in order, and the
     fairness warnings found. Every fairness check, passed or not, is a
@@ -92,12 +175,7 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
     go_runner = programs.go_runner("loop")
     go = programs.go_build_settings(programs.path(go_runner))
     items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
-    flags = [
-        f"{k}={go[k]}"
-        for k in ("-compiler", "-race", "-gcflags", "-ldflags", "CGO_ENABLED", "CGO_CFLAGS", "GOAMD64")
-        if k in go
-    ]
-    items["go-build"] = f"{' '.join(flags)} (from {go_runner})" if flags else f"{go_runner} not built"
+    items["go-build"] = go_build_line(go_runner, go) + go_twins_line(selected_rounds)
     checks.append(
         fairness.judged(
             "go-race",
@@ -211,23 +289,7 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
             "no tracer or debugger attached to the runner",
         )
     )
-    # Tuned on one side only?
-    tuned_c = "-march=native" in c_info
-    tuned_ext = "-march=native" in ext
-    tuned_go = go.get("GOAMD64", "v1") not in ("v1", "")
-    sides = (
-        f"C runner {'tuned' if tuned_c else 'portable'}, "
-        f"Python extension {'tuned' if tuned_ext else 'portable'}, Go {'tuned' if tuned_go else 'portable'}"
-    )
-    checks.append(
-        fairness.judged(
-            "tuning",
-            len({tuned_c, tuned_ext, tuned_go}) > 1,
-            f"build flags differ in tuning: {sides}",
-            "build everything with the same TUNE",
-            f"the same tuning on every side: {sides}",
-        )
-    )
+    checks.append(tuning_check(c_info, ext, go))
     no_spawn = programs.missing("rb-spawn")
     if no_spawn is None:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"

@@ -610,9 +610,17 @@ def _why_absent(program: str, variant: str, version: str, path: Path) -> str:
     return f"{variant} is not in {program} built with go{version} (`{path} --list` has no such line)"
 
 
+# The first release whose go build takes -pgo as a feature (1.20's was a
+# preview): a build twin with a profile needs it.
+PGO_RELEASE = 21
+
+
 def _needs_newer(name: str, build: programs.GoBuild, version: str) -> Optional[str]:
-    """Why a program built with a Go experiment cannot be built with this
-    release: its files that need the experiment need a newer release."""
+    """Why a program cannot be built with this release: a build twin with a
+    PGO profile needs Go 1.21; a program built with a Go experiment, its
+    files that need the experiment need a newer release."""
+    if build.pgo is not None and _key(version)[:2] < (1, PGO_RELEASE):
+        return f"{name} needs Go 1.{PGO_RELEASE} or newer (go build -pgo); not built with go{version}"
     if build.experiment is None:
         return None
     root = programs.go_module()

@@ -32,6 +32,13 @@ OpenBLAS, found by pkg-config: go-gonum-netlib, gonum through its netlib
 binding; OpenBLAS starts its threads when it is loaded, so no other child
 may carry it).
 
+The build twins (GO_BUILD_RUNNERS, ``rb-go-<round>-pgo``, ``-v3``,
+``-pgo-v3``) are a round's Go runner built by the standard toolchain with
+its own speed options, a PGO profile kept in the repository and a higher
+GOAMD64 level, otherwise as the round's runner: each lists and runs only the twins of its
+round's pure-Go variants (go-pgo, go-v3, go-pgo-v3), named from its own
+build information (docs/go-builds.md).
+
 ``missing(name)`` is what callers check before starting a program: None, or
 why it cannot run with a fix that works where the user is (``make build`` in a
 checkout; what to install for an installed package). For a Go program of an
@@ -89,6 +96,16 @@ GO_RUNNERS = "go/cmd/rb-go"
 GO_RUNNER_PREFIX = "rb-go-"
 
 
+class TwinBuild(NamedTuple):
+    """A build twin of a round's Go runner (the build table's
+    GO_BUILD_RUNNERS): its package directory, its PGO profile (a path in
+    the module, or None) and its GOAMD64 level."""
+
+    package: str
+    pgo: Optional[str]
+    goamd64: str
+
+
 def _go_runners_apart() -> tuple:
     """The Go runners built apart, as the build table declares them
     (build.mk beside this file, which the Makefile builds them from too,
@@ -100,9 +117,14 @@ def _go_runners_apart() -> tuple:
       name -> (package directory, tag, pkg-config package). The library's
       flags and a run path to its folder go into CGO_LDFLAGS (the run path
       keeps the program on the build it linked where Debian's alternatives
-      offer several).
+      offer several);
+    - built by the standard toolchain with its own speed options, tagged
+      GO_TWIN_TAG: name -> TwinBuild (a PGO profile, a GOAMD64 level, v1
+      where the table names none);
 
-    The build tags of the directory's files give each its own variants."""
+    and the build tags of the twins and of a runner that can profile
+    itself. The build tags of the directory's files give each its own
+    variants."""
     from . import buildtable
 
     table = buildtable.read()
@@ -114,14 +136,19 @@ def _go_runners_apart() -> tuple:
         name: (table[name + ".package"], table[name + ".tag"], table[name + ".library"])
         for name in buildtable.words(table, "GO_LIBRARY_RUNNERS")
     }
-    return experiment, library
+    twins = {
+        name: TwinBuild(table[name + ".package"], table.get(name + ".pgo"), table.get(name + ".goamd64", "v1"))
+        for name in buildtable.words(table, "GO_BUILD_RUNNERS")
+    }
+    return experiment, library, twins, table["GO_TWIN_TAG"], table["GO_PROFILE_TAG"]
 
 
-GO_EXPERIMENT_RUNNERS, GO_LIBRARY_RUNNERS = _go_runners_apart()
+GO_EXPERIMENT_RUNNERS, GO_LIBRARY_RUNNERS, GO_BUILD_RUNNERS, GO_TWIN_TAG, GO_PROFILE_TAG = _go_runners_apart()
 
 # The programs a Variant may name besides the generic ones
-# (rounds.PROGRAMS): each holds one round's library variants.
-LIBRARY_PROGRAMS = ("rb-c-simdjson", *GO_EXPERIMENT_RUNNERS, *GO_LIBRARY_RUNNERS)
+# (rounds.PROGRAMS): each holds one round's library variants, or the build
+# twins of one round's pure-Go variants.
+LIBRARY_PROGRAMS = ("rb-c-simdjson", *GO_EXPERIMENT_RUNNERS, *GO_LIBRARY_RUNNERS, *GO_BUILD_RUNNERS)
 
 ENV_BUILD = "ROUNDBENCH_BUILD"
 PACKAGE = Path(__file__).resolve().parents[1]  # the roundbench folder
@@ -165,7 +192,12 @@ def names() -> tuple:
     """Every program name: the C programs, the Go runners, round startup's
     Go programs."""
     return (
-        C_PROGRAMS + tuple(go_runners()) + tuple(GO_EXPERIMENT_RUNNERS) + tuple(GO_LIBRARY_RUNNERS) + tuple(GO_PROGRAMS)
+        C_PROGRAMS
+        + tuple(go_runners())
+        + tuple(GO_EXPERIMENT_RUNNERS)
+        + tuple(GO_LIBRARY_RUNNERS)
+        + tuple(GO_BUILD_RUNNERS)
+        + tuple(GO_PROGRAMS)
     )
 
 
@@ -178,6 +210,8 @@ class GoBuild(NamedTuple):
     experiment: Optional[str] = None  # GOEXPERIMENT
     tag: Optional[str] = None  # go build -tags
     library: Optional[str] = None  # the pkg-config package it links
+    pgo: Optional[str] = None  # go build -pgo: a profile, its path in the module
+    goamd64: Optional[str] = None  # GOAMD64
 
 
 def _go_package(name: str) -> Optional[GoBuild]:
@@ -194,6 +228,9 @@ def _go_package(name: str) -> Optional[GoBuild]:
     if name in GO_LIBRARY_RUNNERS:
         package, tag, library = GO_LIBRARY_RUNNERS[name]
         return GoBuild(package, tag=tag, library=library)
+    if name in GO_BUILD_RUNNERS:
+        twin = GO_BUILD_RUNNERS[name]
+        return GoBuild(twin.package, tag=GO_TWIN_TAG, pgo=twin.pgo, goamd64=twin.goamd64)
     round_name = name[len(GO_RUNNER_PREFIX) :] if name.startswith(GO_RUNNER_PREFIX) else ""
     if round_name.isidentifier():  # a round's name is its Python module's
         return GoBuild(f"{GO_RUNNERS}/{round_name}")
@@ -414,6 +451,8 @@ def go_recipe(name: str, *, blas_rpath: bool):
         env["CGO_ENABLED"] = cgo
     if build.experiment is not None:
         env["GOEXPERIMENT"] = build.experiment
+    if build.goamd64 is not None:
+        env["GOAMD64"] = build.goamd64  # a twin's own level, whatever the environment's
     blas = _blas_lib_dir() if blas_rpath else None
     if blas is not None and cgo != "0":
         # The core dlopen()s the BLAS by name; the run path says where the
@@ -422,6 +461,10 @@ def go_recipe(name: str, *, blas_rpath: bool):
     if ldflags:
         env["CGO_LDFLAGS"] = " ".join(filter(None, [os.environ.get("CGO_LDFLAGS", "-g -O2"), *ldflags]))
     flags = ["-tags", build.tag] if build.tag is not None else []
+    if build.pgo is not None:
+        # Relative to the module, where go_build runs the go command; the
+        # go command records the profile's whole path in the program.
+        flags.append(f"-pgo={build.pgo}")
     return GoRecipe(build.package, flags, env)
 
 

@@ -49,6 +49,9 @@ func init() {
 	harness.Register("aspects", "go", func(a *harness.Args) { runAspects(a, loadStructs) }, aspectsUnits...)
 	harness.Register("aspects", "go-columns", func(a *harness.Args) { runAspects(a, loadColumns) }, aspectsUnits...)
 	harness.Register("aspects", "go-reflect", func(a *harness.Args) { runAspects(a, loadReflect) }, aspectsUnits...)
+	// go-pgo, go-v3 and go-pgo-v3: this directory built apart with PGO or
+	// GOAMD64=v3 (the build table's GO_BUILD_RUNNERS).
+	harness.Twin("aspects", "go")
 }
 
 // loadPure reads both files and the combination as the pure variants do.

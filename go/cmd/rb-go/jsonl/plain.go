@@ -8,6 +8,14 @@
 
 package main
 
-import "roundbench/go"
+import (
+	"roundbench/go"
+	"roundbench/go/internal/harness"
+)
 
-func init() { register("go", roundbench.PureJsonlCountFile) }
+func init() {
+	register("go", roundbench.PureJsonlCountFile)
+	// go-pgo, go-v3 and go-pgo-v3: this directory built apart with PGO or
+	// GOAMD64=v3 (the build table's GO_BUILD_RUNNERS).
+	harness.Twin("jsonl", "go")
+}

@@ -17,6 +17,9 @@ var loopUnits = []string{"ns/iter"}
 
 func init() {
 	harness.Register("loop", "go", func(a *harness.Args) { runLoop(a, roundbench.PureLoop) }, loopUnits...)
+	// go-pgo, go-v3 and go-pgo-v3: this directory built apart with PGO or
+	// GOAMD64=v3 (the build table's GO_BUILD_RUNNERS).
+	harness.Twin("loop", "go")
 }
 
 func runLoop(a *harness.Args, loop func(int64) (int64, error)) {

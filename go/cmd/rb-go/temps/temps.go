@@ -28,6 +28,9 @@ func sysNs() float64 {
 
 func init() {
 	harness.Register("temps", "go", func(a *harness.Args) { runTemps(a, roundbench.PureTemps) }, tempsUnits...)
+	// go-pgo, go-v3 and go-pgo-v3: this directory built apart with PGO or
+	// GOAMD64=v3 (the build table's GO_BUILD_RUNNERS).
+	harness.Twin("temps", "go")
 }
 
 func runTemps(a *harness.Args, temps func([]int64) (int64, error)) {

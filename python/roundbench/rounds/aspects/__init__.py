@@ -44,6 +44,7 @@ from ...runtimes import interp, programs
 from ...pure import aspects as pa
 from . import ephemeris
 from .. import (
+    go_build_twins,
     Headline,
     Round,
     UserInput,
@@ -135,6 +136,9 @@ ROUND = Round(
             level="alone",
         ),
         _v("go-c", "rb-go", "Go calling the C core through cgo"),
+        # Go's own toolchain at its fastest, the go variant's build twins:
+        # go-pgo, go-v3, go-pgo-v3 (docs/go-builds.md).
+        *go_build_twins("aspects", _v),
         _v("py", "python", "plain Python: the table as a list of tuples, the math module"),
         _v("py-c", "python", "Python calling the C core through the extension"),
         _v(

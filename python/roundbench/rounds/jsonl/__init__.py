@@ -50,7 +50,7 @@ from ...measure import harness
 from ...runtimes import programs
 from ...pure import jsonl as pure
 from . import genlog
-from .. import Headline, needs_module, Round, UserInput, user_result, Variant
+from .. import go_build_twins, Headline, needs_module, Round, UserInput, user_result, Variant
 
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
 # The file holding the log's expected result (harness.expect_path): the
@@ -149,6 +149,9 @@ ROUND = Round(
         ),
         _v("go", "rb-go", "encoding/json into a struct, bufio.Reader (no line limit)"),
         _v("go-c", "rb-go", "Go calling the C core through cgo (the core opens the file)"),
+        # Go's own toolchain at its fastest, the go variant's build twins:
+        # go-pgo, go-v3, go-pgo-v3 (docs/go-builds.md).
+        *go_build_twins("jsonl", _v),
         _v("py", "python", "the json module, per line, with the rules (NaN, UTF-8, depth)"),
         _v("py-c", "python", "Python calling the C core through the extension (the core opens the file)"),
         _v(
