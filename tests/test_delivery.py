@@ -192,3 +192,27 @@ def test_fact_keys_have_no_spaces_and_the_package_row_renders(capsys):
     c.facts[key] = value
     text = delivery.report_section({}, {"go-c": c}, {})
     assert "| roundbench/go | linux/arm64 | ok: Go archive arm64" in text
+
+
+@pytest.mark.skipif(GO is None, reason="no go command")
+def test_the_go_runner_is_built_without_and_with_its_profile(tmp_path, monkeypatch, capsys):
+    from roundbench.rounds import delivery
+
+    src = tmp_path / "src"
+    (src / "go" / "pgo").mkdir(parents=True)
+    (src / "go" / "pgo" / "jsonl.pgo").write_bytes(b"profile")
+    (src / "go" / "cmd" / "rb-go" / "jsonl").mkdir(parents=True)
+    (src / "go" / "cmd" / "rb-go" / "jsonl" / "jsonl.go").write_text("package main\n")
+    builds = []
+    monkeypatch.setattr(delivery, "_run", lambda cmd, cwd, env=None: builds.append((cmd, env["GOCACHE"])) or 2.5)
+    delivery._pgo_build_times(src, tmp_path)
+    pgo = [next(a for a in cmd if a.startswith("-pgo=")) for cmd, _ in builds]
+    profile = f"-pgo={src / 'go' / 'pgo' / 'jsonl.pgo'}"
+    assert pgo == ["-pgo=off", "-pgo=off", profile, profile]  # clean, then after an edit
+    assert len({cache for _, cache in builds}) == 2  # each build from its own empty cache
+    facts = dict(ln.removeprefix("fact: ").split(" ", 1) for ln in capsys.readouterr().out.splitlines())
+    assert set(facts) == {"build:go-runner-jsonl", "build:go-runner-jsonl-pgo"}
+    assert (
+        '"clean_s": 2.5' in facts["build:go-runner-jsonl-pgo"]
+        and "PGO with go/pgo/jsonl.pgo" in facts["build:go-runner-jsonl-pgo"]
+    )

@@ -365,7 +365,44 @@ def run_go(args: harness.Args) -> None:
         program_fact("hello-go-cgo", "dynamic", tmp)
         src = copy_source(tmp / "src")
         ok = _cross_all("hello-go", "./go/cmd/rb-hello", src, tmp)
+        _pgo_build_times(src, tmp)
     _emit(args, t0, {"cross-ok": ok})
+
+
+# What profile-guided optimisation costs at build time: the jsonl round's Go
+# runner (its pure Go variants, cgo off), built clean without a profile and
+# with the profile its go-pgo twin is built with.
+PGO_RUNNER = "jsonl"
+
+
+def _pgo_build_times(src: Path, tmp: Path) -> None:
+    """Facts build:go-runner-<round> and build:go-runner-<round>-pgo: the
+    round's Go runner built with an empty build cache (so the standard
+    library's packages are compiled too: PGO recompiles them with the
+    profile) and again after an edit, without a profile and with it."""
+    go = shutil.which("go")
+    profile = src / "go" / "pgo" / f"{PGO_RUNNER}.pgo"
+    if go is None or not profile.is_file():
+        return
+    pkg = f"./go/cmd/rb-go/{PGO_RUNNER}"
+    for suffix, pgo, what in (
+        ("", "off", "no profile (-pgo=off)"),
+        ("-pgo", str(profile), f"PGO with go/pgo/{PGO_RUNNER}.pgo"),
+    ):
+        env = _clean_env(GOCACHE=str(tmp / f"gocache{suffix}"), CGO_ENABLED="0")
+        build = [go, "build", f"-pgo={pgo}", "-o", str(tmp / f"rb-go-{PGO_RUNNER}{suffix}"), pkg]
+        clean = _run(build, src, env)
+        _edit(src / "go" / "cmd" / "rb-go" / PGO_RUNNER / f"{PGO_RUNNER}.go", f"// delivery round: an edit{suffix}")
+        incr = _run(build, src, env)
+        _fact(
+            f"build:go-runner-{PGO_RUNNER}{suffix}",
+            {
+                "what": f"round {PGO_RUNNER}'s Go runner, cgo off, {what}, empty GOCACHE",
+                "edited": f"go/cmd/rb-go/{PGO_RUNNER}/{PGO_RUNNER}.go",
+                "clean_s": round(clean, 3),
+                "incremental_s": round(incr, 3),
+            },
+        )
 
 
 @harness.implements("delivery", "go-c", units=["clean-s", "incremental-s", "cross-ok"])
