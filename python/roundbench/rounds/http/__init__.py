@@ -226,6 +226,18 @@ HEADLINES = [
     Headline(14, {"rate": "max"}, "ecosystem", "at a fixed request rate", verb="has {x} lower p99 latency than"),
 ]
 
+# What py-granian and py-granian-rsgi need, and the stress checks granian
+# (hyper) is known to fail whichever interface serves the app.
+_GRANIAN = needs_all(
+    _BASE,
+    needs_module("granian", "pip install -r requirements-dev.txt"),
+    needs_module("uvloop", "pip install -r requirements-dev.txt"),
+)
+_GRANIAN_FAILURES = (
+    ("slow-client-408", "granian (hyper) closes a slow client's connection at the timeout without a 408"),
+    ("oversized-431", "granian (hyper) answers a 10 kB head 200: its limit is larger"),
+)
+
 ROUND = Round(
     name="http",
     threads="many",  # the driver splits the CPUs between the server and the load generator
@@ -321,38 +333,24 @@ ROUND = Round(
             "python",
             "the bare ASGI callable under granian (Rust): one worker per core, each a single-threaded runtime "
             "(one runtime thread, one blocking I/O thread, one Python thread) on uvloop, pinned to the server's CPUs",
-            requires=needs_all(
-                _BASE,
-                needs_module("granian", "pip install -r requirements-dev.txt"),
-                needs_module("uvloop", "pip install -r requirements-dev.txt"),
-            ),
+            requires=_GRANIAN,
             default_if=_not_published_load,
             model="event-loop",
             scan=("roundbench.pure.http.asgi_app",),
             start=servers.granian,
-            known_failures=(
-                ("slow-client-408", "granian (hyper) closes a slow client's connection at the timeout without a 408"),
-                ("oversized-431", "granian (hyper) answers a 10 kB head 200: its limit is larger"),
-            ),
+            known_failures=_GRANIAN_FAILURES,
         ),
         V(
             "py-granian-rsgi",
             "python",
             "the same app under granian through its own interface, RSGI (one call hands granian the whole "
             "response; no ASGI messages), with py-granian's workers, runtime and pinning",
-            requires=needs_all(
-                _BASE,
-                needs_module("granian", "pip install -r requirements-dev.txt"),
-                needs_module("uvloop", "pip install -r requirements-dev.txt"),
-            ),
+            requires=_GRANIAN,
             default_if=_not_published_load,
             model="event-loop",
             scan=("roundbench.pure.http.rsgi_app",),
             start=servers.granian,
-            known_failures=(
-                ("slow-client-408", "granian (hyper) closes a slow client's connection at the timeout without a 408"),
-                ("oversized-431", "granian (hyper) answers a 10 kB head 200: its limit is larger"),
-            ),
+            known_failures=_GRANIAN_FAILURES,
         ),
         V(
             "py-asgi",
