@@ -545,7 +545,11 @@ def test_round_runs_with_generated_data(tmp_path):
 
 def test_declaration():
     names = {v.name for v in rnd.ROUND.variants} - LAUNCH
-    assert names == {"c", "go", "go-columns", "go-reflect", "go-c", "py", "py-c", "py-numpy", "py-pandas"}
+    assert names == {"c", "go", "go-columns", "go-reflect", "go-c", "py", "py-c", "py-numpy", "py-pandas"} | {
+        "go-pgo",
+        "go-v3",
+        "go-pgo-v3",
+    }
     assert rnd.ROUND.sizes[:2] == [{"events": 277}, {"events": 100_000}]
     pandas = rnd.ROUND.variant("py-pandas")
     assert pandas.default_if({"events": 277}) and not pandas.default_if({"events": 100_000})

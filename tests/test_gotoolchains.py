@@ -218,6 +218,7 @@ def test_each_go_variant_is_in_the_oldest_build_or_says_which_go_it_needs(oldest
     assert absent == {
         "go-pgo",  # the PGO build twins: go build -pgo from Go 1.21
         "go-pgo-v3",
+        "go-iter-pull",  # package iter, from Go 1.23
         "go-fasthttp",
         "go-sonic",
         "go-fastjson",
@@ -241,6 +242,10 @@ def test_each_go_variant_is_in_the_oldest_build_or_says_which_go_it_needs(oldest
     assert reasons[("matmul", "go-gonum")] == library_reason("go-gonum", "gonum.org/v1/gonum")
     assert reasons[("ffi", "go-c-noescape")] == (
         f"go-c-noescape needs Go 1.24 or newer (go/cgo_noescape.go: //go:build cgo && go1.24); "
+        f"not built with go{oldest}"
+    )
+    assert reasons[("chain", "go-iter-pull")] == (
+        f"go-iter-pull needs Go 1.23 or newer (go/cmd/rb-go/chain/pull.go: //go:build go1.23); "
         f"not built with go{oldest}"
     )
     assert reasons[("jsonl", "go-sonic")] == library_reason(

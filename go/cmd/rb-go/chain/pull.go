@@ -1,3 +1,5 @@
+//go:build go1.23
+
 package main
 
 import (
@@ -8,8 +10,8 @@ import (
 	"roundbench/go/internal/harness"
 )
 
-// go-iter-pull: the chain as coroutines from the standard library's
-// iter.Pull, Go's counterpart of Python's generators (py-generators). Each
+// go-iter-pull (Go 1.23 and later, where package iter is): the chain as
+// coroutines from the standard library's iter.Pull, Go's counterpart of Python's generators (py-generators). Each
 // task is a pull iterator started at setup and suspended until pulled; the
 // caller is the scheduler: it puts a task's input where the task reads it
 // and pulls its value out, task after task. A pull switches coroutines
