@@ -395,14 +395,25 @@ def test_a_cached_venv_gets_the_requirements_added_since_it_was_made(monkeypatch
     py.parent.mkdir(parents=True)
     py.write_text("")
     ran = []
-    monkeypatch.setattr(provision, "_run", lambda argv, what, **kw: ran.append(argv[argv.index(":all:") + 1 :]) or "")
+    calls = []
+
+    def pip(argv, what, **kw):
+        calls.append(argv)
+        ran.append(
+            [a for a in argv[argv.index("--disable-pip-version-check") + 1 :] if a not in ("--only-binary", ":all:")]
+        )
+        return ""
+
+    monkeypatch.setattr(provision, "_run", pip)
     interp = provision.Interpreter("cpython-3.15.2", "3.15.2", str(py), "/b", "unstable", "", 0.0, 0, "")
     provision._sync_venv(interp, tmp_path)
     assert ran == [["numpy==2.4.6", "numba==0.68.1"]]  # black is not for the children
     stamp = tmp_path / "venv" / provision.REQUIREMENTS_STAMP
-    assert stamp.read_text() == "numpy==2.4.6\nnumba==0.68.1\n"
+    assert stamp.read_text() == "numpy==2.4.6\nnumba==0.68.1\n# from source: nuitka\n"
     provision._sync_venv(interp, tmp_path)
     assert len(ran) == 1  # nothing changed: nothing installed
-    (tmp_path / "requirements-dev.txt").write_text("numpy==2.4.6\nnumba==0.68.1\nCython==3.3.1\n")
+    (tmp_path / "requirements-dev.txt").write_text("numpy==2.4.6\nnumba==0.68.1\nCython==3.3.1\nnuitka==4.3.3\n")
     provision._sync_venv(interp, tmp_path)
-    assert ran[-1] == ["numpy==2.4.6", "numba==0.68.1", "Cython==3.3.1"]
+    # Wheels only, but Nuitka, which PyPI has as a source archive alone.
+    assert ran[-2:] == [["numpy==2.4.6", "numba==0.68.1", "Cython==3.3.1"], ["nuitka==4.3.3"]]
+    assert ":all:" in calls[-2] and ":all:" not in calls[-1]

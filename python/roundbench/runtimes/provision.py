@@ -544,6 +544,16 @@ def _make_venv(root: Path, interp: Interpreter, checkout: Path) -> Interpreter:
     return interp
 
 
+# Requirements that PyPI has as a source archive only, pure Python that
+# builds anywhere: installed from it (Nuitka, round startup's py-nuitka).
+FROM_SOURCE = {"nuitka"}
+
+
+def _name(req: str) -> str:
+    """A requirement's distribution name, lower case: 'nuitka==4.3.3' -> 'nuitka'."""
+    return re.match(r"[A-Za-z0-9_.-]+", req).group(0).lower().replace("_", "-")
+
+
 # In each venv: the requirements it was last given, one a line.
 REQUIREMENTS_STAMP = ".roundbench-requirements"
 
@@ -556,12 +566,19 @@ def _install_requirements(interp: Interpreter, py: Path, checkout: Path) -> list
     pip = [str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--only-binary", ":all:"]
     reqs = _requirements(checkout)
     missing = []
+    wheels = [r for r in reqs if _name(r) not in FROM_SOURCE]
     try:
-        _run([*pip, *reqs], f"{interp.name}: pip install")
+        _run([*pip, *wheels], f"{interp.name}: pip install")
     except Failed:
-        for req in reqs:  # one at a time: what has no wheel is left out, the rest installs
+        for req in wheels:  # one at a time: what has no wheel is left out, the rest installs
             try:
                 _run([*pip, req], f"{interp.name}: pip install {req}")
+            except Failed:
+                missing.append(req)
+    for req in reqs:
+        if _name(req) in FROM_SOURCE:  # pure Python, published as a source archive only
+            try:
+                _run([*pip[:-2], req], f"{interp.name}: pip install {req} (from its source archive)")
             except Failed:
                 missing.append(req)
     if missing:
@@ -571,8 +588,14 @@ def _install_requirements(interp: Interpreter, py: Path, checkout: Path) -> list
             if name in installed:
                 missing[k] = f"{req} ({name} {installed[name]} installed instead, for another requirement)"
         _say(f"{interp.name}: no wheel for {', '.join(missing)}: what is not installed at all is a skip row")
-    (py.parents[1] / REQUIREMENTS_STAMP).write_text("".join(r + "\n" for r in reqs))
+    (py.parents[1] / REQUIREMENTS_STAMP).write_text("".join(r + "\n" for r in _stamped(reqs)))
     return missing
+
+
+def _stamped(reqs: list) -> list:
+    """What a venv's REQUIREMENTS_STAMP holds: the requirements, and which
+    of them come from source (a change of either installs again)."""
+    return [*reqs, "# from source: " + " ".join(sorted(FROM_SOURCE))]
 
 
 def _sync_venv(interp: Interpreter, checkout: Path) -> Interpreter:
@@ -582,7 +605,7 @@ def _sync_venv(interp: Interpreter, checkout: Path) -> Interpreter:
     py = Path(interp.python)
     stamp = py.parents[1] / REQUIREMENTS_STAMP
     try:
-        if stamp.read_text().splitlines() == _requirements(checkout):
+        if stamp.read_text().splitlines() == _stamped(_requirements(checkout)):
             return interp
     except OSError:
         pass
