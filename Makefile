@@ -182,7 +182,7 @@ $(GO_RUNNERS): $(BUILD)/rb-go-%: $(GO_SRC)
 	@mkdir -p $(BUILD)
 	$(GO) build -o $@ ./go/cmd/rb-go/$*
 
-# The Go part of the static scan of the timed code (python/roundbench/report/scan.py).
+# The Go part of the static scan of the timed code (python/roundbench/judge/scan.py).
 build: $(BUILD)/rb-scan
 $(BUILD)/rb-scan: $(wildcard go/cmd/rb-scan/*.go) go.mod $(GO_STAMP)
 	@mkdir -p $(BUILD)

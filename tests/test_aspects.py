@@ -560,7 +560,7 @@ def test_declaration():
 def test_report_section_ratios_and_steps():
     from types import SimpleNamespace
 
-    from roundbench.report.cells import Cell
+    from roundbench.judge.cells import Cell
 
     def cell(impl, ns):
         c = Cell(impl)

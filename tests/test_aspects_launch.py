@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from roundbench import rounds
-from roundbench.report.cells import Cell
+from roundbench.judge.cells import Cell
 from roundbench.rounds import aspects
 
 from conftest import BUILD, ROOT, child_env

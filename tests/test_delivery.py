@@ -181,7 +181,7 @@ def test_a_facts_round_runs_once_and_keeps_its_facts(tmp_path):
 
 def test_fact_keys_have_no_spaces_and_the_package_row_renders(capsys):
     from roundbench.rounds import delivery
-    from roundbench.report.cells import Cell
+    from roundbench.judge.cells import Cell
 
     with pytest.raises(ValueError, match="no spaces"):
         delivery._fact("cross:package roundbench/go:linux/arm64:cgo=0", {})

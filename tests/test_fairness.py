@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from roundbench.report import fairness, document, scan
+from roundbench.judge import checks, fairness, scan
+from roundbench.report import document
 from roundbench.runtimes import interp, releases
 from roundbench.run import provenance
 from roundbench.rounds import Round, Variant
@@ -126,8 +127,8 @@ def test_run_under_another_interpreter_names_it(tmp_path):
 
 
 def test_parse_line_round_trips():
-    for c in (fairness.ok("a", "fine"), fairness.warn("b", "GOGC=50 set", "unset it"), fairness.info("c", "x (y)")):
-        assert fairness.parse_line(c.line()) == (c.status, c.value, c.fix)
+    for c in (checks.ok("a", "fine"), checks.warn("b", "GOGC=50 set", "unset it"), checks.info("c", "x (y)")):
+        assert checks.parse_line(c.line()) == (c.status, c.value, c.fix)
 
 
 def test_provenance_lists_every_check_passed_or_not(monkeypatch):
@@ -545,7 +546,7 @@ def test_run_prints_its_fairness_warnings_before_the_first_run(tmp_path):
     assert p.returncode == 0, p.stderr
     lines = (out / "results.txt").read_text().splitlines()
     (age,) = [ln for ln in lines if ln.startswith("fairness-runtime-age: ")]
-    status, finding, fix = fairness.parse_line(age.split(": ", 1)[1])
+    status, finding, fix = checks.parse_line(age.split(": ", 1)[1])
     if status == "warn":
         assert f"roundbench: fairness warning: {finding} (fix: {fix})" in p.stderr
         assert p.stderr.index("fairness warning") < p.stderr.index("loop n=")
@@ -555,6 +556,6 @@ def test_run_prints_its_fairness_warnings_before_the_first_run(tmp_path):
     # the fairness line's separator never appears inside one finding
     for ln in lines:
         if ln.startswith(("fairness-", "machine-")):
-            status, finding, fix = fairness.parse_line(ln.split(": ", 1)[1])
+            status, finding, fix = checks.parse_line(ln.split(": ", 1)[1])
             if status == "warn":
                 assert "; " not in finding + fix, ln

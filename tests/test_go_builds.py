@@ -15,6 +15,7 @@ import pytest
 
 from roundbench import rounds
 from roundbench.results import benchfmt
+from roundbench.judge import fairness
 from roundbench.run import launch, provenance
 from roundbench.runtimes import buildtable, programs
 
@@ -189,17 +190,17 @@ def test_the_tuning_check_sees_the_cgo_cores_flags():
     at -O2. The check names the side that was left portable."""
     c, ext = "-O3 -march=native -g", "-O3 -march=native"
     go = {"CGO_ENABLED": "1", "CGO_CFLAGS": "", "GOAMD64": "v3"}
-    check = provenance.tuning_check(c, ext, go)
+    check = fairness.tuning_check(c, ext, go)
     assert check.status == "warn"
     assert check.value == (
         "build flags differ in tuning: C runner tuned, Python extension tuned, Go tuned, Go's cgo core portable"
     )
     go["CGO_CFLAGS"] = "-g -O3 -march=native"
-    assert provenance.tuning_check(c, ext, go).status == "ok"
-    portable = provenance.tuning_check("-O2 -g", "-O2", {"CGO_ENABLED": "1", "CGO_CFLAGS": "", "GOAMD64": "v1"})
+    assert fairness.tuning_check(c, ext, go).status == "ok"
+    portable = fairness.tuning_check("-O2 -g", "-O2", {"CGO_ENABLED": "1", "CGO_CFLAGS": "", "GOAMD64": "v1"})
     assert portable.status == "ok" and "Go's cgo core portable" in portable.value
     # A Go runner without cgo has no core of its own to judge.
-    assert "cgo core" not in provenance.tuning_check(c, ext, {"CGO_ENABLED": "0", "GOAMD64": "v3"}).value
+    assert "cgo core" not in fairness.tuning_check(c, ext, {"CGO_ENABLED": "0", "GOAMD64": "v3"}).value
 
 
 def test_tune_gives_the_cgo_core_the_tuned_flags():
@@ -245,7 +246,7 @@ def test_the_profiling_build_writes_a_profile(tmp_path, built):
 
 def test_the_static_scan_reads_a_twin_as_its_base():
     """A twin runs its base variant's code: scanned, and flagged, as it is."""
-    from roundbench.report import scan
+    from roundbench.judge import scan
 
     out = "scanned loop go\nscanned loop go-c\nhit loop go sleep go/loop.go:9 time.Sleep\n"
     hits, scanned = scan.parse_go_output(out, [rounds.get("loop")])

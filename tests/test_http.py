@@ -15,7 +15,7 @@ import pytest
 
 import roundbench
 from roundbench.results import benchfmt
-from roundbench.report.cells import Cell
+from roundbench.judge.cells import Cell
 from roundbench.pure import http as pure_http
 from roundbench.rounds.http.client import exchange
 from roundbench.rounds.http import CORE_VARIANTS, ROUND as HTTP

@@ -205,7 +205,7 @@ def test_report_section_says_each_compile_and_build():
 
 
 def test_the_break_even_table_reads_the_costs_against_the_loops():
-    from roundbench.report.cells import Cell
+    from roundbench.judge.cells import Cell
     from roundbench.results import benchfmt
     from roundbench.rounds import loop as loop_round
 

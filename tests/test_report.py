@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 
 from roundbench.results import benchfmt, charts, levels
-from roundbench.report import cells, claims, document, summary
+from roundbench.judge import cells
+from roundbench.report import claims, document, summary
+from roundbench.judge import intervals
+from roundbench.judge import score
 from roundbench import rounds
 
 # ---- a small result file ---------------------------------------------------------------
@@ -161,7 +164,7 @@ def test_claims_file_errors_name_the_line():
 
 
 def test_claims_use_the_published_program_or_say_they_did_not(tmp_path):
-    iv = summary.Intervals()
+    iv = intervals.Intervals()
     cl = claims.parse(
         "m\tmodule level\t1.85 s vs 1.12 s\t1.652\t"
         "loop py-module-published n=5 ns/op | loop py n=5 ns/op ÷ loop py n=5 ns/op\twhy\n"
@@ -182,7 +185,7 @@ def test_claims_use_the_published_program_or_say_they_did_not(tmp_path):
 def test_a_claim_at_workers_max_reads_the_largest_cell(tmp_path):
     """KEY=max names the round's cell with the largest KEY (workers=max:
     every usable CPU, 2 here, 16 elsewhere), not a number of this machine's."""
-    iv = summary.Intervals()
+    iv = intervals.Intervals()
     cl = claims.parse("t\tthreads\tx\t2.0\tcores py-freethreaded workers=max ns/op ÷ cores go workers=max ns/op\twhy\n")
     text = HEADER
     for w, ft, go in ((1, 90.0, 10.0), (4, 30.0, 5.0), (16, 12.0, 4.0)):
@@ -198,7 +201,7 @@ def test_the_stackless_claim_is_py_stackless_or_says_it_did_not_run(tmp_path):
     """The Stackless claim reads py-stackless alone (greenlet no longer stands
     in): measured, it says which interpreter ran it where the result names
     one; skipped, the row is not measured and says why."""
-    iv = summary.Intervals()
+    iv = intervals.Intervals()
     (claim,) = [c for c in claims.load() if c.id == "chain-stackless"]
     assert [q.impl for q in claim.denominator] == ["py-stackless"]
     assert "Stackless API on PyPy" in claim.claim and "--python pypy3" in claim.why
@@ -443,11 +446,11 @@ def test_crowded_points_share_one_label():
 
 
 def test_ratios_read_from_the_winner_side():
-    p = summary.Point(None, None, "ns/op", "lower", 0.25, (0.2, 0.5))
+    p = score.Point(None, None, "ns/op", "lower", 0.25, (0.2, 0.5))
     assert p.winner == "b" and p.times() == "4.00× [2.00×, 5.00×]"
-    p = summary.Point(None, None, "ns/op", "lower", 1.01, (0.97, 1.05))
+    p = score.Point(None, None, "ns/op", "lower", 1.01, (0.97, 1.05))
     assert p.noise and p.winner == "tie"
-    assert math.isclose(summary.Point(None, None, "x", "lower", 1.5, None).ratio, 1.5)
+    assert math.isclose(score.Point(None, None, "x", "lower", 1.5, None).ratio, 1.5)
 
 
 def test_report_command_rebuilds_both_formats(results):

@@ -15,7 +15,7 @@ import pytest
 from roundbench.results import benchfmt
 from roundbench import rounds
 from roundbench.run import runner
-from roundbench.report import summary
+from roundbench.results import textfmt
 from roundbench.rounds import Round, Variant
 
 # A figure that never settles: its median's 95% CI stays at ±50%.
@@ -230,7 +230,7 @@ def test_the_run_ends_within_the_time_budget(tmp_path, monkeypatch):
     assert budget - fake.now < 4.5 + cheapest  # and the time left could not pay for much more
     assert all(s.runs >= 6 for s in rs.stops)
     assert {s.why.split(":")[0] for s in rs.stops} <= {"time budget spent", "at the most runs (40)"}
-    assert r.end_text().startswith(f"the runs took {summary.duration_text(fake.now)} of the ")
+    assert r.end_text().startswith(f"the runs took {textfmt.duration_text(fake.now)} of the ")
 
 
 def test_extra_runs_go_to_the_close_decision_first(tmp_path, monkeypatch):

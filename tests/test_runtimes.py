@@ -10,9 +10,10 @@ import pytest
 
 from roundbench.results import benchfmt
 from roundbench.report import claims, document, runtime_axis, summary
+from roundbench.judge import intervals
 from roundbench.run import runner
 from roundbench import runtimes
-from roundbench.report.cells import group
+from roundbench.judge.cells import group
 from roundbench.rounds import get
 
 HEADER = """\
@@ -145,7 +146,7 @@ def test_a_claim_naming_a_go_release_that_did_not_run_is_not_measured():
 
 def test_runtime_findings_name_each_go_version():
     rs = _ffi({"1.20.14": 85, "1.26.8": 60})
-    found = runtime_axis.findings(rs, summary.Intervals())
+    found = runtime_axis.findings(rs, intervals.Intervals())
     assert any("85" in f and "Go 1.20.14" in f and "Go 1.26.8" in f for f in found), found
 
 
@@ -257,7 +258,7 @@ def _build_lines(medians: dict, runs: int = 10) -> list:
 
 
 def test_the_verdicts_cpython_is_flagged_when_a_build_of_its_version_is_faster():
-    iv = summary.Intervals()
+    iv = intervals.Intervals()
     status, finding, fix = runtime_axis.build_cost(_builds({"cpython-3.11.7": 80.0, "cpython-3.11.2": 60.0}), iv)
     assert status == "warn" and "--python PATH" in fix
     assert finding.startswith("CPython 3.11.7, the verdict's,")
@@ -275,14 +276,14 @@ def test_the_verdicts_cpython_is_flagged_when_a_build_of_its_version_is_faster()
 
 def test_a_faster_build_of_another_version_is_named_but_not_flagged():
     status, finding, _ = runtime_axis.build_cost(
-        _builds({"cpython-3.13.5": 70.0, "cpython-3.11.2": 60.0}), summary.Intervals()
+        _builds({"cpython-3.13.5": 70.0, "cpython-3.11.2": 60.0}), intervals.Intervals()
     )
     assert status == "ok" and "against CPython 3.11.2 (the fastest of any version)" in finding
     assert "fastest build of CPython 3.13" not in finding
 
 
 def test_no_other_cpython_no_build_check():
-    iv = summary.Intervals()
+    iv = intervals.Intervals()
     assert runtime_axis.build_cost(_builds({"cpython-3.11.7": 80.0}), iv) is None
     assert runtime_axis.build_cost(_builds({"pypy-7.3.11": 5.0, "cpython-3.11.7": 80.0}), iv) is None
 
@@ -291,11 +292,11 @@ def test_the_companion_run_is_read_against_the_verdicts_interpreter():
     """make suite's python-builds run holds every CPython; the verdict's is
     the one its main run used (python-key), not the newest there."""
     rs = _builds({"cpython-3.11.7": 80.0, "cpython-3.11.2": 60.0, "cpython-3.15.2": 70.0})
-    status, finding, _ = runtime_axis.build_cost(rs, summary.Intervals(), verdict_py="cpython-3.11.7")
+    status, finding, _ = runtime_axis.build_cost(rs, intervals.Intervals(), verdict_py="cpython-3.11.7")
     assert status == "warn" and finding.startswith("CPython 3.11.7, the verdict's,")
     # The newest is the verdict's: not flagged (no other 3.15), and the slow
     # 3.11 build that is not the verdict's is named aside with its ratio.
-    status, finding, _ = runtime_axis.build_cost(rs, summary.Intervals())
+    status, finding, _ = runtime_axis.build_cost(rs, intervals.Intervals())
     assert status == "ok" and finding.startswith("CPython 3.15.2, the verdict's,")
     assert (
         "not the verdict's, a build more than 5% slower than another of its version: CPython 3.11.7 1.33× [" in finding
@@ -303,7 +304,7 @@ def test_the_companion_run_is_read_against_the_verdicts_interpreter():
     assert "against CPython 3.11.2 on loop" in finding
     # Two builds within 5%: nothing aside.
     rs = _builds({"cpython-3.11.7": 61.0, "cpython-3.11.2": 60.0, "cpython-3.15.2": 70.0})
-    _, finding, _ = runtime_axis.build_cost(rs, summary.Intervals())
+    _, finding, _ = runtime_axis.build_cost(rs, intervals.Intervals())
     assert "not the verdict's" not in finding
 
 
@@ -353,7 +354,7 @@ def test_the_matrix_runs_the_go_of_each_cpythons_age_the_published_and_the_newes
 
 def test_the_pure_python_table_reads_each_interpreter_against_the_oldest_cpythons_fastest_build():
     rs = _builds({"cpython-3.15.2": 70.0, "cpython-3.11.7": 80.0, "pypy-7.3.11": 2.0, "cpython-3.11.2": 60.0})
-    lines = runtime_axis.python_table(rs, summary.Intervals())
+    lines = runtime_axis.python_table(rs, intervals.Intervals())
     header = next(line for line in lines if line.startswith("| round, size"))
     # CPython by version, then PyPy.
     assert header == "| round, size | unit | CPython 3.11.2 | CPython 3.11.7 | CPython 3.15.2 | PyPy 7.3.11 |"
@@ -363,7 +364,7 @@ def test_the_pure_python_table_reads_each_interpreter_against_the_oldest_cpython
     assert " (1.33× [" in cells[3] and " (1.17× [" in cells[4]
     assert " (0.0333× [" in cells[5]
     # One interpreter: no table.
-    assert runtime_axis.python_table(_builds({"cpython-3.11.7": 80.0}), summary.Intervals()) == []
+    assert runtime_axis.python_table(_builds({"cpython-3.11.7": 80.0}), intervals.Intervals()) == []
 
 
 def test_the_gil_table_says_which_variants_turned_the_gil_back_on():
@@ -397,7 +398,8 @@ def test_the_verdict_names_the_interpreter_of_the_view_it_scores():
 
 
 def test_the_go_build_check_states_the_default_build_against_the_fastest(tmp_path):
-    from roundbench.report import cells, document, runtime_axis, summary
+    from roundbench.judge import cells
+    from roundbench.report import document, runtime_axis
     from roundbench.results import benchfmt
 
     from test_report import HEADER as REPORT_HEADER, lines
@@ -410,7 +412,7 @@ def test_the_go_build_check_states_the_default_build_against_the_fastest(tmp_pat
     text += lines("loop", "py", n, "ns/iter", 40.0)
     (tmp_path / "results.txt").write_text(text)
     rs = benchfmt.read_dir(tmp_path)
-    status, finding, fix = runtime_axis.go_build_cost(cells.group(rs), rs, summary.Intervals())
+    status, finding, fix = runtime_axis.go_build_cost(cells.group(rs), rs, intervals.Intervals())
     assert status == "ok" and not fix
     assert finding.startswith("go1.26.0's default build (GOAMD64=v1, no profile) against its fastest build")
     assert "loop (n=20000000): 1.29× [" in finding and "against go-v3 (GOAMD64=v3) (PGO 1.01×" in finding
@@ -421,10 +423,10 @@ def test_the_go_build_check_states_the_default_build_against_the_fastest(tmp_pat
     text += lines("loop", "go-pgo", n, "ns/iter", 1.2)
     (tmp_path / "results.txt").write_text(text)
     rs = benchfmt.read_dir(tmp_path)
-    status, finding, fix = runtime_axis.go_build_cost(cells.group(rs), rs, summary.Intervals())
+    status, finding, fix = runtime_axis.go_build_cost(cells.group(rs), rs, intervals.Intervals())
     assert status == "warn" and "slower than the default by more than 5%: loop go-pgo" in finding and fix
     # No build beside the default: nothing to say.
     text = REPORT_HEADER + lines("loop", "go", n, "ns/iter", 0.9)
     (tmp_path / "results.txt").write_text(text)
     rs = benchfmt.read_dir(tmp_path)
-    assert runtime_axis.go_build_cost(cells.group(rs), rs, summary.Intervals()) is None
+    assert runtime_axis.go_build_cost(cells.group(rs), rs, intervals.Intervals()) is None

@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 
 from roundbench.results import benchfmt
-from roundbench.report import cells, document, summary
+from roundbench.judge import cells
+from roundbench.report import document, summary
+from roundbench.judge import intervals
+from roundbench.judge import score
 from roundbench import rounds
 
 from test_report import HEADER, lines, suite_text
@@ -17,7 +20,7 @@ from test_report import HEADER, lines, suite_text
 def _rows(text: str, tmp_path):
     (tmp_path / "results.txt").write_text(text)
     rs = benchfmt.read_dir(tmp_path)
-    return summary.score(cells.group(rs), rs, summary.Intervals())
+    return score.score(cells.group(rs), rs, intervals.Intervals())
 
 
 def test_every_finding_is_its_rows_point_at_its_level(tmp_path):
@@ -80,7 +83,7 @@ def test_a_cell_fixed_by_construction_is_listed_not_counted(tmp_path):
     one = next(r for r in rows if r.params["workers"] == "1")
     assert one.undecided and all(c.winner is None for c in one.levels.values())
     assert one.levels["alone"].text().startswith("not counted: at one worker every speed-up is 1")
-    t = summary.tallies(rows)
+    t = score.tallies(rows)
     assert (t["alone"].go, t["alone"].python, t["alone"].tie) == (1, 0, 0)
     v = summary.verdict(rows)
     assert "Go wins the one cell, by 1.65× (cores: go against py-" in v

@@ -317,7 +317,7 @@ def verdict(ratio: float, ci: Optional[tuple], published: float) -> str:
 
 def check(claim: Claim, grouped: dict, iv, views: Optional[list] = None) -> Checked:
     """One claim against a result set (grouped as report.group gives it);
-    iv: summary.Intervals; views: the result set under each pair of
+    iv: judge.intervals.Intervals; views: the result set under each pair of
     runtimes that ran, [(runtimes, grouped)], for the claims that name a
     runtime or whose variant ran under another runtime only (_find)."""
     if claim.ratio is None:

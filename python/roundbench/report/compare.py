@@ -29,10 +29,9 @@ from typing import Iterable, Optional, Sequence
 
 from ..results import benchfmt
 from ..results.stats import UNSTABLE_CI, median
+from ..judge.intervals import min_p, ratio_ci, u_test
 
 ALPHA = 0.05
-RESAMPLES = 4000
-SEED = 20261130
 # The units the suite adds to every run line: compared only when asked for,
 # since they describe the process around the work, not the work.
 PROCESS_UNITS = ("peak-B", "user-ns/op", "sys-ns/op")
@@ -53,7 +52,7 @@ class Row:
     @property
     def enough(self) -> bool:
         """Whether a difference could reach significance at all."""
-        return self.p is not None and _min_p(len(self.a), len(self.b)) < self.alpha
+        return self.p is not None and min_p(len(self.a), len(self.b)) < self.alpha
 
     @property
     def significant(self) -> bool:
@@ -81,14 +80,6 @@ class Row:
         return "worse" if self.worse_pct > 0 else "better"
 
 
-def _min_p(n: int, m: int) -> float:
-    """The smallest two-sided p-value an exact U test can give for n and m
-    runs: 2 / C(n+m, n)."""
-    if n == 0 or m == 0:
-        return 1.0
-    return min(1.0, 2.0 / math.comb(n + m, n))
-
-
 def _cells(rs: benchfmt.ResultSet) -> dict:
     """(name, unit) -> values, in file order."""
     out: dict = {}
@@ -96,49 +87,6 @@ def _cells(rs: benchfmt.ResultSet) -> dict:
         for unit, value in run.metrics.items():
             out.setdefault((run.name, unit), []).append(value)
     return out
-
-
-def _ratio_ci(a: Sequence[float], b: Sequence[float]) -> Optional[tuple]:
-    import numpy as np
-    from scipy import stats
-
-    if len(a) < 2 or len(b) < 2:
-        return None
-    xa, xb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if np.median(xa) == 0:
-        return None
-    if np.ptp(xa) == 0 and np.ptp(xb) == 0:
-        r = float(np.median(xb) / np.median(xa))
-        return (r, r)
-
-    def ratio(x, y, axis=-1):
-        mx = np.median(x, axis=axis)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.median(y, axis=axis) / mx
-
-    res = stats.bootstrap(
-        (xa, xb),
-        ratio,
-        vectorized=True,
-        paired=False,
-        n_resamples=RESAMPLES,
-        method="percentile",
-        rng=np.random.default_rng(SEED),
-    )
-    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return None
-    return (lo, hi)
-
-
-def _u_test(a: Sequence[float], b: Sequence[float]) -> Optional[float]:
-    from scipy import stats
-
-    if not a or not b:
-        return None
-    if len(set(a) | set(b)) == 1:
-        return 1.0  # every run of both sides gave the same value
-    return float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
 def compare(
@@ -173,8 +121,8 @@ def compare(
                 a=list(va),
                 b=list(vb),
                 ratio=ratio,
-                ci=_ratio_ci(va, vb),
-                p=_u_test(va, vb),
+                ci=ratio_ci(va, vb),
+                p=u_test(va, vb),
                 alpha=alpha,
             )
         )

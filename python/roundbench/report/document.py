@@ -20,9 +20,12 @@ from pathlib import Path
 from typing import Optional
 
 from ..results import benchfmt, levels, stats
-from . import fairness, runtime_axis, summary
+from . import runtime_axis, summary
+from ..judge import checks
+from ..judge import intervals
+from ..judge import score
 from .. import rounds, runtimes
-from .cells import group, metric_for
+from ..judge.cells import group, metric_for
 from ..results.textfmt import fmt, fmt_bytes, fmt_unit, size_label
 
 COLUMNS = [
@@ -170,7 +173,7 @@ def _facts_round(w, rnd_name: str, size: tuple, cells: dict, ordered: list, conf
     w("")
 
 
-def _score_lines(row: Optional["summary.ScoreRow"], info, unit: str) -> list:
+def _score_lines(row: Optional["score.ScoreRow"], info, unit: str) -> list:
     """The score by level of one round and size, for its section: the
     same points as the summary's table, with the memory behind a
     concurrency round's times and the models a point goes across."""
@@ -323,8 +326,8 @@ class Document:
     source: str
     info: summary.RunInfo
     verdict: str
-    score: list  # summary.ScoreRow
-    tallies: dict  # level -> summary.Tally
+    score: list  # score.ScoreRow
+    tallies: dict  # level -> score.Tally
     findings: list  # summary.Finding
     claims: list  # claims.Checked
     claim_counts: dict
@@ -360,8 +363,8 @@ def build(
     all_views = runtimes.views(full) if axis else [({}, full)]
     rs = all_views[0][1]
     grouped = group(rs)
-    iv = summary.Intervals()
-    rows = summary.score(grouped, rs, iv)
+    iv = intervals.Intervals()
+    rows = score.score(grouped, rs, iv)
     by_size = {}
     for r in rows:
         by_size.setdefault((r.round, r.size), r)
@@ -381,7 +384,7 @@ def build(
         sections.append(Section("runtimes", "Runtimes", runtime_axis.section(full, iv, found)))
     sections.append(Section("provenance", "Provenance", _provenance(rs) + _builds_provenance(builds)))
     # Computed once: the summary's paragraph and the fairness section say the same.
-    warned = fairness.warned(rs.configs)
+    warned = checks.warned(rs.configs)
     # What the verdict's interpreter costs against the other CPython builds
     # that ran (runtimes as an axis): checked here, from the runs.
     built = []
@@ -396,9 +399,9 @@ def build(
         status, finding, fix = cost
         built = [
             (
-                fairness.warn("python-build-cost", finding, fix)
+                checks.warn("python-build-cost", finding, fix)
                 if status == "warn"
-                else fairness.ok("python-build-cost", finding)
+                else checks.ok("python-build-cost", finding)
             )
         ]
         if status == "warn":
@@ -409,7 +412,7 @@ def build(
     if go_cost is not None:
         status, finding, fix = go_cost
         built.append(
-            fairness.warn("go-build-cost", finding, fix) if status == "warn" else fairness.ok("go-build-cost", finding)
+            checks.warn("go-build-cost", finding, fix) if status == "warn" else checks.ok("go-build-cost", finding)
         )
         if status == "warn":
             warned.append(("go-build-cost", finding, fix))
@@ -417,7 +420,7 @@ def build(
     others = [(claims_mod.runtime_pick(pick, v), group(v)) for pick, v in all_views]
     checked = claims_mod.check_all(grouped, iv, views=others)
     notes = [iv.missing] if iv.missing else []
-    t = summary.tallies(rows)
+    t = score.tallies(rows)
     return Document(
         source=source,
         info=summary.run_info(rs, files or [], warned),
@@ -478,7 +481,7 @@ def _fairness(rs: benchfmt.ResultSet, warned: list, built: list = ()) -> str:
     if not warned:
         out.append("No unfair condition was found.")
     out.append("")
-    out.append(fairness_table([*rs.configs, fairness.provenance_items(list(built))]))
+    out.append(fairness_table([*rs.configs, checks.provenance_items(list(built))]))
     return "\n".join(out)
 
 
@@ -613,7 +616,7 @@ def fairness_table(configs: list) -> str:
         "|---|---|---|---|",
     ]
     for k, v in rows.items():
-        status, finding, fix = fairness.parse_line(v)
+        status, finding, fix = checks.parse_line(v)
         result = f"**{status}**" if status == "warn" else status
         out.append(f"| {k} | {result} | {finding.replace('|', '/')} | {fix.replace('|', '/')} |")
     return "\n".join(out) + "\n"

@@ -5,7 +5,7 @@ toolchain and by Python interpreter, with the findings written from it).
 
 Every figure here is a median of the rows of one runtime, with its 95%
 interval; a ratio between two runtimes is of their medians, with the
-bootstrap interval the score uses (summary.Intervals).
+bootstrap interval the score uses (intervals.Intervals).
 """
 
 from __future__ import annotations
@@ -18,7 +18,10 @@ from ..results import benchfmt, levels
 from ..runtimes import releases
 from .. import runtimes
 from . import summary
-from .cells import Cell, group, round_info
+from ..judge import intervals
+from ..judge import score
+from ..judge.cells import Cell, group, round_info
+from ..judge.checks import parse_line
 from ..results.textfmt import fmt, size_label
 
 
@@ -29,7 +32,7 @@ class AgeScore:
     note: str
     pair: str = ""  # "CPython 3.11.7 with Go 1.19.13"
     newest: str = ""  # the newest pair, in the same words
-    rows: list = field(default_factory=list)  # summary.ScoreRow
+    rows: list = field(default_factory=list)  # score.ScoreRow
     tallies: dict = field(default_factory=dict)
     verdict: str = ""
     age_check: str = ""  # the pair's runtime-age check, in words
@@ -48,7 +51,7 @@ def _config_python(rs: benchfmt.ResultSet) -> str:
     return f"CPython {v}" if v else "Python"
 
 
-def age_score(rs: benchfmt.ResultSet, main_rows: list, iv: summary.Intervals) -> AgeScore:
+def age_score(rs: benchfmt.ResultSet, main_rows: list, iv: intervals.Intervals) -> AgeScore:
     """The age-matched pair's score (runtimes.age_matched), computed as
     the main score is, with the verdict's changes against `main_rows` (the
     newest pair's score)."""
@@ -57,7 +60,7 @@ def age_score(rs: benchfmt.ResultSet, main_rows: list, iv: summary.Intervals) ->
     if match.pick is None:
         return AgeScore(note=f"Age-matched pair: {match.why}.")
     v = runtimes.view(rs, match.pick)
-    rows = summary.score(group(v), v, iv)
+    rows = score.score(group(v), v, iv)
     check = ""
     for cfg in reversed(v.configs):
         if "fairness-runtime-age" in cfg:
@@ -69,7 +72,7 @@ def age_score(rs: benchfmt.ResultSet, main_rows: list, iv: summary.Intervals) ->
         pair=_pair_text(match.pick, rs),
         newest=_pair_text(newest, rs),
         rows=rows,
-        tallies=summary.tallies(rows),
+        tallies=score.tallies(rows),
         verdict=summary.verdict(rows),
         age_check=check,
     )
@@ -78,8 +81,6 @@ def age_score(rs: benchfmt.ResultSet, main_rows: list, iv: summary.Intervals) ->
 
 
 def _parse(text: str) -> tuple:
-    from .fairness import parse_line
-
     return parse_line(text)
 
 
@@ -176,7 +177,7 @@ def by_runtime(rs: benchfmt.ResultSet) -> "OrderedDict":
 
 
 def _unit(rnd_name: str, size: tuple, rs: benchfmt.ResultSet) -> tuple:
-    unit, better, _ = summary.cell_unit(rnd_name, dict(size), rs)
+    unit, better, _ = score.cell_unit(rnd_name, dict(size), rs)
     return unit, better
 
 
@@ -192,7 +193,7 @@ def _median_text(c: Cell, unit: str) -> str:
     return f"{fmt(s.median)}{ci}"
 
 
-def section(rs: benchfmt.ResultSet, iv: summary.Intervals, found: list) -> str:
+def section(rs: benchfmt.ResultSet, iv: intervals.Intervals, found: list) -> str:
     """The Runtimes section's Markdown: the findings, then per round and
     size each variant's median by runtime, with its interval and its ratio
     to the newest runtime of its kind."""
@@ -274,7 +275,7 @@ def gil_table(table: dict) -> list:
     return out
 
 
-def python_table(rs: benchfmt.ResultSet, iv: summary.Intervals, table: Optional[dict] = None) -> list:
+def python_table(rs: benchfmt.ResultSet, iv: intervals.Intervals, table: Optional[dict] = None) -> list:
     """The pure Python figure (variant py) of each round by interpreter, in
     one table: each cell its median and its ratio with the 95% interval to
     the reference, the fastest build of the oldest CPython that ran the
@@ -336,7 +337,7 @@ def python_table(rs: benchfmt.ResultSet, iv: summary.Intervals, table: Optional[
     return out
 
 
-def _ratio(iv: summary.Intervals, a: Cell, b: Cell, unit: str) -> Optional[tuple]:
+def _ratio(iv: intervals.Intervals, a: Cell, b: Cell, unit: str) -> Optional[tuple]:
     """median a / median b with its interval, or None."""
     va, vb = a.values(unit), b.values(unit)
     if not va or not vb:
@@ -357,7 +358,7 @@ def _ratio_text(r: tuple) -> str:
 PYPY_ROUNDS = ("loop", "jsonl", "aspects", "chain")
 
 
-def findings(rs: benchfmt.ResultSet, iv: summary.Intervals) -> list:
+def findings(rs: benchfmt.ResultSet, iv: intervals.Intervals) -> list:
     """Findings from the runtime rows: the cgo call's cost by Go version
     (round ffi's go-c), and PyPy against CPython and against Go on the
     rounds PyPy is asked about."""
@@ -415,7 +416,7 @@ BUILD_ROUNDS = ("loop", "aspects", "jsonl")
 BUILD_SLACK = 0.05
 
 
-def build_cost(rs: benchfmt.ResultSet, iv: summary.Intervals, verdict_py: Optional[str] = None) -> Optional[tuple]:
+def build_cost(rs: benchfmt.ResultSet, iv: intervals.Intervals, verdict_py: Optional[str] = None) -> Optional[tuple]:
     """The verdict's CPython (the newest pair's) against the other CPython
     builds that ran the same pure Python cells: (status, finding, fix) as a
     fairness line has them, or None when no other CPython ran those cells.
@@ -510,7 +511,7 @@ def _same_version_gaps(iv, rows: dict, verdict_py: str, unit: str, better: str, 
     return out
 
 
-def _than(iv: summary.Intervals, a: Cell, b: Cell, unit: str, better: str, other: str) -> str:
+def _than(iv: intervals.Intervals, a: Cell, b: Cell, unit: str, better: str, other: str) -> str:
     """'3.2× [3.1, 3.3] faster than OTHER' or '... slower than OTHER': a
     against b, the winner's ratio with its interval; "" without runs."""
     r = _ratio(iv, a, b, unit)
@@ -623,7 +624,7 @@ GO_BUILDS = {
 }
 
 
-def go_build_cost(grouped: dict, rs: benchfmt.ResultSet, iv: summary.Intervals) -> Optional[tuple]:
+def go_build_cost(grouped: dict, rs: benchfmt.ResultSet, iv: intervals.Intervals) -> Optional[tuple]:
     """The Go build check, the counterpart of build_cost for CPython's
     builds: in every cell where the default build of the pure Go variant
     (`go`) ran beside a build of the same Go release with the toolchain's

@@ -1,6 +1,6 @@
 """Which points of the score moved between two result sets, and why:
 `roundbench compare A B` prints it after the cells (the summary's table,
-summary.score, computed for both sets by this version's rules, so that what
+score.score, computed for both sets by this version's rules, so that what
 moved is what the data moved: a new variant at a level, a faster variant
 taking its side, a ratio's interval crossing the tie threshold, a cell that
 is new or gone)."""
@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..results import benchfmt
-from . import cells, summary
+from ..judge import cells
+from ..judge import intervals
+from ..judge import score
+from ..results import textfmt
 from ..results.levels import LEVEL_TITLES, LEVELS
 from ..results.textfmt import size_key
 
@@ -25,22 +28,22 @@ class Change:
     why: str
 
 
-def _key(r: summary.ScoreRow) -> tuple:
+def _key(r: score.ScoreRow) -> tuple:
     return (r.round, r.size, r.pair)
 
 
-def _pair(c: Optional[summary.ScoreCell]) -> Optional[tuple]:
+def _pair(c: Optional[score.ScoreCell]) -> Optional[tuple]:
     return (c.point.a.impl, c.point.b.impl) if c is not None and c.point is not None else None
 
 
-def _winner(c: Optional[summary.ScoreCell]) -> Optional[str]:
+def _winner(c: Optional[score.ScoreCell]) -> Optional[str]:
     return c.winner if c is not None else None
 
 
-def _ratio(c: summary.ScoreCell) -> str:
+def _ratio(c: score.ScoreCell) -> str:
     p = c.point
-    ci = f" [{summary.ratio_text(p.ci[0])}, {summary.ratio_text(p.ci[1])}]" if p.ci else ""
-    return f"{summary.ratio_text(p.ratio)}{ci}"
+    ci = f" [{textfmt.ratio_text(p.ci[0])}, {textfmt.ratio_text(p.ci[1])}]" if p.ci else ""
+    return f"{textfmt.ratio_text(p.ratio)}{ci}"
 
 
 def _why(ra, rb, ca, cb, cells_a: dict, cells_b: dict) -> str:
@@ -73,7 +76,7 @@ def _why(ra, rb, ca, cb, cells_a: dict, cells_b: dict) -> str:
     pta, ptb = ca.point, cb.point
     how = f"same pair, ratio {_ratio(ca)} in A, {_ratio(cb)} in B"
     if pta.noise and not ptb.noise:
-        return how + ": its interval no longer includes 1" if abs(ptb.ratio - 1) >= summary.TIE_WITHIN else how
+        return how + ": its interval no longer includes 1" if abs(ptb.ratio - 1) >= score.TIE_WITHIN else how
     if ptb.noise and not pta.noise:
         inside = ptb.ci is not None and ptb.ci[0] <= 1 <= ptb.ci[1]
         return how + (": its interval now includes 1" if inside else ": within 2% of 1 now")
@@ -83,9 +86,9 @@ def _why(ra, rb, ca, cb, cells_a: dict, cells_b: dict) -> str:
 def changes(a: benchfmt.ResultSet, b: benchfmt.ResultSet) -> tuple:
     """(the Changes, A's rows, B's rows): every level of every score row
     whose winner, pair or presence differs between A and B."""
-    iv = summary.Intervals()
+    iv = intervals.Intervals()
     ga, gb = cells.group(a), cells.group(b)
-    rows_a, rows_b = summary.score(ga, a, iv), summary.score(gb, b, iv)
+    rows_a, rows_b = score.score(ga, a, iv), score.score(gb, b, iv)
     by_a, by_b = {_key(r): r for r in rows_a}, {_key(r): r for r in rows_b}
     keys = list(by_a) + [k for k in by_b if k not in by_a]
     out = []
@@ -120,7 +123,7 @@ def changes(a: benchfmt.ResultSet, b: benchfmt.ResultSet) -> tuple:
 
 
 def format_text(found: list, rows_a: list, rows_b: list, label_a: str, label_b: str) -> str:
-    ta, tb = summary.tallies(rows_a), summary.tallies(rows_b)
+    ta, tb = score.tallies(rows_a), score.tallies(rows_b)
     lines = [
         "",
         f"Score changes from A ({label_a}) to B ({label_b}), both scored by this version's rules "
@@ -140,7 +143,7 @@ def format_text(found: list, rows_a: list, rows_b: list, label_a: str, label_b: 
 
 
 def format_markdown(found: list, rows_a: list, rows_b: list, label_a: str, label_b: str) -> str:
-    ta, tb = summary.tallies(rows_a), summary.tallies(rows_b)
+    ta, tb = score.tallies(rows_a), score.tallies(rows_b)
     out = [
         "",
         "## Score changes",

@@ -1,8 +1,10 @@
-"""How the report and the summary write numbers, bytes and sizes: a leaf
-module, so every layer that prints a figure prints it one way."""
+"""How the report and the summary write numbers, ratios, durations, bytes
+and sizes: a leaf module, so every layer that prints a figure prints it one
+way."""
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 
@@ -40,3 +42,23 @@ def size_key(params: dict) -> tuple:
 
 def size_label(size: tuple) -> str:
     return ", ".join(f"{k}={v}" for k, v in size) or "default"
+
+
+def ratio_text(r: float) -> str:
+    if not math.isfinite(r):
+        return str(r)
+    if r >= 100:
+        return f"{r:,.0f}"
+    if r >= 10:
+        return f"{r:.1f}"
+    if 0.9 < r < 1.1:
+        return f"{r:.3f}"  # 1.003 is not 1.00: a bound near 1 keeps its third digit
+    return f"{r:.2f}"
+
+
+def duration_text(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

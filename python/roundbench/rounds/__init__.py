@@ -114,7 +114,7 @@ class Variant:
     model: Optional[str] = None
     # For a variant whose Python entry point only drives the timed code (the
     # http round's load driver): the dotted names of the functions that the
-    # static scan (report/scan.py) reads instead, () when that code is C or
+    # static scan (judge/scan.py) reads instead, () when that code is C or
     # Go, scanned there; None: the entry point itself.
     scan: Optional[tuple] = None
     # Why this variant's runs are known to be heavy-tailed: the report says

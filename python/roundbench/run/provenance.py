@@ -1,7 +1,8 @@
 """What a reader needs to judge a result file: the machine, the builds, the
-runtimes and their settings, and the unfair conditions found (a debug
-Python, a tracer attached, a busy machine, tuned flags on one side...).
-Each item becomes one `key: value` configuration line."""
+runtimes and their settings, gathered here, and the unfair conditions
+found in them (a debug Python, a tracer attached, a busy machine, tuned
+flags on one side...), which the judging layer decides (judge/fairness.py,
+judge/scan.py). Each item becomes one `key: value` configuration line."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ import subprocess
 import sys
 import sysconfig
 
-from ..report import fairness, scan
-from ..runtimes import interp, programs, pybuild, releases
+from ..judge import checks as checks_mod
+from ..judge import fairness, scan
+from ..runtimes import interp, programs, pybuild
 from .. import rounds
-from ..measure.machine import Check, cpu_id, cpu_model
+from ..measure import machine
+from ..measure.machine import cpu_id, cpu_model
 from . import userfile
 
 
@@ -55,15 +58,6 @@ def perf_instructions() -> str:
 
 # The build settings of a Go runner that the go-build line shows.
 GO_BUILD_KEYS = ("-compiler", "-race", "-gcflags", "-ldflags", "-tags", "-pgo", "CGO_ENABLED", "CGO_CFLAGS", "GOAMD64")
-# What cgo compiles C with when CGO_CFLAGS is unset (cmd/go's default).
-CGO_DEFAULT_CFLAGS = "-O2 -g"
-
-
-def _cgo_cflags(go: dict) -> str:
-    """The flags cgo compiled the core with in a build (its settings, from
-    `go version -m`): CGO_CFLAGS, or Go's default when it was unset. The
-    core's #cgo line (go/cgo.go) adds no -O of its own."""
-    return go.get("CGO_CFLAGS") or CGO_DEFAULT_CFLAGS
 
 
 def _module_path(path: str, program: str) -> str:
@@ -85,7 +79,7 @@ def go_build_line(runner: str, go: dict) -> str:
         return f"{runner} not built"
     flags = [f"{k}={go[k]}" for k in GO_BUILD_KEYS if k in go and k != "CGO_CFLAGS"]
     if go.get("CGO_ENABLED") == "1":
-        cflags = go.get("CGO_CFLAGS") or f"(unset: Go's default, {CGO_DEFAULT_CFLAGS})"
+        cflags = go.get("CGO_CFLAGS") or f"(unset: Go's default, {programs.CGO_DEFAULT_CFLAGS})"
         flags.insert(flags.index("CGO_ENABLED=1") + 1, f"CGO_CFLAGS={cflags}")
     return f"{' '.join(flags)} (from {runner})"
 
@@ -114,34 +108,9 @@ def go_twins_line(selected_rounds) -> str:
     return f"; build twins: {', '.join(parts)}" if parts else ""
 
 
-def tuning_check(c_info: str, ext: str, go: dict) -> Check:
-    """Tuned on one side only? The C runner's and the extension's flags
-    (-march=native), the Go runner's GOAMD64 and, where it calls the core
-    through cgo, the C flags cgo compiled the core with (TUNE=1 sets
-    CGO_CFLAGS): a Go side at v3 over a core at -O2 is not the tuned build."""
-    sides = {
-        "C runner": "-march=native" in c_info,
-        "Python extension": "-march=native" in ext,
-        "Go": go.get("GOAMD64", "v1") not in ("v1", ""),
-    }
-    if go.get("CGO_ENABLED") == "1":
-        sides["Go's cgo core"] = "-march=native" in _cgo_cflags(go)
-    text = ", ".join(f"{side} {'tuned' if tuned else 'portable'}" for side, tuned in sides.items())
-    return fairness.judged(
-        "tuning",
-        len(set(sides.values())) > 1,
-        f"build flags differ in tuning: {text}",
-        "build everything with the same TUNE",
-        f"the same tuning on every side: {text}",
-    )
-
-
-def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> tuple:
-    """Returns (items, warnings): the provenance lines in order, and the
-    fairness warnings found. Every fairness check, passed or not, is a
-    `fairness-<name>` line (fairness.py); the warnings are the failed ones."""
+def _machine_items() -> dict:
+    """The machine, the command and the checkout."""
     items = {}
-    checks = []  # fairness.Check, in the order the report lists them
     items["goos"] = sys.platform
     items["goarch"] = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
     items["pkg"] = "roundbench"
@@ -164,49 +133,13 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         items["roundbench-commit"] = rev + (
             " (with uncommitted changes)" if dirty and not dirty.startswith("unavailable") else ""
         )
+    return items
 
-    # C
-    rbc = programs.path("rb-c")
-    c_info = _run([str(rbc), "--info"]) if rbc.exists() else "not built"
-    items["c-build"] = c_info
-    # Go: every Go runner is built by the same rule (the Makefile's, or one
-    # build per runner into an installed package's cache), so one speaks
-    # for all: the loop round's, the one every suite has.
-    go_runner = programs.go_runner("loop")
-    go = programs.go_build_settings(programs.path(go_runner))
-    items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
-    items["go-build"] = go_build_line(go_runner, go) + go_twins_line(selected_rounds)
-    checks.append(
-        fairness.judged(
-            "go-race",
-            go.get("-race") == "true",
-            "the Go runner was built with -race",
-            "build without -race: make build",
-            "the Go runners are built without -race",
-        )
-    )
-    checks.append(
-        fairness.judged(
-            "go-gcflags",
-            bool(go.get("-gcflags")),
-            f"the Go runner was built with -gcflags={go.get('-gcflags')}",
-            "build without -gcflags",
-            "the Go runners are built without -gcflags (optimiser and inliner on)",
-        )
-    )
-    items["gomaxprocs"] = os.environ.get("GOMAXPROCS", f"unset (Go uses {ncpu})")
-    items["gogc"] = os.environ.get("GOGC", "unset (100)")
-    overrides = [f"{var}={os.environ[var]}" for var in ("GOMAXPROCS", "GOGC", "GODEBUG") if os.environ.get(var)]
-    checks.append(
-        fairness.judged(
-            "go-env",
-            bool(overrides),
-            f"{', '.join(overrides)} set for the Go variants",
-            "unset them, or state why in the report",
-            "no GOMAXPROCS, GOGC or GODEBUG override",
-        )
-    )
-    # Python: the runner's own, and the children's when --python names another.
+
+def _python_items(items: dict):
+    """The runner's Python, the children's (when --python names another)
+    and its build, the extension's build and numpy; returns the children's
+    interp.Info, or None when it is unusable."""
     debug = bool(sysconfig.get_config_var("Py_DEBUG"))
     items["python"] = (
         f"{platform.python_implementation()} {platform.python_version()} ({'debug' if debug else 'release'} build)"
@@ -226,26 +159,10 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         # Its key, as rows of the runtime axis name it (python=cpython-3.15.2):
         # make suite's companion run of the builds is read against it.
         items["python-key"] = child.key
-        checks.append(
-            fairness.judged(
-                "python-build",
-                child.debug,
-                f"the Python children run a debug build ({child.describe()})",
-                "a release build",
-                f"the Python children run a release build ({child.version})",
-            )
-        )
-        checks.append(
-            fairness.judged(
-                "python-dev-mode",
-                bool(child.dev_mode or sys.flags.dev_mode),
-                "Python runs in development mode (-X dev)",
-                "unset PYTHONDEVMODE",
-                "Python is not in development mode",
-            )
-        )
     items["python-cflags"] = " ".join((sysconfig.get_config_var("CFLAGS") or "").split())
     try:
+        # The extension is optional here: a checkout not yet built still
+        # gets its provenance, which says so.
         from .. import _core
 
         ext = _core.build_info()
@@ -259,57 +176,63 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
             items["numpy"] = importlib.metadata.version("numpy")
         except importlib.metadata.PackageNotFoundError:
             items["numpy"] = "not installed"
-    # The runtimes' ages: a new runtime on one side and an old one on the other.
-    go_version = items["go-version"]
-    fix_py = "run the Python children with a newer CPython: --python PATH or ROUNDBENCH_PYTHON"
-    fix_go = "build with a newer Go"
-    if releases.feature(go_version) is None:
-        checks.append(fairness.info("runtime-age", f"no Go version to compare ({go_version})"))
-    else:
-        if child is not None and child.implementation == "CPython":
-            status, text, fix = releases.age_check(
-                ("cpython", child.version), ("go", go_version), {"cpython": fix_py, "go": fix_go}
-            )
-            checks.append(Check("runtime-age", status, text, fix))
-        if items["numpy"] != "not installed":
-            status, text, fix = releases.age_check(
-                ("numpy", items["numpy"]), ("go", go_version), {"numpy": "pip install a newer numpy", "go": fix_go}
-            )
-            checks.append(Check("numpy-age", status, text, fix))
+    return child
+
+
+def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> tuple:
+    """Returns (items, warnings): the provenance lines in order, and the
+    fairness warnings found. The facts are gathered here; judge/fairness.py
+    and judge/scan.py judge them, and every check, passed or not, is a
+    `fairness-<name>` line; the warnings are the failed ones."""
+    items = _machine_items()
+    # C
+    rbc = programs.path("rb-c")
+    c_info = _run([str(rbc), "--info"]) if rbc.exists() else "not built"
+    items["c-build"] = c_info
+    # Go: every Go runner is built by the same rule (the Makefile's, or one
+    # build per runner into an installed package's cache), so one speaks
+    # for all: the loop round's, the one every suite has.
+    go_runner = programs.go_runner("loop")
+    go = programs.go_build_settings(programs.path(go_runner))
+    items["go-version"] = go.get("go", _run(["go", "version"]) if shutil.which("go") else "not installed")
+    items["go-build"] = go_build_line(go_runner, go) + go_twins_line(selected_rounds)
+    ncpu = os.cpu_count() or 1
+    items["gomaxprocs"] = os.environ.get("GOMAXPROCS", f"unset (Go uses {ncpu})")
+    items["gogc"] = os.environ.get("GOGC", "unset (100)")
+    child = _python_items(items)
     # A round that uses a BLAS says which in its own provenance().
     items["blas"] = "not used by the rounds in this file"
     items["perf-instructions"] = perf_instructions()
-    tracer = tracer_pid()
-    checks.append(
-        fairness.judged(
-            "tracer",
-            bool(tracer),
-            f"a tracer or debugger (pid {tracer}) is attached to the runner",
-            "detach it and run again",
-            "no tracer or debugger attached to the runner",
-        )
-    )
-    checks.append(tuning_check(c_info, ext, go))
     no_spawn = programs.missing("rb-spawn")
     if no_spawn is None:
         items["peak-rss"] = "each child's own, from wait4 in rb-spawn (a small launcher)"
-        checks.append(fairness.ok("peak-rss", "every peak RSS is the child's own (wait4 in rb-spawn)"))
     else:
         items["peak-rss"] = "from wait4 on children forked from the Python runner"
-        checks.append(
-            fairness.warn(
-                "peak-rss", f"every peak-B includes the Python runner's own RSS at spawn: {no_spawn}", "make build"
-            )
-        )
     items["runs"] = str(runs)
     items["quick"] = "yes" if quick else "no"
     if placement is not None:
         items["placement"] = placement.describe()
-    from ..measure import machine
 
+    checks = fairness.audit(
+        fairness.Facts(
+            go=go,
+            go_version=items["go-version"],
+            env=dict(os.environ),
+            child=child,
+            runner_dev_mode=bool(sys.flags.dev_mode),
+            numpy=items["numpy"],
+            tracer_pid=tracer_pid(),
+            c_build=c_info,
+            ext_build=items["python-ext-build"],
+            no_spawn=no_spawn,
+        )
+    )
+    # Unequal resources between the variants of a cell.
+    if plans is not None:
+        checks.extend(fairness.resource_checks(plans, placement))
     got_items, got_warnings = machine.provenance()
     items.update(got_items)
-    warnings = fairness.warnings(checks) + got_warnings
+    warnings = checks_mod.warnings(checks) + got_warnings
     for r in selected_rounds:
         user = userfile.user_file_line(r)
         if user is not None:
@@ -319,14 +242,11 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
             got_items, got_warnings = extra()
             items.update(got_items)
             warnings.extend(got_warnings)
-    # Unequal resources between the variants of a cell.
-    if plans is not None:
-        checks.extend(fairness.resource_checks(plans, placement))
     # What the timed code does: the static scan of every selected variant.
     scan_checks, scan_items = scan.provenance(selected_rounds)
     checks.extend(scan_checks)
     items.update(scan_items)
-    warnings = fairness.warnings(scan_checks) + warnings
-    items.update(fairness.provenance_items(checks))
+    warnings = checks_mod.warnings(scan_checks) + warnings
+    items.update(checks_mod.provenance_items(checks))
     items["fairness"] = "; ".join(warnings) if warnings else "no unfair condition found"
     return items, warnings

@@ -38,7 +38,8 @@ from ..measure import harness
 from ..runtimes import programs
 from . import provenance
 from .. import rounds, runtimes
-from ..report import summary
+from ..judge import score
+from ..results import textfmt
 from ..measure.machine import format_cpulist
 from ..measure.placement import Placement
 from . import launch
@@ -388,7 +389,7 @@ def _fmt_secs(s: float) -> str:
 
 
 def _minutes(s: float) -> str:
-    return summary.duration_text(max(s, 0.0))
+    return textfmt.duration_text(max(s, 0.0))
 
 
 # --quick's bounds on adaptive runs: a variant stops at this many runs, and
@@ -531,7 +532,7 @@ def runs_line(name: str, runs: int, why: str) -> str:
 
 
 class _Medians:
-    """A variant of a running cell as summary.best_side reads a cells.Cell:
+    """A variant of a running cell as score.best_side reads a cells.Cell:
     its median in the unit the cell is scored by."""
 
     def __init__(self, values: list):
@@ -543,17 +544,17 @@ class _Medians:
 
 def score_pairs(rnd: rounds.Round, impls) -> list:
     """The (Go variants, Python variants) pairs whose best sides make a
-    cell's score points, paired as summary.score pairs them: per level
+    cell's score points, paired as score.score pairs them: per level
     (alone, with its ecosystem, whole program, calling C), or per crossing
     for a round of crossings (ffi). The variants of a level are summary's
     own level_impls, so that the runs go to the pairs the score makes."""
     names = dict.fromkeys(impls)
     levels = ("alone", "ecosystem", "program")
-    pairs = [(summary.level_impls(names, "go", lvl), summary.level_impls(names, "py", lvl)) for lvl in levels]
+    pairs = [(score.level_impls(names, "go", lvl), score.level_impls(names, "py", lvl)) for lvl in levels]
     if rnd.pairs:
         pairs += [(list(x.go), list(x.py)) for x in rnd.pairs]
     else:
-        pairs.append((summary.level_impls(names, "go", "core"), summary.level_impls(names, "py", "core")))
+        pairs.append((score.level_impls(names, "go", "core"), score.level_impls(names, "py", "core")))
     return pairs
 
 
@@ -561,7 +562,7 @@ def closeness(a: list, b: list) -> float:
     """How near the score's decision between two sides' runs is to its
     threshold, from 1 (on it) towards 0 (decided): 1 / (1 + (gap/width)^2),
     where gap is the distance of |log(median a / median b)| from
-    log(1 + summary.TIE_WITHIN), the edge of a tie, and width the two
+    log(1 + score.TIE_WITHIN), the edge of a tie, and width the two
     medians' 95% CI half-widths (as logs) combined in quadrature, the
     ratio's interval as the order statistics give it (the report's
     bootstrap interval is too dear to draw each wave). A side without an
@@ -571,7 +572,7 @@ def closeness(a: list, b: list) -> float:
     wa, wb = stats.median_half_width(a), stats.median_half_width(b)
     if ma <= 0 or mb <= 0 or wa is None or wb is None or not math.isfinite(wa + wb):
         return 1.0
-    gap = abs(abs(math.log(ma / mb)) - math.log1p(summary.TIE_WITHIN))
+    gap = abs(abs(math.log(ma / mb)) - math.log1p(score.TIE_WITHIN))
     width = math.hypot(math.log1p(wa), math.log1p(wb))
     if width == 0:
         return 1.0 if gap == 0 else 0.0
@@ -590,8 +591,8 @@ def decision_weights(rnd: rounds.Round, params: dict, values: dict) -> dict:
     better = rnd.units.get(unit, "lower")
     view = {v: _Medians(vals) for v, vals in values.items() if vals}
     for go_impls, py_impls in score_pairs(rnd, view):
-        g = summary.best_side(view, go_impls, unit, better)
-        p = summary.best_side(view, py_impls, unit, better)
+        g = score.best_side(view, go_impls, unit, better)
+        p = score.best_side(view, py_impls, unit, better)
         if g is None or p is None:
             continue
         w = closeness(values[g.impl], values[p.impl])

@@ -563,6 +563,17 @@ def go_build_settings(binary: Path) -> dict:
     return info
 
 
+# What cgo compiles C with when CGO_CFLAGS is unset (cmd/go's default).
+CGO_DEFAULT_CFLAGS = "-O2 -g"
+
+
+def cgo_cflags(settings: dict) -> str:
+    """The flags cgo compiled the core with in a Go build (its settings, as
+    go_build_settings reads them): CGO_CFLAGS, or Go's default when it was
+    unset. The core's #cgo line (go/cgo.go) adds no -O of its own."""
+    return settings.get("CGO_CFLAGS") or CGO_DEFAULT_CFLAGS
+
+
 def go_module_versions(binary: Path) -> dict:
     """The modules a Go program was built with, path -> version, from the
     `dep` lines of `go version -m` (a `=>` replacement's version wins)."""

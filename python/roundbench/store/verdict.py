@@ -4,7 +4,7 @@ setting of a selection of the store.
 
 A setting is one machine (its fingerprint) with one Go release and one
 Python interpreter, and the results of one run there (views.py picks them).
-Each setting is scored on its own by the report's rules (summary.score over
+Each setting is scored on its own by the report's rules (score.score over
 cells.group, with the same 95% bootstrap intervals): nothing is pooled
 across settings.
 
@@ -17,7 +17,7 @@ The rules this page applies:
 - A level's verdict on a setting is the side that wins more of that level's
   counted cells there: "Go" or "Python", "split" when both win as many
   (ties included: a level whose every cell is a tie is split). A cell
-  listed and not counted (summary.ScoreCell.undecided) is shown and never
+  listed and not counted (score.ScoreCell.undecided) is shown and never
   counts; a setting with no counted cell at a level has no verdict there.
 - A level's verdict holds when it is the same on every setting that has
   counted cells at that level.
@@ -34,8 +34,8 @@ The rules this page applies:
   "<round>-", such as jsonl-kernel; blas-* for matmul) and the version line
   of a library a side's variant is named after (numpy for py-numpy).
 
-Layer: the store; imports report (cells, summary), results and nothing
-above them.
+Layer: the store; imports judge (cells, score, intervals), report
+(summary), results and nothing above them.
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
-from ..report import cells as report_cells
-from ..report import summary
-from ..results import benchfmt, charts
+from ..judge import cells as report_cells
+from ..judge import intervals, score
+from ..results import benchfmt, charts, textfmt
 from ..results.levels import LEVEL_TITLES, LEVELS
 from ..results.textfmt import size_key
 from . import _page
@@ -104,7 +104,7 @@ class CellAcross:
 
     label: str
     level: str
-    cells: list  # summary.ScoreCell or None (the setting has no such row), per setting
+    cells: list  # score.ScoreCell or None (the setting has no such row), per setting
     winners: list  # "go" | "python" | "tie" | None, per setting
     changes_side: bool  # the decided winners are not all the same
     why: list  # per setting, why it differs from the reference ("" when it agrees)
@@ -117,7 +117,7 @@ class CellAcross:
 class LevelVerdict(NamedTuple):
     """One level's verdict on each setting."""
 
-    tallies: list  # summary.Tally per setting
+    tallies: list  # score.Tally per setting
     verdicts: list  # "Go" | "Python" | "split" | None (no counted cell), per setting
     holds: Optional[bool]  # the same verdict on every setting that has one; None: no setting has one
 
@@ -125,21 +125,21 @@ class LevelVerdict(NamedTuple):
 # ---- the cells across the settings -----------------------------------------------------------
 
 
-def _key(r: summary.ScoreRow) -> tuple:
+def _key(r: score.ScoreRow) -> tuple:
     return (r.round, r.size, r.pair)
 
 
-def _pair(c: Optional[summary.ScoreCell]) -> Optional[tuple]:
+def _pair(c: Optional[score.ScoreCell]) -> Optional[tuple]:
     return (c.point.a.impl, c.point.b.impl) if c is not None and c.point is not None else None
 
 
-def _interval(c: summary.ScoreCell) -> str:
+def _interval(c: score.ScoreCell) -> str:
     """The point as its winner has it: 'Go 1.27× [1.25×, 1.29×]', or 'a tie
     (ratio 1.003 [0.99, 1.01])'."""
     p = c.point
     if p.noise:
-        ci = f" [{summary.ratio_text(p.ci[0])}, {summary.ratio_text(p.ci[1])}]" if p.ci else ""
-        return f"a tie (ratio {summary.ratio_text(p.ratio)}{ci})"
+        ci = f" [{textfmt.ratio_text(p.ci[0])}, {textfmt.ratio_text(p.ci[1])}]" if p.ci else ""
+        return f"a tie (ratio {textfmt.ratio_text(p.ratio)}{ci})"
     return f"{'Go' if p.winner == 'a' else 'Python'} {p.times()}"
 
 
@@ -165,7 +165,7 @@ def _side_moves(pr: tuple, ph: tuple, cells_ref: dict, cells_here: dict) -> list
     return out
 
 
-def _moved(cr: summary.ScoreCell, ch: summary.ScoreCell) -> str:
+def _moved(cr: score.ScoreCell, ch: score.ScoreCell) -> str:
     """How the point moved across the threshold of a tie, or over it."""
     pr, ph = cr.point, ch.point
     if pr.noise and not ph.noise:
@@ -278,15 +278,15 @@ def _why(settings: list, i: int, ref: int, rows: list, cs: list, groups: list) -
     return lead + "; ".join(parts)
 
 
-def across(settings: list, iv: Optional[summary.Intervals] = None) -> list:
+def across(settings: list, iv: Optional[intervals.Intervals] = None) -> list:
     """Every score cell across the settings (list[CellAcross]): the rows in
     the first setting's score order, then the rows only later settings
     have, each at every level where some setting has a point."""
-    iv = iv or summary.Intervals()
+    iv = iv or intervals.Intervals()
     groups, by_key, keys = [], [], []
     for s in settings:
         grouped = report_cells.group(s.rs)
-        rows = summary.score(grouped, s.rs, iv)
+        rows = score.score(grouped, s.rs, iv)
         groups.append(grouped)
         by_key.append({_key(r): r for r in rows})
         keys += [_key(r) for r in rows if _key(r) not in keys]
@@ -313,7 +313,7 @@ def across(settings: list, iv: Optional[summary.Intervals] = None) -> list:
 # ---- each level's verdict ------------------------------------------------------------------------
 
 
-def verdict_text(t: summary.Tally) -> Optional[str]:
+def verdict_text(t: score.Tally) -> Optional[str]:
     """ "Go", "Python" or "split" from a level's tally; None without a counted cell."""
     if not t.total:
         return None
@@ -328,7 +328,7 @@ def holds(settings: list, rows: list) -> dict:
     level."""
     out = {}
     for lvl in LEVELS:
-        tallies = [summary.Tally() for _ in settings]
+        tallies = [score.Tally() for _ in settings]
         for r in rows:
             if r.level != lvl:
                 continue
@@ -659,7 +659,7 @@ def write_page(settings: list, out_dir, older: Optional[dict] = None) -> list:
     page says it has no pictures; without jinja2 or markdown-it-py it has no
     HTML and the Markdown says so. older: Setting.key -> [source of a run
     of that setting not shown]."""
-    iv = summary.Intervals()
+    iv = intervals.Intervals()
     rows = across(settings, iv)
     return _page.write(
         out_dir,

@@ -42,6 +42,7 @@ from typing import Iterable, Optional
 from ..measure import harness
 from .. import rounds
 from ..runtimes import programs
+from . import checks
 
 KINDS = ("forced-gc", "sleep", "yield", "print", "locale")
 
@@ -758,8 +759,6 @@ def _reason(h: Hit) -> str:
 def provenance(round_list: list) -> tuple:
     """(checks, items): one fairness check for the whole scan, and a
     `scan-ROUND/VARIANT` line per variant with hits."""
-    from . import fairness
-
     hits, scanned, waived, problems = scan(round_list)
     items = {}
     by_variant: dict = {}
@@ -767,7 +766,7 @@ def provenance(round_list: list) -> tuple:
         by_variant.setdefault((h.round, h.variant), []).append(h)
     for (r, v), hs in sorted(by_variant.items()):
         items[f"scan-{r}/{v}"] = "; ".join(h.text() for h in hs)
-    checks = []
+    found = []
     langs = f"{len(scanned)} variants scanned (Python with ast, Go with go/ast, C by tokens)"
     allowed = ""
     if waived:
@@ -775,8 +774,8 @@ def provenance(round_list: list) -> tuple:
         allowed = f"; allowed where the source says why: {why}"
     if by_variant:
         names = ", ".join(f"{r}/{v}" for r, v in sorted(by_variant))
-        checks.append(
-            fairness.warn(
+        found.append(
+            checks.warn(
                 "timed-code",
                 f"{langs}: forced collection, sleeps or yields, printing or locale-aware formatting "
                 f"in {names}{allowed}",
@@ -784,12 +783,12 @@ def provenance(round_list: list) -> tuple:
             )
         )
     else:
-        checks.append(
-            fairness.ok(
+        found.append(
+            checks.ok(
                 "timed-code",
                 f"{langs}: no forced collection, sleep or yield, printing or locale-aware formatting{allowed}",
             )
         )
     for p in problems:
-        checks.append(fairness.info("timed-code-scan", p))
-    return checks, items
+        found.append(checks.info("timed-code-scan", p))
+    return found, items

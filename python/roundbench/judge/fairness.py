@@ -1,0 +1,227 @@
+"""The fairness audit: every way a comparison of languages is known to go
+wrong that a run can detect, each judged from the facts the runner
+collected (run/provenance.py gathers them; this module decides).
+
+Each check is a checks.py Check (ok / warn / info, the finding, the fix).
+The runner writes each as a `fairness-<name>` provenance line beside the
+`machine-<name>` lines, and the report lists them all, passed ones
+included, so a reader sees what was looked for and not only what was
+found. A `warn` is also one item of the `fairness` line, which the report
+prints in bold.
+
+What is judged here (`audit`): the builds (a Go runner built with -race or
+-gcflags, a debug Python, tuned flags on one side only), the environment
+(GOGC, GOMAXPROCS, GODEBUG; Python's development mode; a tracer attached),
+the runtimes' ages (the release table in data/releases.tsv), where peak
+memory comes from; `resource_checks`: the CPUs, GOMAXPROCS and BLAS threads
+each variant of a cell gets. What the timed code does is scan.py's; the
+machine's own checks are measure/machine.py's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from .. import rounds
+from ..measure.machine import Check, usable_cpus
+from ..runtimes import programs, releases
+from .checks import info, judged, ok, warn
+
+# The environment variables that change how Go runs (go-env).
+GO_ENV_VARS = ("GOMAXPROCS", "GOGC", "GODEBUG")
+
+
+@dataclass
+class Facts:
+    """What the audit judges, as the runner collected it."""
+
+    go: dict  # the Go runners' build settings (programs.go_build_settings)
+    go_version: str  # as the provenance's go-version line gives it
+    env: dict  # the runner's environment (os.environ)
+    child: Optional[object]  # the Python children's interp.Info, None when unusable
+    runner_dev_mode: bool  # the runner itself in Python's development mode
+    numpy: str  # the children's numpy version, or "not installed"
+    tracer_pid: int  # a tracer or debugger attached to the runner (0: none)
+    c_build: str  # the C runner's build line (`rb-c --info`)
+    ext_build: str  # the extension's build line (_core.build_info())
+    no_spawn: Optional[str]  # why rb-spawn is missing, None when it is built
+
+
+FIX_PY = "run the Python children with a newer CPython: --python PATH or ROUNDBENCH_PYTHON"
+FIX_GO = "build with a newer Go"
+
+
+def audit(f: Facts) -> list:
+    """Every check of the builds, the environment, the runtimes' ages, the
+    tuning and peak memory, in the order the report lists them."""
+    go = f.go
+    checks = [
+        judged(
+            "go-race",
+            go.get("-race") == "true",
+            "the Go runner was built with -race",
+            "build without -race: make build",
+            "the Go runners are built without -race",
+        ),
+        judged(
+            "go-gcflags",
+            bool(go.get("-gcflags")),
+            f"the Go runner was built with -gcflags={go.get('-gcflags')}",
+            "build without -gcflags",
+            "the Go runners are built without -gcflags (optimiser and inliner on)",
+        ),
+    ]
+    overrides = [f"{var}={f.env[var]}" for var in GO_ENV_VARS if f.env.get(var)]
+    checks.append(
+        judged(
+            "go-env",
+            bool(overrides),
+            f"{', '.join(overrides)} set for the Go variants",
+            "unset them, or state why in the report",
+            "no GOMAXPROCS, GOGC or GODEBUG override",
+        )
+    )
+    child = f.child
+    if child is not None:
+        checks.append(
+            judged(
+                "python-build",
+                child.debug,
+                f"the Python children run a debug build ({child.describe()})",
+                "a release build",
+                f"the Python children run a release build ({child.version})",
+            )
+        )
+        checks.append(
+            judged(
+                "python-dev-mode",
+                bool(child.dev_mode or f.runner_dev_mode),
+                "Python runs in development mode (-X dev)",
+                "unset PYTHONDEVMODE",
+                "Python is not in development mode",
+            )
+        )
+    checks += runtime_ages(f)
+    checks.append(
+        judged(
+            "tracer",
+            bool(f.tracer_pid),
+            f"a tracer or debugger (pid {f.tracer_pid}) is attached to the runner",
+            "detach it and run again",
+            "no tracer or debugger attached to the runner",
+        )
+    )
+    checks.append(tuning_check(f.c_build, f.ext_build, go))
+    if f.no_spawn is None:
+        checks.append(ok("peak-rss", "every peak RSS is the child's own (wait4 in rb-spawn)"))
+    else:
+        checks.append(
+            warn("peak-rss", f"every peak-B includes the Python runner's own RSS at spawn: {f.no_spawn}", "make build")
+        )
+    return checks
+
+
+def runtime_ages(f: Facts) -> list:
+    """A new runtime on one side and an old one on the other: CPython's and
+    numpy's release dates against Go's (the release table)."""
+    if releases.feature(f.go_version) is None:
+        return [info("runtime-age", f"no Go version to compare ({f.go_version})")]
+    out = []
+    child = f.child
+    if child is not None and child.implementation == "CPython":
+        status, text, fix = releases.age_check(
+            ("cpython", child.version), ("go", f.go_version), {"cpython": FIX_PY, "go": FIX_GO}
+        )
+        out.append(Check("runtime-age", status, text, fix))
+    if f.numpy != "not installed":
+        status, text, fix = releases.age_check(
+            ("numpy", f.numpy), ("go", f.go_version), {"numpy": "pip install a newer numpy", "go": FIX_GO}
+        )
+        out.append(Check("numpy-age", status, text, fix))
+    return out
+
+
+def tuning_check(c_info: str, ext: str, go: dict) -> Check:
+    """Tuned on one side only? The C runner's and the extension's flags
+    (-march=native), the Go runner's GOAMD64 and, where it calls the core
+    through cgo, the C flags cgo compiled the core with (TUNE=1 sets
+    CGO_CFLAGS): a Go side at v3 over a core at -O2 is not the tuned build."""
+    sides = {
+        "C runner": "-march=native" in c_info,
+        "Python extension": "-march=native" in ext,
+        "Go": go.get("GOAMD64", "v1") not in ("v1", ""),
+    }
+    if go.get("CGO_ENABLED") == "1":
+        sides["Go's cgo core"] = "-march=native" in programs.cgo_cflags(go)
+    text = ", ".join(f"{side} {'tuned' if tuned else 'portable'}" for side, tuned in sides.items())
+    return judged(
+        "tuning",
+        len(set(sides.values())) > 1,
+        f"build flags differ in tuning: {text}",
+        "build everything with the same TUNE",
+        f"the same tuning on every side: {text}",
+    )
+
+
+# ---- unequal resources --------------------------------------------------------
+
+_BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _resources(plan, placement) -> dict:
+    """variant -> {resource: value} for one cell: the CPUs its child may use,
+    Go's GOMAXPROCS (which Go sizes from those CPUs unless set), the BLAS
+    threads it is told to use."""
+    out = {}
+    usable = None
+    for v in plan.variants:
+        env = v.env(plan.params) if v.env is not None else {}
+        cpus = placement.cpus(rounds.threads_of(plan.round, v, plan.params)) if placement is not None else None
+        if cpus is None:
+            usable = usable or len(usable_cpus())
+            ncpu = usable
+        else:
+            ncpu = len(cpus)
+        res = {"CPUs": ncpu}
+        if v.language == "go" and v.program != "python":
+            res["GOMAXPROCS"] = int(env.get("GOMAXPROCS", ncpu))
+        for var in _BLAS_VARS:
+            if var in env:
+                res["BLAS threads"] = int(env[var])
+                break
+        out[v.name] = res
+    return out
+
+
+def resource_checks(plans: list, placement) -> list:
+    """One check over every cell: the resources each variant of a cell is
+    given (CPUs, GOMAXPROCS, BLAS threads), warned where variants differ.
+    Workers, server and load-generator cores are the cell's parameters, the
+    same for every variant by construction, and named in each result line."""
+    mismatches = []
+    for plan in plans:
+        if plan.round.facts or len(plan.variants) < 2:
+            continue
+        res = _resources(plan, placement)
+        kinds = sorted({k for r in res.values() for k in r})
+        for kind in kinds:
+            have = {name: r[kind] for name, r in res.items() if kind in r}
+            if len(set(have.values())) > 1:
+                by_value: dict = {}
+                for name, value in have.items():
+                    by_value.setdefault(value, []).append(name)
+                parts = ", ".join(f"{'/'.join(names)} {value}" for value, names in sorted(by_value.items()))
+                size = ",".join(f"{k}={v}" for k, v in plan.params.items()) or "default"
+                mismatches.append(f"{plan.round.name} {size}: {kind} {parts}")
+    if mismatches:
+        return [
+            warn(
+                "resources",
+                "variants of one cell get different resources: " + ", and ".join(mismatches),
+                "read those cells' ratios with the resources beside them",
+            )
+        ]
+    return [
+        ok("resources", f"every variant of each of {len(plans)} cells gets the same CPUs, GOMAXPROCS and BLAS threads")
+    ]

@@ -1,0 +1,279 @@
+"""The score: per round and size, each level's best Go variant against
+its best Python variant, as a ratio of medians with its interval, and who
+takes the point.
+
+Levels are results/levels.py's (every variant's level, as its round
+declares it). A row has one cell per level: *the language alone* (best
+alone variant of each language), *with its ecosystem* (best of alone and
+ecosystem), *calling C* (best core variant), *whole program* (programs
+started from outside, timed start to exit). A round that compares
+crossings (ffi) scores each kind of crossing against its counterpart (the
+round's `pairs`). A cell is scored by its round's score unit
+(rounds.score_unit: the metric, or e.g. p99 latency where every server is
+held to one rate).
+
+The decision rule: a point goes to a language only when the 95% bootstrap
+interval of the ratio (intervals.py) excludes 1 and the ratio is at least
+TIE_WITHIN (2%) from 1; else it is a tie, within this run's noise. For
+example, medians of 0.92 ns/iter (Go) and 0.95 ns/iter (Python) give
+1.033x, and an interval of [1.027, 1.038] excludes 1: the point is Go's; a
+ratio of 1.015 is a tie whatever its interval. A cell that cannot decide
+(its metric fixed by construction: rounds.undecided) is listed and not
+counted. The report (report/summary.py), the runner's adaptive runs, the
+store's verdict and the comparison of two runs all read the score from
+here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..results import benchfmt
+from .. import rounds
+from .cells import metric_for
+from .intervals import Intervals
+from ..results.levels import LEVELS, level
+from ..results.textfmt import fmt_bytes, ratio_text, size_label
+
+TIE_WITHIN = 0.02  # a ratio within 2% of 1 is a tie whatever its interval
+
+
+@dataclass
+class Side:
+    impl: str
+    cell: object  # cells.Cell
+    median: float
+
+
+@dataclass
+class Point:
+    """Two sides by one unit: how many times better `a` is than `b` (>1: a is
+    better), with the interval of that ratio."""
+
+    a: Side
+    b: Side
+    unit: str
+    better: str
+    ratio: float
+    ci: Optional[tuple]
+
+    @property
+    def noise(self) -> bool:
+        """Whether the difference is within this run's noise."""
+        if abs(self.ratio - 1) < TIE_WITHIN:
+            return True
+        return self.ci is not None and self.ci[0] <= 1 <= self.ci[1]
+
+    @property
+    def winner(self) -> str:
+        """'a', 'b' or 'tie'."""
+        if self.noise:
+            return "tie"
+        return "a" if self.ratio > 1 else "b"
+
+    def times(self) -> str:
+        """'41.7× [40.5×, 43.0×]' from the winner's side (the ratio as it is
+        when within noise)."""
+        r, ci = self.ratio, self.ci
+        if not self.noise and r < 1:
+            r, ci = 1 / r, (1 / ci[1], 1 / ci[0]) if ci else None
+        text = f"{ratio_text(r)}×"
+        if ci:
+            text += f" [{ratio_text(ci[0])}×, {ratio_text(ci[1])}×]"
+        return text
+
+
+def point(a: Side, b: Side, unit: str, better: str, iv: Intervals) -> Point:
+    """a against b: the ratio by which a is better than b."""
+    va, vb = a.cell.values(unit), b.cell.values(unit)
+    if better == "lower":
+        # median(b) / median(a): a's time against b's
+        ratio = b.median / a.median if a.median else math.inf
+        ci = iv.ratio_ci(va, vb)
+    else:
+        ratio = a.median / b.median if b.median else math.inf
+        ci = iv.ratio_ci(vb, va)
+    return Point(a, b, unit, better, ratio, ci)
+
+
+def best_side(cells: dict, impls, unit: str, better: str) -> Optional[Side]:
+    """The best of the named variants that have runs in `unit`."""
+    found = []
+    for impl in impls:
+        c = cells.get(impl)
+        m = c.median_of(unit) if c is not None else None
+        if m is not None:
+            found.append(Side(impl, c, m))
+    if not found:
+        return None
+    pick = min if better == "lower" else max
+    return pick(found, key=lambda s: s.median)
+
+
+# ---- the score ---------------------------------------------------------------------
+
+
+@dataclass
+class ScoreCell:
+    """One level of one row: Go's side against Python's."""
+
+    point: Optional[Point]  # a = Go, b = Python
+    why: str = ""  # why there is no point (a side has no variant at this level)
+    note: str = ""  # memory beside a concurrency round's times, models
+    undecided: str = ""  # why the point is listed and not counted (rounds.undecided)
+
+    @property
+    def winner(self) -> Optional[str]:
+        if self.point is None or self.undecided:
+            return None
+        return {"a": "go", "b": "python", "tie": "tie"}[self.point.winner]
+
+    def text(self) -> str:
+        p = self.point
+        if p is None:
+            return f"— ({self.why})" if self.why else "—"
+        pair = f"{p.a.impl} vs {p.b.impl}"
+        if self.undecided:
+            return f"not counted: {self.undecided} ({pair} {ratio_text(p.ratio)}×)"
+        if p.winner == "tie":
+            return f"tie: within noise, {pair} {ratio_text(p.ratio)}×" + (
+                f" [{ratio_text(p.ci[0])}, {ratio_text(p.ci[1])}]" if p.ci else ""
+            )
+        who = "Go" if p.winner == "a" else "Python"
+        return f"{who} {p.times()} ({pair})"
+
+
+@dataclass
+class ScoreRow:
+    round: str
+    size: str
+    label: str  # round and size as the table shows them
+    levels: dict  # level -> ScoreCell
+    unit: str
+    better: str
+    params: dict = field(default_factory=dict)  # the cell's parameters (without impl)
+    pair: str = ""  # a round of crossings: the Pair's label ("" its own row)
+    undecided: str = ""  # why the row's points are not counted (rounds.undecided)
+
+
+@dataclass
+class Tally:
+    go: int = 0
+    python: int = 0
+    tie: int = 0
+
+    def add(self, winner: Optional[str]) -> None:
+        if winner is not None:
+            setattr(self, winner, getattr(self, winner) + 1)
+
+    def text(self) -> str:
+        return f"Go {self.go}, Python {self.python}, ties {self.tie}"
+
+    @property
+    def total(self) -> int:
+        return self.go + self.python + self.tie
+
+
+def level_impls(cells: dict, lang: str, lvl: str) -> list:
+    allowed = {
+        "alone": ("alone",),
+        "ecosystem": ("alone", "ecosystem"),
+        "core": ("core",),
+        "program": ("program",),
+    }[lvl]
+    return [i for i in cells if rounds.language(i) == lang and level(i) in allowed]
+
+
+def _concurrency_note(info, go: Side, py: Side) -> str:
+    """A time is never quoted without its memory, nor across models unsaid."""
+    if info is None or not info.models:
+        return ""
+    go_rss, py_rss = fmt_bytes(go.cell.median_of("peak-B")), fmt_bytes(py.cell.median_of("peak-B"))
+    mem = f"peak RSS {go.impl} {go_rss}, {py.impl} {py_rss}"
+    gm, pm = info.models.get(go.impl), info.models.get(py.impl)
+    if gm and pm and gm != pm:
+        mem += f"; across models: {rounds.MODELS[gm]} against {rounds.MODELS[pm]}"
+    return mem
+
+
+def _score_cell(cells: dict, go_impls, py_impls, unit, better, iv, info) -> ScoreCell:
+    go = best_side(cells, go_impls, unit, better)
+    py = best_side(cells, py_impls, unit, better)
+    if go is None or py is None:
+        missing = [lang for lang, s, impls in (("Go", go, go_impls), ("Python", py, py_impls)) if s is None]
+        # Neither side at this level (a round with no whole program): a bare dash.
+        why = f"{missing[0]} has no such variant" if len(missing) == 1 else ""
+        if any(cells.get(i) is not None and cells[i].skip for i in list(go_impls) + list(py_impls)):
+            why = "not run here: see the round's section"
+        return ScoreCell(None, why=why)
+    return ScoreCell(point(go, py, unit, better, iv), note=_concurrency_note(info, go, py))
+
+
+def cell_unit(rnd_name: str, params: dict, rs: benchfmt.ResultSet) -> tuple:
+    """The unit a cell is scored by and which way is better, with the
+    round's declaration (None for a round this version does not know)."""
+    unit, better, info = metric_for(rnd_name, rs)
+    if info is not None:
+        unit = rounds.score_unit(info, params)
+        better = info.units.get(unit, rs.units.get(unit, "lower"))
+    return unit, better, info
+
+
+def score(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> list:
+    """One ScoreRow per scored round and size (and per crossing kind)."""
+    rows = []
+    for rnd_name, sizes in grouped.items():
+        _, _, info = metric_for(rnd_name, rs)
+        if info is not None and (info.facts or not info.scored):
+            continue
+        for size, cells in sizes.items():
+            params = dict(size)
+            unit, better, _ = cell_unit(rnd_name, params, rs)
+            undecided = rounds.undecided(info, params) if info is not None else None
+            size_text = size_label(size)
+            label = rnd_name if size_text == "default" else f"{rnd_name}: {size_text}"
+            levels = {}
+            for lvl in ("alone", "ecosystem", "program"):
+                levels[lvl] = _score_cell(
+                    cells, level_impls(cells, "go", lvl), level_impls(cells, "py", lvl), unit, better, iv, info
+                )
+            groups = info.pairs if info is not None else []
+            if groups:
+                levels["core"] = _score_cell(cells, groups[0].go, groups[0].py, unit, better, iv, info)
+            else:
+                levels["core"] = _score_cell(
+                    cells, level_impls(cells, "go", "core"), level_impls(cells, "py", "core"), unit, better, iv, info
+                )
+            levels = {lvl: levels[lvl] for lvl in LEVELS}
+            if undecided:
+                for c in levels.values():
+                    c.undecided = undecided
+            if any(c.point is not None for c in levels.values()):
+                rows.append(ScoreRow(rnd_name, size_text, label, levels, unit, better, params, "", undecided or ""))
+            for pair in groups[1:]:
+                cell = _score_cell(cells, pair.go, pair.py, unit, better, iv, info)
+                if cell.point is not None:
+                    empty = {lvl: ScoreCell(None) for lvl in LEVELS}
+                    rows.append(
+                        ScoreRow(
+                            rnd_name,
+                            size_text,
+                            f"{rnd_name}: {pair.label}",
+                            {**empty, "core": cell},
+                            unit,
+                            better,
+                            params,
+                            pair.label,
+                        )
+                    )
+    return rows
+
+
+def tallies(rows: list) -> dict:
+    out = {lvl: Tally() for lvl in LEVELS}
+    for r in rows:
+        for lvl in LEVELS:
+            out[lvl].add(r.levels[lvl].winner)
+    return out
