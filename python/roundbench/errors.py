@@ -1,6 +1,7 @@
-"""The command's error and its exit statuses: a leaf that every layer may
-import (the child programs' own statuses are harness.EXIT_*, the child
-protocol's)."""
+"""The one usage error and the command's exit statuses: a leaf that every
+layer may import. The child programs' statuses are another protocol's
+(measure/harness.py's EXIT_*, shared with the C and Go children); docs/usage.md,
+"Exit statuses", sets the two tables side by side."""
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # some run failed (its reason is in the report and on stderr)
@@ -14,6 +15,8 @@ def exit_for_signal(signum: int) -> int:
 
 
 class UsageError(Exception):
-    """The command line asks for something that does not exist or cannot
-    be: cli.main() prints the message after the command's name and exits
-    EXIT_USAGE. Every subcommand raises it, none exits by itself."""
+    """A request for something that does not exist or cannot be. In the
+    command, cli.main() prints the message after the command's name and
+    exits EXIT_USAGE: every subcommand raises it, none exits by itself. In
+    a child, a bad parameter: the harness prints the message and exits its
+    own EXIT_USAGE (harness.main). Both statuses are 2."""

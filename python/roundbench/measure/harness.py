@@ -17,6 +17,12 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Callable, Iterable, Mapping, Sequence
 
+from ..errors import UsageError
+
+# The child protocol's exit statuses (testdata/vectors/protocol.txt,
+# protocol-exit), the same in the C and Go harnesses; the command's own
+# statuses are errors.py's, and docs/usage.md, "Exit statuses", sets the
+# two tables side by side.
 EXIT_OK = 0
 EXIT_USAGE = 2  # bad arguments: the message names which
 EXIT_WRONG = 3  # the work ran but its result is wrong
@@ -26,10 +32,6 @@ EXIT_FAILED = 5  # the work raised
 now_ns = time.perf_counter_ns
 
 CALIBRATE_TARGET_NS = 100_000_000  # one timing of the calibrated loop lasts >= 100 ms
-
-
-class UsageError(Exception):
-    """A bad parameter; the child exits with EXIT_USAGE."""
 
 
 class WrongResult(Exception):
