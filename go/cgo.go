@@ -5,9 +5,10 @@ package roundbench
 // and each function only converts arguments, calls, and converts the
 // result or the core's error record. The core checks every argument's
 // value; what is checked here is only what conversion needs (a slice's
-// length, a number that must fit in a C int). The preamble holds
-// declarations only, as a file with //export requires (cmd/cgo
-// documentation, "C references to Go").
+// length, a number that must fit in a C int). The functions the core
+// calls back (//export) are in cgo_export.go: a file with //export may hold
+// declarations only in its preamble (cmd/cgo documentation, "C references
+// to Go"), and that file keeps this one's preamble free of the rule.
 
 /*
 // No -O here: cgo puts CGO_CFLAGS (Go's default -O2 -g; the Makefile's
@@ -144,14 +145,8 @@ func FfiBufferCopy(b []byte) int64 {
 	return int64(C.rb_ffi_buffer((*C.uint8_t)(p), C.size_t(len(b))))
 }
 
-//export rbGoCallback
-func rbGoCallback(ctx unsafe.Pointer, x C.int64_t, result *C.int64_t) C.int {
-	*result = C.int64_t(PureNoop(int64(x)))
-	return 0
-}
-
 // FfiCallbackLoop has the core call back into Go count times (C to Go, the
-// //export rbGoCallback above) and returns the sum of the results.
+// //export rbGoCallback of cgo_export.go) and returns the sum of the results.
 func FfiCallbackLoop(count int64) (int64, error) {
 	return callbackLoop("FfiCallbackLoop", C.rb_ffi_callback(C.rbGoCallback), count)
 }
@@ -172,22 +167,6 @@ func callbackLoop(fn string, cb C.rb_ffi_callback, count int64) (int64, error) {
 }
 
 // ---- round http ----------------------------------------------------------
-
-//export rbGoHTTPHandler
-func rbGoHTTPHandler(ctx unsafe.Pointer, req *C.rb_http_request, resp *C.rb_http_response) C.int {
-	h := cgo.Handle(*(*C.uintptr_t)(ctx)).Value().(HTTPHandler)
-	// Views of the core's buffers, valid for this call only: no copies.
-	method := unsafe.Slice((*byte)(unsafe.Pointer(req.method)), int(req.method_len))
-	path := unsafe.Slice((*byte)(unsafe.Pointer(req.path)), int(req.path_len))
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(resp.body)), int(resp.body_cap))
-	status, n := h(method, path, buf)
-	if n < 0 || n > len(buf) {
-		return 1
-	}
-	resp.status = C.int(status)
-	resp.body_len = C.size_t(n)
-	return 0
-}
 
 // HTTPServer is the core's HTTP/1.1 server (csrc/http.c), answering either
 // with the core's own C handler or through a Go HTTPHandler called back
