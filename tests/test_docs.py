@@ -186,3 +186,230 @@ def test_the_checks_can_fail(tmp_path):
     assert refused(["store", "export", "--out", "x"]) == "store export takes no --out"
     assert refused(["store", "nosuch"]) == "store has no verb 'nosuch'"
     assert _code(doc)[0] == "make no-such-target" and "no-such-target" not in make_targets()
+
+
+# ---- the code names the map and the round pages give -------------------------------------
+#
+# docs/ARCHITECTURE.md and docs/rounds/*.md name code in backticks:
+# `module.function`, `Class.field`, `file.py:name`, a bare `file.py`. Each
+# is resolved here against the sources, read statically (nothing is
+# imported): the Python package's modules and their top-level names and
+# class members, the Go packages' exported names, the tree's file names.
+# A name that belongs to no module of the project (`time.Sleep`,
+# `pd.read_csv`, `os.sched_getaffinity`) is another project's and is not
+# held here.
+
+import ast  # noqa: E402 - this part's own imports, kept beside it
+import sys  # noqa: E402
+
+CODE_DOCS = sorted([ROOT / "docs" / "ARCHITECTURE.md", *(ROOT / "docs" / "rounds").glob("*.md")])
+PACKAGE = ROOT / "python" / "roundbench"
+DOTTED = re.compile(r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?:\(\))?$")
+FILE_NAME = re.compile(r"^([\w.-]+\.(?:py|pyx|c|h|cc|go|txt|tsv|mk|toml))(?::([A-Za-z_][\w.]*))?$")
+
+
+def _members(tree: ast.AST) -> dict:
+    """name -> the names inside it (a class's members; {} for anything
+    else) of a module's top level, re-exported imports included."""
+    out: dict = {}
+    for node in getattr(tree, "body", []):
+        if isinstance(node, ast.ClassDef):
+            inner = set()
+            for sub in node.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    inner.add(sub.name)
+                elif isinstance(sub, ast.AnnAssign) and isinstance(sub.target, ast.Name):
+                    inner.add(sub.target.id)
+                elif isinstance(sub, ast.Assign):
+                    inner.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+            out[node.name] = inner
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out[node.name] = set()
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        out[n.id] = set()
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out[node.target.id] = set()
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                out[(a.asname or a.name).split(".")[0]] = set()
+    return out
+
+
+def python_modules() -> dict:
+    """dotted module name (roundbench.judge.cells) -> its _members."""
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = _members(ast.parse(path.read_text(encoding="utf-8")))
+    # The extension's names, from the typed stubs beside each of its
+    # functions (_core.c's /*pyi ... */ blocks); the package re-exports them.
+    core = (PACKAGE / "_core.c").read_text(encoding="utf-8")
+    stubs = "\n".join(re.findall(r"/\*pyi(.*?)\*/", core, re.S))
+    names = {n: set() for n in re.findall(r"^(?:def|class) (\w+)", stubs, re.M)}
+    out["roundbench._core"] = names
+    out["roundbench"] = {**out.get("roundbench", {}), **names}
+    return out
+
+
+def go_packages() -> dict:
+    """A Go package's folder name -> the exported names its files declare."""
+    out: dict = {}
+    decl = re.compile(r"^(?:func (?:\([^)]*\) )?|type |var |const )([A-Z]\w*)", re.M)
+    for path in (ROOT / "go").rglob("*.go"):
+        name = "roundbench" if path.parent == ROOT / "go" else path.parent.name
+        out.setdefault(name, set()).update(decl.findall(path.read_text(encoding="utf-8")))
+    return out
+
+
+def _resolves_python(parts: list, modules: dict) -> bool:
+    """Whether parts names a module, or a name in one (a class's member
+    one further), where parts[0] is a module's last name, a dotted prefix
+    of one, or a class of the package."""
+    for mod, members in modules.items():
+        names = mod.split(".")
+        for k in range(len(parts), 0, -1):
+            if names[-k:] != parts[:k] and not (k == len(names) and names == parts[:k]):
+                continue
+            rest = parts[k:]
+            if not rest:
+                return True
+            if rest[0] in members and (len(rest) == 1 or (len(rest) == 2 and rest[1] in members[rest[0]])):
+                return True
+        # A class named first: `Variant.level`.
+        if parts[0] in members and members[parts[0]] and len(parts) == 2 and parts[1] in members[parts[0]]:
+            return True
+    return False
+
+
+def unresolved(span: str, modules: dict, go: dict, files: set) -> str:
+    """Why a code span names project code that does not exist, or ""."""
+    m = FILE_NAME.match(span)
+    if m:
+        name, inner = m.groups()
+        if name not in files:
+            return f"no file named {name}"
+        if inner and name.endswith(".py"):
+            stems = [mod for mod in modules if mod.split(".")[-1] == name[:-3] or mod.endswith(f".{name[:-3]}")]
+            if not any(_resolves_python([mod.split(".")[-1], *inner.split(".")], modules) for mod in stems):
+                return f"{name} has no {inner}"
+        return ""
+    m = DOTTED.match(span)
+    if not m:
+        return ""
+    parts = m.group(1).split(".")
+    ours = {p for mod in modules for p in mod.split(".")} | {
+        c for mem in modules.values() for c, inner in mem.items() if inner
+    }
+    if parts[0] not in ours and parts[0] not in go:
+        return ""  # another project's name
+    if parts[0] in ours and _resolves_python(parts, modules):
+        return ""
+    if parts[0] in go and len(parts) >= 2 and parts[1] in go[parts[0]]:
+        return ""
+    if parts[0] in sys.stdlib_module_names or (parts[0] not in go and parts[-1][:1].isupper()):
+        # Go's standard library (`errors.As`) or Python's (`http.server`),
+        # whose package shares a name with one of ours.
+        return ""
+    return f"{span} names nothing in the package"
+
+
+def _tree_files() -> set:
+    tracked = (ROOT / ".git").exists()
+    if tracked:
+        import subprocess
+
+        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+        return {Path(p).name for p in out}
+    return {p.name for p in ROOT.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def code_index():
+    return python_modules(), go_packages(), _tree_files()
+
+
+@pytest.mark.parametrize("doc", CODE_DOCS, ids=lambda d: d.relative_to(ROOT).as_posix())
+def test_every_code_name_a_page_gives_exists(doc, code_index):
+    modules, go, files = code_index
+    prose, _ = _prose_and_code(doc)
+    bad = sorted({why for span in CODE_SPAN.findall(prose) if (why := unresolved(span.strip(), modules, go, files))})
+    assert not bad, f"{doc.relative_to(ROOT)} names code the tree does not have: {bad}"
+
+
+def test_the_code_name_check_can_fail(code_index):
+    modules, go, files = code_index
+    assert unresolved("judge.score.best_side", modules, go, files) == ""
+    assert unresolved("judge.score.no_such_function", modules, go, files) != ""
+    assert unresolved("cells.Cell.median_of", modules, go, files) == ""
+    assert unresolved("cells.Cell.no_such_method", modules, go, files) != ""
+    assert unresolved("Variant.level", modules, go, files) == ""
+    assert unresolved("Variant.no_such_field", modules, go, files) != ""
+    assert unresolved("harness.Register", modules, go, files) == ""  # the Go harness
+    assert unresolved("harness.NoSuchFunc", modules, go, files) != ""
+    assert unresolved("summary.py", modules, go, files) == ""
+    assert unresolved("no_such_file.py", modules, go, files) == "no file named no_such_file.py"
+    assert unresolved("servers.py:no_such_name", modules, go, files) == "servers.py has no no_such_name"
+    assert unresolved("time.Sleep", modules, go, files) == ""  # not ours
+    assert unresolved("roundbench.jsonl_kernel()", modules, go, files) == ""  # the extension's
+    assert unresolved("roundbench.no_such_kernel()", modules, go, files) != ""
+
+
+# ---- the document sections the code cites ----------------------------------------------------
+#
+# Source comments cite a page and a section: (docs/rounds/matmul.md, "The
+# BLAS"). Each cited section is a heading of that page.
+
+CITED = re.compile(r"((?:docs/)?[\w/-]+\.md|README),\s*\"([^\"\n]+)\"")
+SOURCES = ("*.py", "*.c", "*.h", "*.cc", "*.go", "*.mk", "*.txt", "*.sh", "*.toml", "*.md", "Makefile", ".ci/run")
+
+
+def _headings(page: Path) -> set:
+    return {m.group(1).strip() for m in re.finditer(r"^#+\s+(.*)$", _text(page), re.M)}
+
+
+def _page(name: str) -> Path:
+    name = "README.md" if name == "README" else name
+    for base in (ROOT, ROOT / "docs", ROOT / "docs" / "rounds"):
+        if (base / name).is_file():
+            return base / name
+    return ROOT / name
+
+
+def missing_sections(text: str) -> list:
+    """Every (page, section) that text cites and the page lacks."""
+    out = []
+    for name, section in CITED.findall(text):
+        page = _page(name)
+        if not page.is_file():
+            out.append(f"{name} (no such page)")
+        elif section not in _headings(page):
+            out.append(f'{name}, "{section}"')
+    return out
+
+
+def test_every_section_the_code_cites_exists():
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files", *SOURCES], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    bad = []
+    for rel in listed:
+        path = ROOT / rel
+        if path.is_file():
+            bad += [f"{rel}: {m}" for m in missing_sections(path.read_text(encoding="utf-8", errors="replace"))]
+    assert not bad, f"sections cited that their pages lack: {bad}"
+
+
+def test_the_section_check_can_fail():
+    # Built from parts, so that this file itself cites no missing section.
+    page, nowhere = "docs/rounds/matmul.md", "docs/no-such-page.md"
+    assert missing_sections(f'the BLAS ({page}, "The BLAS")') == []
+    assert missing_sections(f'({page}, "No such section")') == [f'{page}, "No such section"']
+    assert missing_sections(f'({nowhere}, "X")') == [f"{nowhere} (no such page)"]
+    readme = "README"
+    assert missing_sections(f'({readme}, "No such section")') == [f'{readme}, "No such section"']
