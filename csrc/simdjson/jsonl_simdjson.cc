@@ -1,6 +1,6 @@
 /* jsonl_simdjson.cc: round jsonl counted with simdjson, the C++ parser that
  * is the field's reference for speed (variant c-simdjson), held to the
- * round's rules (README.md, "jsonl").
+ * round's rules (docs/rounds/jsonl.md).
  *
  * The file is read with read(2) in 256 KiB chunks, as the core reads it,
  * and its whole lines are parsed in batches of about 64 KiB with simdjson's

@@ -46,7 +46,7 @@ TSAN_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -fsanitize=thread -fno-omit-frame
 FUZZ_SAN_CFLAGS := -fsanitize=fuzzer
 
 # ---- The BLAS -------------------------------------------------------------
-# The OpenBLAS of the scipy-openblas64 package (README, "The BLAS"), which
+# The OpenBLAS of the scipy-openblas64 package (docs/rounds/matmul.md, "The BLAS"), which
 # the core dlopen()s on first use, so nothing links it: its symbols carry
 # this prefix and suffix and take 64-bit integers. BLAS_LIB_FILE is its
 # file, RB_BLAS_DEFAULT_LIB's name in the folder each build chooses.

@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
         "the network, and says in one line which is missing (exit 0: the suite runs with what it has). "
         "Everything lives outside the checkout, in ROUNDBENCH_PYTHONS (default ~/.cache/roundbench/pythons), "
         "and is reused by the next call. `roundbench run --python 3.15` then names one by its version.",
-        epilog='Times on a 2-vCPU first-generation AMD EPYC: README.md, "The Pythons".',
+        epilog='How long each takes to provision, on a 2-vCPU machine: docs/runtimes.md, "The Pythons people run".',
     )
     p.add_argument(
         "--newest",
