@@ -29,6 +29,7 @@ def library_path() -> str | None:
     if os.environ.get(ENV):
         return None
     try:
+        # optional: without scipy-openblas64 the core looks for the BLAS by its bare name
         import scipy_openblas64
     except ImportError:
         return None
@@ -37,6 +38,7 @@ def library_path() -> str | None:
 
 def configure() -> None:
     """Hands library_path() to the core, if there is one."""
+    # the extension, imported only to configure it: importing this module needs no built extension
     from . import _core
 
     path = library_path()

@@ -7,6 +7,8 @@ import os
 
 from .. import rounds
 from ..errors import UsageError
+from ..runtimes import interp
+from ..runtimes import provision
 
 
 def rounds_arg(names: list) -> list:
@@ -26,8 +28,6 @@ def python_path(spec: str) -> str:
     free-threaded build) names a provisioned interpreter (roundbench
     pythons), as --go 1.27 names a Go release; anything else is a path or a
     name on PATH, as given."""
-    from ..runtimes import provision
-
     if not provision.VERSION_SPEC.fullmatch(spec):
         return spec
     found = provision.resolve(spec)
@@ -42,8 +42,6 @@ def python_path(spec: str) -> str:
 
 def use_python(path) -> None:
     """--python PATH, or ROUNDBENCH_PYTHON: the Python children's interpreter."""
-    from ..runtimes import interp
-
     path = path or os.environ.get(interp.ENV)
     if not path:
         return

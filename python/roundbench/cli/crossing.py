@@ -59,6 +59,7 @@ symbol that cannot be found (one line says which).
 
 
 def add_parser(sub) -> None:
+    # the crossing tool's modules load when its parser or command needs them, not for every other command
     from ..crossing import decl
     from ..crossing.measure import DEFAULT_BUFFER
 
@@ -124,6 +125,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_crossing(args) -> int:
+    # the crossing tool's modules (and the runner they use) load only when it runs
     from ..crossing import decl
     from ..crossing.measure import measure
     from ..crossing.report import table

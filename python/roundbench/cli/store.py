@@ -216,6 +216,7 @@ def _export(args) -> int:
 
 
 def _verdict(args) -> int:
+    # the store's pages (and matplotlib) load only for the verbs that draw them
     from ..store import verdict, views
 
     terms = query.parse_terms(args.terms)
@@ -232,6 +233,7 @@ def _verdict(args) -> int:
 
 
 def _trends(args) -> int:
+    # the store's pages (and matplotlib) load only for the verbs that draw them
     from ..store import trends, views
 
     terms = query.parse_terms(args.terms)

@@ -23,6 +23,7 @@ from __future__ import annotations
 def measure(library: str, declaration: str, args=(), **options):
     """measure.measure (imported on first use: the Python caller, a child
     process, imports this package and must not pay for the runner)."""
+    # the runner loads on first use: the Python caller, a child, imports this package
     from .measure import measure as run
 
     return run(library, declaration, args, **options)

@@ -19,6 +19,8 @@ Python integers too.
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import os
 import sys
 
@@ -74,9 +76,6 @@ class _Setup:
 
     def load(self, module: str):
         """A module built for this interpreter, from the modules' folder."""
-        import importlib.machinery
-        import importlib.util
-
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
             path = os.path.join(self.modules, module + suffix)
             if os.path.exists(path):
@@ -98,6 +97,7 @@ _CTYPES_ELEMENT = {"uint8_t": "c_uint8", "int8_t": "c_int8", "char": "c_char", "
 
 @harness.implements("crossing", "py-ctypes", units=UNITS)
 def run_ctypes(args):
+    # ctypes in its own variant only: its libffi would count in every other child's peak RSS
     import ctypes
 
     s = _Setup()

@@ -30,6 +30,7 @@ from ..errors import UsageError
 from . import build as b
 from . import decl as d
 from . import gen
+from . import report
 
 RESULTS = "results.txt"
 REPORT = "report.md"
@@ -296,7 +297,6 @@ def measure(
     res.out_dir = out_dir
     if built.go_dir is not None and res.result is not None:
         _go_package(built.go_dir, out_dir / GO_FOLDER, dc, vals, buffer_size, res.result)
-    from . import report
 
     res.report = report.write(res, out_dir, header)
     return res

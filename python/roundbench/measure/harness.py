@@ -10,6 +10,7 @@ with the same exit statuses and the same output.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import time
@@ -48,8 +49,6 @@ class CannotRun(Exception):
 def require(module: str, pip: str = ""):
     """The module a library variant needs, imported; CannotRun (EXIT_CANNOT,
     a skip) naming it and how to install it where it is missing."""
-    import importlib
-
     try:
         return importlib.import_module(module)
     except ImportError:

@@ -22,6 +22,7 @@ from typing import Optional
 
 from .. import runtimes
 from ..results.stats import median
+from ..results import charts
 
 REPRODUCED = 1.5
 VERDICTS = ("reproduced", "same direction, different size", "not reproduced", "not measured here")
@@ -380,9 +381,9 @@ def chart(checked: list, out_dir: Path):
     rows = [c for c in checked if c.against_published is not None]
     if not rows:
         return None
-    from ..results import charts
 
     plt = charts.pyplot()
+    # matplotlib loads only when the picture is drawn
     from matplotlib.patches import Patch
 
     heights = [0.27 * len(rows) + 0.2]

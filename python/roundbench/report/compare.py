@@ -30,6 +30,8 @@ from typing import Iterable, Optional, Sequence
 from ..results import benchfmt
 from ..results.stats import UNSTABLE_CI, median
 from ..judge.intervals import min_p, ratio_ci, u_test
+from ..results.stats import is_unstable, summarize
+from .. import rounds
 
 ALPHA = 0.05
 # The units the suite adds to every run line: compared only when asked for,
@@ -261,8 +263,6 @@ def load(path: str) -> benchfmt.ResultSet:
 def primary_unit(name: str, units_present) -> str:
     """The unit a cell is judged by: its round's declared metric when the
     round is known and the cell measured it, else ns/op."""
-    from .. import rounds
-
     try:
         metric = rounds.get(benchfmt.split_name(name)[0]).metric
     except (KeyError, ValueError):
@@ -293,8 +293,6 @@ def repeatability(a: benchfmt.ResultSet, b: benchfmt.ResultSet, within: float = 
     unstable, as the report flags them (stats.is_unstable: the median's 95%
     CI reaches more than ±5% from it; a cell of fewer than 6 runs has no
     interval and is not counted)."""
-    from ..results.stats import is_unstable, summarize
-
     every = compare(a, b, units=None)
     by_name: dict = {}
     for r in every:

@@ -14,6 +14,8 @@ column is explained in the report itself.
 
 from __future__ import annotations
 
+import base64
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,8 @@ from ..judge import score
 from .. import rounds, runtimes
 from ..judge.cells import group, metric_for
 from ..results.textfmt import fmt, fmt_bytes, fmt_unit, size_label
+from . import claims
+from ..results import charts
 
 COLUMNS = [
     (
@@ -354,8 +358,6 @@ def build(
     write_report, which knows where to put them). `builds` is make suite's
     companion run of the pure py cells under every CPython on the machine
     (BUILDS_DIR), read against the interpreter the verdict's run used."""
-    from . import claims as claims_mod
-
     # With runtimes as an axis, every table and the score compare the newest
     # pair; the Runtimes section and the age-matched score read the rest.
     full = rs
@@ -417,8 +419,8 @@ def build(
         if status == "warn":
             warned.append(("go-build-cost", finding, fix))
     sections.append(Section("fairness", "Fairness", _fairness(rs, warned, built)))
-    others = [(claims_mod.runtime_pick(pick, v), group(v)) for pick, v in all_views]
-    checked = claims_mod.check_all(grouped, iv, views=others)
+    others = [(claims.runtime_pick(pick, v), group(v)) for pick, v in all_views]
+    checked = claims.check_all(grouped, iv, views=others)
     notes = [iv.missing] if iv.missing else []
     t = score.tallies(rows)
     return Document(
@@ -429,7 +431,7 @@ def build(
         tallies=t,
         findings=summary.findings(rows),
         claims=checked,
-        claim_counts=claims_mod.counts(checked),
+        claim_counts=claims.counts(checked),
         sections=sections,
         notes=notes,
         grouped=grouped,
@@ -501,11 +503,9 @@ SCORE_EXPLAIN = (
 
 
 def claims_explain() -> str:
-    from . import claims as claims_mod
-
     return (
         "Each claim as published, the same comparison in this run (the ratio of medians with its 95% interval), "
-        f"and the verdict: *reproduced* when this run's ratio is within a factor {claims_mod.REPRODUCED:g} of the "
+        f"and the verdict: *reproduced* when this run's ratio is within a factor {claims.REPRODUCED:g} of the "
         "published one; *same direction, different size* when it is not, but lies on the same side of 1 with an "
         "interval that excludes 1; *not reproduced* otherwise; *not measured here* when a cell did not run. The "
         "claims and the cells that measure them are in `python/roundbench/data/claims.tsv`."
@@ -628,9 +628,6 @@ def draw(doc: Document, out_dir: Path) -> None:
     without matplotlib; a picture that fails is a note, not a lost report."""
     import matplotlib  # noqa: F401 - raise ImportError before anything is drawn
 
-    from ..results import charts
-    from . import claims
-
     grouped, rs = doc.grouped, doc.results
 
     def attempt(name: str, make, *args):
@@ -670,9 +667,7 @@ def render_html(doc: Document) -> str:
     """One self-contained page (pictures inline as data URIs, no network)
     from the same document as the Markdown, through one Jinja2 template.
     Raises ImportError without jinja2 or markdown-it-py."""
-    import base64
-    import re
-
+    # optional, for report.html only: report.md needs neither
     import jinja2
     from markdown_it import MarkdownIt
 

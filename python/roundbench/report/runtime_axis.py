@@ -10,6 +10,7 @@ bootstrap interval the score uses (intervals.Intervals).
 
 from __future__ import annotations
 
+import datetime
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Optional
@@ -23,6 +24,7 @@ from ..judge import score
 from ..judge.cells import Cell, group, round_info
 from ..judge.checks import parse_line
 from ..results.textfmt import fmt, size_label
+from ..results import charts
 
 
 @dataclass
@@ -540,9 +542,6 @@ def go_chart(rs: benchfmt.ResultSet, out_dir) -> list:
     metric by Go release date, a line per Go variant, each point with its
     95% interval; the Python variants under each CPython as points at their
     release dates where the release table has them."""
-    import datetime
-
-    from ..results import charts
 
     figs = []
     table = by_runtime(rs)

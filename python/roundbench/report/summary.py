@@ -23,6 +23,7 @@ from .. import rounds
 from ..judge.score import Point, ScoreRow
 from ..results.levels import LEVEL_TITLES, LEVELS
 from ..results.textfmt import duration_text, fmt, fmt_bytes, ratio_text
+from .claims import TIME_UNITS, quantity_text
 
 LEVEL_LEADS = {
     "alone": "The language alone (pure code, the standard library and the standard toolchain's own build options)",
@@ -173,8 +174,6 @@ def _pick_size(sizes: dict, where: dict) -> Optional[tuple]:
 
 
 def _fmt_value(x: float, unit: str) -> str:
-    from .claims import TIME_UNITS, quantity_text
-
     if unit.endswith("-B"):
         return fmt_bytes(x)
     if unit in TIME_UNITS:

@@ -46,6 +46,7 @@ class Figure:
 
 
 def pyplot():
+    # matplotlib is optional and heavy: loaded only when a picture is drawn
     import matplotlib
 
     matplotlib.use("Agg")
@@ -58,6 +59,7 @@ def pyplot():
 def _tidy_log_ticks(fig) -> None:
     """Labels on log axes as dense as their length allows without running
     into each other: 1-2-5 per decade, 1-3, or decades alone."""
+    # matplotlib's modules load with the picture that uses them
     from matplotlib.ticker import LogLocator
 
     w, h = fig.get_size_inches()
@@ -137,6 +139,7 @@ def log_axis(ax, axis: str = "x", spread: float = 100.0) -> None:
     """A log axis labelled 1, 2, 5, 10, 20, ... in plain numbers: no minor
     ticks and no typeset powers of ten, both slow to draw and the latter
     harder to read."""
+    # matplotlib's modules load with the picture that uses them
     from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
     (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
@@ -244,6 +247,7 @@ def figure_legend(fig, handles) -> None:
 
 
 def level_handles(levels) -> list:
+    # matplotlib's modules load with the picture that uses them
     from matplotlib.patches import Patch
 
     return [Patch(color=COLOURS[lv], label=KINDS[lv]) for lv in COLOURS if lv in levels]

@@ -30,6 +30,7 @@ import inspect
 import os
 import pkgutil
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Callable, Optional
@@ -557,8 +558,6 @@ def needs_listed(round_name: str, variant: str, program: str) -> Callable[[], Op
     start, with the Go runtime's message."""
 
     def check() -> Optional[str]:
-        import subprocess
-
         why = programs.missing(program)
         if why:
             return why

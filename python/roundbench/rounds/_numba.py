@@ -24,6 +24,7 @@ def load() -> tuple:
     t0 = harness.now_ns()
     numba = harness.require("numba")
     import_ns = harness.now_ns() - t0
+    # llvmlite comes with numba, which require() above has just found
     import llvmlite
     import llvmlite.binding
 

@@ -8,6 +8,7 @@ the standard library is imported here, and nothing from the package.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 TABLE = Path(__file__).resolve().parents[1] / "build.mk"
@@ -55,8 +56,6 @@ def multiarch_flags(include: str) -> list:
     folders (-idirafter), so that the machine's C library headers still
     win: extbuild's builds and setup.py's (a `pip install` or the delivery
     round under a root's interpreter) both add it."""
-    import re
-
     try:
         text = (Path(include) / "pyconfig.h").read_text(errors="replace")
     except OSError:

@@ -63,10 +63,13 @@ from __future__ import annotations
 
 # Light at import: the runner imports this module. The rest is imported
 # where it is used.
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -129,8 +132,6 @@ _go_env_cache: Optional[dict] = None
 
 
 def _go() -> str:
-    import shutil
-
     go = shutil.which("go")
     if go is None:
         raise ToolchainError("no `go` on PATH: the Go programs are built with the go command (https://go.dev/dl/)")
@@ -141,8 +142,6 @@ def _go_env() -> dict:
     """`go env` of the go on PATH, as `make build` runs it (in the module)."""
     global _go_env_cache
     if _go_env_cache is None:
-        import json
-
         names = ["GOVERSION", "GOHOSTOS", "GOHOSTARCH", "GOMODCACHE", "GOPROXY", "CGO_ENABLED"]
         module = programs.go_module()
         done = _run([_go(), "env", "-json", *names], cwd=module if module.is_dir() else None, timeout=QUERY_TIMEOUT)
@@ -204,8 +203,6 @@ def _served(ask: bool) -> tuple:
     """(the releases the proxy serves for this platform, whether the proxy
     was asked now): from the file, unless ask or there is none; asked for,
     and written to the file, otherwise."""
-    import json
-
     path, platform = _releases_file(), _platform()
     if not ask:
         try:
@@ -214,7 +211,6 @@ def _served(ask: bool) -> tuple:
                 return kept["releases"], False
         except (OSError, ValueError, KeyError, AttributeError):
             pass
-    import tempfile
 
     # Outside any module, so that no go.mod or go.work has a say.
     env = dict(os.environ, GOFLAGS="-mod=mod", GOWORK="off", GO111MODULE="on")
@@ -324,8 +320,6 @@ def _fetch(version: str) -> Path:
     the module cache. ToolchainError where it cannot be."""
     root = _fetched(version)
     if root is None:
-        import tempfile
-
         env = dict(os.environ, GOTOOLCHAIN=f"go{version}")
         env.pop("GOROOT", None)
         done = _run([_go(), "version"], cwd=tempfile.gettempdir(), env=env, timeout=FETCH_TIMEOUT)
@@ -366,8 +360,6 @@ def go_command(version: str, folder: Path) -> tuple:
 def _module_text(version: str, root: Path) -> str:
     """go.mod for building the module at root with release `version`
     (module docstring, "The module")."""
-    import json
-
     go = _go()
     done = _run([go, "mod", "edit", "-json"], cwd=root, timeout=QUERY_TIMEOUT)
     if done.returncode != 0:

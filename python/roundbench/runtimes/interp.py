@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Optional
 
 from . import extbuild
+from . import provision
 
 ENV = "ROUNDBENCH_PYTHON"
 # The key under which a Python child's result name carries its interpreter
@@ -307,8 +308,6 @@ def _no_wheel(exe: str, hint: str) -> str:
     """For an interpreter `roundbench pythons` provisioned: why the package
     the hint names is missing when PyPI had no wheel of it for that
     interpreter (the venvs get wheels only), else ""."""
-    from . import provision
-
     m = re.search(r"pip install ([A-Za-z0-9_.-]+)", hint)
     if not m:
         return ""
@@ -448,8 +447,6 @@ def cpythons(root: Optional[Path] = None, free_threaded: bool = False) -> list:
     too when asked), as paths, one per key (version and build: Info.key):
     the one running this (the venv's), the system's, every provisioned one,
     in that order. What cannot run is left out."""
-    from . import provision
-
     seen, out = set(), []
     candidates = [sys.executable, SYSTEM_PYTHON] + [
         i.python for i in sorted(provision.read_manifest(root).values(), key=lambda i: i.name)

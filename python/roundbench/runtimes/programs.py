@@ -50,12 +50,19 @@ from __future__ import annotations
 
 # Only light modules at import: a Python child imports this one, and its
 # start-up and peak RSS are measured. Building a Go program imports the rest.
+import fcntl
+import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import NamedTuple, Optional
+
+from . import buildtable
 
 # The C programs: in the checkout from the Makefile, installed from setup.py.
 C_PROGRAMS = (
@@ -125,8 +132,6 @@ def _go_runners_apart() -> tuple:
     and the build tags of the twins and of a runner that can profile
     itself. The build tags of the directory's files give each its own
     variants."""
-    from . import buildtable
-
     table = buildtable.read()
     experiment = {
         name: (table[name + ".package"], table[name + ".goexperiment"])
@@ -319,6 +324,7 @@ def _blas_lib_dir() -> Optional[str]:
     """The folder of the scipy-openblas64 library, which the Go programs'
     run path names (the core dlopen()s the BLAS by its bare name there)."""
     try:
+        # optional: without the package the Go programs' run path names no BLAS folder
         import scipy_openblas64
     except ImportError:
         return None
@@ -326,8 +332,6 @@ def _blas_lib_dir() -> Optional[str]:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("roundbench")
     except PackageNotFoundError:
@@ -342,8 +346,6 @@ def _key() -> str:
     goes into the Go binaries (toolchain, GOAMD64, the BLAS folder)."""
     global _cache_key
     if _cache_key is None:
-        import hashlib
-
         h = hashlib.sha256()
         if GO_SOURCES.is_dir():
             for f in sorted(p for p in GO_SOURCES.rglob("*") if p.is_file()):
@@ -383,8 +385,6 @@ def locked(target: Path, done, make) -> Optional[str]:
     """make() under the lock of target's folder, unless done(target) holds
     by the time the lock is held (another process made it), so that two
     suites started at once make each program once."""
-    import fcntl
-
     folder = target.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -405,8 +405,6 @@ def _in_cache(name: str, target: Path, make) -> Optional[str]:
 def _library_ldflags(library: str) -> Optional[list]:
     """The link flags of a pkg-config package and a run path to its folder
     (as the Makefile's), or None where pkg-config does not find it."""
-    import shlex
-    import subprocess
 
     def ask(option: str) -> str:
         out = subprocess.run(["pkg-config", option, library], capture_output=True, text=True, check=True)
@@ -475,8 +473,6 @@ def go_sources_copy(folder: Path) -> Path:
     read-only or shared."""
     src = folder / "src"
     if not (src / "go.mod").is_file():
-        import tempfile
-
         tmp = Path(tempfile.mkdtemp(prefix="src-", dir=folder))
         shutil.copytree(GO_SOURCES, tmp, dirs_exist_ok=True)
         shutil.rmtree(src, ignore_errors=True)  # a copy cut short

@@ -31,6 +31,8 @@ import subprocess
 from dataclasses import dataclass
 from typing import Optional
 
+from . import provision
+
 NOT_RECORDED = "not recorded"
 
 # The facts, in the order a line gives them.
@@ -192,7 +194,6 @@ def source(info) -> str:
         where += f" (its ELF interpreter is {loader}: it runs with that loader and its libraries, not the system's)"
     if info.base_prefix and info.prefix and info.base_prefix != info.prefix:
         where += f", a virtual environment of {info.base_prefix}"
-    from . import provision
 
     for got in provision.read_manifest().values():
         if exe in (got.python, got.base) or real in (got.python, got.base, os.path.realpath(got.base)):

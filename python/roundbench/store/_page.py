@@ -89,6 +89,7 @@ def html(
     """One self-contained page: sections are (heading, Markdown) pairs, the
     pictures inline as data URIs. Raises ImportError without jinja2 or
     markdown-it-py."""
+    # optional, for the HTML pages only
     import jinja2
     from markdown_it import MarkdownIt
 

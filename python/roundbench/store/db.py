@@ -175,6 +175,7 @@ class Store:
         another import)."""
         if self.engine == "sqlite":
             return sqlite3.IntegrityError
+        # psycopg is optional: only a postgresql:// store needs it
         import psycopg
 
         return psycopg.IntegrityError
@@ -200,6 +201,7 @@ def open_store(target: Optional[str] = None, create: bool = True) -> Store:
     target = where(target)
     if is_url(target):
         try:
+            # psycopg is optional: only a postgresql:// store needs it
             import psycopg
         except ImportError:
             raise UsageError(

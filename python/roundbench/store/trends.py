@@ -538,6 +538,7 @@ def _when(date: str) -> Optional[datetime]:
 def _ratio_ticks(ax, lo: float, hi: float) -> None:
     """Plain ticks on the log y axis of ratios to the first point: steps of
     1, 2, 5 hundredths and up, no more than 8 of them; decades beyond 10x."""
+    # matplotlib loads only when the picture is drawn
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     if hi / lo > charts.SPREAD_LOG:
@@ -631,6 +632,7 @@ def draw(series_list: list, found: dict, out_dir: Path) -> tuple:
         ax.set_ylim(lo / 1.02, hi * 1.02)
         _ratio_ticks(ax, lo / 1.02, hi * 1.02)
         if dated:
+            # matplotlib loads only when the picture is drawn
             from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
             loc = AutoDateLocator()

@@ -543,6 +543,7 @@ def render_html(
 def _plain_ticks(ax, lo: float, hi: float) -> None:
     """Ticks on a log x axis of ratios that spans less than SPREAD_LOG:
     round ratios (1, 1.5, 2, 3, 5, 7 per decade), at most 9, 1 among them."""
+    # matplotlib loads only when the picture is drawn
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     found = []
