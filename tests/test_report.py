@@ -15,7 +15,7 @@ from roundbench.results import benchfmt, charts, levels
 from roundbench.judge import cells
 from roundbench.report import claims, document, summary
 from roundbench.judge import intervals
-from roundbench.judge import score
+from roundbench.judge import decide, score
 from roundbench import rounds
 
 # ---- a small result file ---------------------------------------------------------------
@@ -246,26 +246,29 @@ def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(res
     loop_row = next(ln for ln in head.splitlines() if ln.startswith("| loop: n=20000000 |"))
     alone, eco, core = loop_row.split(" | ")[1:4]
     assert alone.startswith("Go 42") and "(go vs py)" in alone
-    assert core.startswith("tie: within noise, go-c vs py-c")
+    assert core.startswith("equivalent: go-c vs py-c")
     ffi_row = next(ln for ln in head.splitlines() if ln.startswith("| ffi |"))
     assert "Python " in ffi_row.split(" | ")[3] and "(go-c vs py-c-o)" in ffi_row  # the crossing, not go
     matmul = next(ln for ln in head.splitlines() if ln.startswith("| matmul")).split(" | ")
     assert matmul[1] == "— (Python has no such variant)" and matmul[2].startswith("Python 10.9×")
-    assert "| **Go 3, Python 0, ties 0** | **Go 3, Python 1, ties 0** | **Go 0, Python 1, ties 1** |" in head
+    assert (
+        "| **Go 3, Python 0, equivalent 0, inconclusive 0** | **Go 3, Python 1, equivalent 0, inconclusive 0** | "
+        "**Go 0, Python 1, equivalent 1, inconclusive 0** |" in head
+    )
     # the verdict in words: per level, who wins where and by how much
     verdict = next(ln for ln in head.splitlines() if ln.startswith("**Verdict"))
     assert re.search(
-        r"The language alone \(.*?\): Go wins all 3 cells, by 7\.\d\d× \(sleep: go against py-\w+\) "
+        r"The language alone \(.*?\): Go is faster in all 3 cells, by 7\.\d\d× \(sleep: go against py-\w+\) "
         r"to 42\.\d× \(loop: go against py\);",
         verdict,
     )
     assert (
         "With its ecosystem" in verdict
-        and "Python wins 1 of 4 cells, by 10.9× (matmul: py-numpy against go)" in verdict
+        and "Python is faster in 1 of 4 cells, by 10.9× (matmul: py-numpy against go)" in verdict
     )
     assert re.search(
-        r"Calling C \(.*?\): Go wins none; Python wins 1 of 2 cells, by 2\.\d\d× \(ffi: py-c-o against go-c\); "
-        r"1 is a tie",
+        r"Calling C \(.*?\): Go is faster in none; Python is faster in 1 of 2 cells, by 2\.\d\d× \(ffi: py-c-o "
+        r"against go-c\); 1 equivalent within ±5% \(loop\)",
         verdict,
     )
     # the findings, each with its level, ratio and interval, never stronger than the numbers
@@ -275,9 +278,9 @@ def test_the_summary_comes_first_with_run_warnings_score_findings_and_claims(res
         r"^\*\*The language alone:\*\* Go \(go\) is 42\.\d× \[4\d\.\d×, 4\d\.\d×\] faster than Python \(py\)",
         findings[0],
     )
-    noise = next(f for f in findings if "for the same loop" in f)
-    assert noise.startswith("**Calling C:** Go (go-c) and Python (py-c) are within this run's noise")
-    assert "faster" not in noise
+    same = next(f for f in findings if "for the same loop" in f)
+    assert same.startswith("**Calling C:** Go (go-c) and Python (py-c) are equivalent within ±5%")
+    assert "faster" not in same
     assert any("memory per task 2.9 KiB against 1.8 KiB" in f for f in findings)
     # the claims table, right after
     assert "| pure Python against pure Go on the loop (N = 20M) | 1.12 s vs 23.5 ms (≈48×) |" in head
@@ -445,12 +448,15 @@ def test_crowded_points_share_one_label():
     assert [label for _, _, label in got] == ["c, go-c", "py-asyncio"]
 
 
-def test_ratios_read_from_the_winner_side():
-    p = score.Point(None, None, "ns/op", "lower", 0.25, (0.2, 0.5))
+def test_ratios_read_from_the_faster_side():
+    faster = decide.Decision(decide.FASTER, "b", 0.25, (0.2, 0.5), 0.95, 0.001, 0.05)
+    p = score.Point(None, None, "ns/op", "lower", 0.25, None, faster)
     assert p.winner == "b" and p.times() == "4.00× [2.00×, 5.00×]"
-    p = score.Point(None, None, "ns/op", "lower", 1.01, (0.97, 1.05))
-    assert p.noise and p.winner == "tie"
-    assert math.isclose(score.Point(None, None, "x", "lower", 1.5, None).ratio, 1.5)
+    same = decide.Decision(decide.EQUIVALENT, "", 1.01, (0.97, 1.04), 0.95, 0.001, 0.05)
+    p = score.Point(None, None, "ns/op", "lower", 1.01, None, same)
+    assert p.winner == "equivalent" and p.times() == "1.010× [0.970×, 1.040×]"
+    p = score.Point(None, None, "x", "lower", 1.5, None)
+    assert math.isclose(p.ratio, 1.5) and p.winner == "inconclusive" and p.ci is None
 
 
 def test_report_command_rebuilds_both_formats(results):

@@ -258,7 +258,7 @@ def test_extra_runs_go_to_the_close_decision_first(tmp_path, monkeypatch):
 
 def test_closeness_of_a_decision():
     wide = [90.0, 110.0, 95.0, 105.0, 100.0, 92.0, 108.0]
-    near = runner.closeness(wide, [v * 1.02 for v in wide])  # on the tie's edge
+    near = runner.closeness(wide, [v * 1.05 for v in wide])  # on the margin itself
     far = runner.closeness(wide, [v * 50 for v in wide])
     assert near == pytest.approx(1.0)
     assert far < runner.UNDECIDING_WEIGHT  # weighs no more than no decision at all

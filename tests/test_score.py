@@ -10,7 +10,6 @@ import re
 from roundbench.results import benchfmt
 from roundbench.judge import cells
 from roundbench.report import document, summary
-from roundbench.judge import intervals
 from roundbench.judge import score
 from roundbench import rounds
 
@@ -20,7 +19,7 @@ from test_report import HEADER, lines, suite_text
 def _rows(text: str, tmp_path):
     (tmp_path / "results.txt").write_text(text)
     rs = benchfmt.read_dir(tmp_path)
-    return score.score(cells.group(rs), rs, intervals.Intervals())
+    return score.score(cells.group(rs), rs)
 
 
 def test_every_finding_is_its_rows_point_at_its_level(tmp_path):
@@ -84,9 +83,9 @@ def test_a_cell_fixed_by_construction_is_listed_not_counted(tmp_path):
     assert one.undecided and all(c.winner is None for c in one.levels.values())
     assert one.levels["alone"].text().startswith("not counted: at one worker every speed-up is 1")
     t = score.tallies(rows)
-    assert (t["alone"].go, t["alone"].python, t["alone"].tie) == (1, 0, 0)
+    assert (t["alone"].go, t["alone"].python, t["alone"].equivalent, t["alone"].inconclusive) == (1, 0, 0, 0)
     v = summary.verdict(rows)
-    assert "Go wins the one cell, by 1.65× (cores: go against py-" in v
+    assert "Go is faster in the one cell, by 1.65× (cores: go against py-" in v
     assert "Listed, not counted: cores: n=1000, workers=1 (at one worker" in v
 
 
@@ -101,7 +100,7 @@ def test_whole_programs_score_in_their_own_column(tmp_path):
     doc_text = document.render(benchfmt.read_dir(tmp_path), "x")
     assert "| whole program |" in doc_text
     assert (
-        "As whole programs (started from outside, timed to exit): Go wins the one cell, "
+        "As whole programs (started from outside, timed to exit): Go is faster in the one cell, "
         "by 6.25× (aspects: go-binary against py-script)" in doc_text
     )
 
@@ -109,8 +108,8 @@ def test_whole_programs_score_in_their_own_column(tmp_path):
 def test_the_verdict_names_each_side_and_its_range(tmp_path):
     v = summary.verdict(_rows(suite_text(), tmp_path))
     sentences = re.split(r"(?<=\.) (?=[A-Z])", v)
-    assert sentences[0].startswith("The language alone") and "Python wins none" in sentences[0]
-    assert any(s.startswith("Calling C") and "Python wins 1 of 2 cells, by" in s for s in sentences)
+    assert sentences[0].startswith("The language alone") and "Python is faster in none" in sentences[0]
+    assert any(s.startswith("Calling C") and "Python is faster in 1 of 2 cells, by" in s for s in sentences)
 
 
 def test_the_verdict_names_the_variants_and_where_the_ecosystem_changes_the_answer(tmp_path):
@@ -123,8 +122,8 @@ def test_the_verdict_names_the_variants_and_where_the_ecosystem_changes_the_answ
     (row,) = _rows(text, tmp_path)
     assert row.levels["alone"].winner == "go" and row.levels["ecosystem"].winner == "python"
     v = summary.verdict([row])
-    assert "Go wins the one cell, by 44.4× (loop: go against py)" in v
-    assert "Python wins the one cell, by 1.80× (loop: py-numba against go)" in v
+    assert "Go is faster in the one cell, by 44.4× (loop: go against py)" in v
+    assert "Python is faster in the one cell, by 1.80× (loop: py-numba against go)" in v
     assert re.search(
         r"With its ecosystem the answer changes in loop: n=20000000 \(Python's py-numba against Go's go: "
         r"Python 1\.80× \[[\d.]+×, [\d.]+×\], where the language alone gives Go 44\.4× \[[\d.]+×, [\d.]+×\], "

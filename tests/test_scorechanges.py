@@ -38,13 +38,18 @@ def test_the_points_that_moved_and_why(tmp_path):
     by = {(c.label.split(":")[0], c.level): c for c in found}
     assert set(by) == {("loop", "core"), ("matmul", "ecosystem")}, found
     core = by["loop", "core"]
-    assert core.before.startswith("tie") and core.after.startswith("Go ")
-    assert core.why.startswith("same pair, ratio 1.000") and core.why.endswith("its interval no longer includes 1")
+    assert core.before.startswith("equivalent") and core.after.startswith("Go ")
+    assert core.why.startswith("same pair, ratio 1.000") and core.why.endswith(
+        "its interval lies beyond the 5% margin in B"
+    )
     eco = by["matmul", "ecosystem"]
     assert eco.why == "the pair changed: Go's side is go-gonum, new in B (was go)"
     assert eco.before.startswith("Python 10.9×") and eco.after.startswith("Go 1.17×")
     text = scorechanges.format_text(found, rows_a, rows_b, "a", "b")
-    assert "calling C: A Go 0, Python 0, ties 1; B Go 1, Python 0, ties 0" in text
+    assert (
+        "calling C: A Go 0, Python 0, equivalent 1, inconclusive 0; B Go 1, Python 0, equivalent 0, inconclusive 0"
+        in text
+    )
 
 
 def test_compare_prints_the_score_changes(tmp_path):

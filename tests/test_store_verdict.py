@@ -110,7 +110,7 @@ def test_a_cell_that_flips_names_the_machine_keys_that_differ(three):
     assert why.startswith("against #1 (AMD EPYC 25/1 · go1.27.4 · cpython-3.15.2): the same pair (go-c vs py-c)")
     assert "cpu (AMD EPYC 7B13 → Intel Xeon 8480)" in why
     assert "cpu-id (AuthenticAMD family 25 model 1 → GenuineIntel family 6 model 143)" in why
-    assert "Go 1.27× [" in why and "there, Python 1.18× [" in why and "here: the other side wins here" in why
+    assert "Go 1.27× [" in why and "there, Python 1.18× [" in why and "here: the other side is faster here" in why
     # keys of another round, and keys that are the same, are not reasons
     assert "blas" not in why and "kernel (" not in why and "go-version" not in why
 
@@ -166,9 +166,9 @@ def test_the_markdown_table_has_every_setting_s_ratio(three):
     assert "the language alone: Go, which holds on all 3 settings" in lead
     assert "calling C: does not hold (Go on #1 and #3; Python on #2)" in lead
     assert "2 of 4 cell(s) change side" in lead
-    assert "split" in md and "ties count for neither" in md
+    assert "split" in md and "equivalent and inconclusive cells count for neither" in md
     # the reasons are listed under the cells that change side
-    flips = md.split("## Cells that change side")[1].split("## ")[0]
+    flips = md.split("## Cells that change outcome")[1].split("## ")[0]
     assert "**loop: n=20000000, calling C**: Go on #1, Python on #2, Go on #3." in flips
     assert "cpu (AMD EPYC 7B13 → Intel Xeon 8480)" in flips
     assert "the language alone" not in flips

@@ -12,16 +12,15 @@ round's `pairs`). A cell is scored by its round's score unit
 (rounds.score_unit: the metric, or e.g. p99 latency where every server is
 held to one rate).
 
-The decision rule: a point goes to a language only when the 95% bootstrap
-interval of the ratio (intervals.py) excludes 1 and the ratio is at least
-TIE_WITHIN (2%) from 1; else it is a tie, within this run's noise. For
-example, medians of 0.92 ns/iter (Go) and 0.95 ns/iter (Python) give
-1.033x, and an interval of [1.027, 1.038] excludes 1: the point is Go's; a
-ratio of 1.015 is a tie whatever its interval. A cell that cannot decide
-(its metric fixed by construction: rounds.undecided) is listed and not
-counted. The report (report/summary.py), the runner's adaptive runs, the
-store's verdict and the comparison of two runs all read the score from
-here.
+Each cell is decided by judge/decide.py's rule, every counted cell of one
+result set in one family: *faster* (the interval of the ratio, which
+includes the choice of each side's best variant, lies beyond the margin,
+5% by default), *equivalent* (it lies within ±margin) or *inconclusive*,
+with the false-discovery rate held across the family (decide.py's
+docstring has the rule and an example). A cell that cannot decide (its
+metric fixed by construction: rounds.undecided) is listed and not counted.
+The report (report/summary.py), the runner's adaptive runs, the store's
+verdict and the comparison of two runs all read the score from here.
 """
 
 from __future__ import annotations
@@ -33,11 +32,9 @@ from typing import Optional
 from ..results import benchfmt
 from .. import rounds
 from .cells import metric_for
-from .intervals import Intervals
+from . import decide
 from ..results.levels import LEVELS, level
 from ..results.textfmt import fmt_bytes, ratio_text, size_label
-
-TIE_WITHIN = 0.02  # a ratio within 2% of 1 is a tie whatever its interval
 
 
 @dataclass
@@ -49,53 +46,65 @@ class Side:
 
 @dataclass
 class Point:
-    """Two sides by one unit: how many times better `a` is than `b` (>1: a is
-    better), with the interval of that ratio."""
+    """Two sides by one unit: how many times better `a`'s best is than
+    `b`'s (>1: a is better), with the evidence for it (decide.evidence,
+    every candidate of both sides resampled) and, once its family is
+    judged, its decision: the outcome, and the interval at the family's
+    level."""
 
     a: Side
     b: Side
     unit: str
     better: str
     ratio: float
-    ci: Optional[tuple]
+    evidence: decide.Evidence
+    decision: Optional[decide.Decision] = None
+    candidates: tuple = (1, 1)  # how many variants each side's best was chosen from
 
     @property
-    def noise(self) -> bool:
-        """Whether the difference is within this run's noise."""
-        if abs(self.ratio - 1) < TIE_WITHIN:
-            return True
-        return self.ci is not None and self.ci[0] <= 1 <= self.ci[1]
+    def ci(self) -> Optional[tuple]:
+        return self.decision.ci if self.decision is not None else None
+
+    @property
+    def outcome(self) -> str:
+        """decide.FASTER, EQUIVALENT or INCONCLUSIVE."""
+        return self.decision.outcome if self.decision is not None else decide.INCONCLUSIVE
 
     @property
     def winner(self) -> str:
-        """'a', 'b' or 'tie'."""
-        if self.noise:
-            return "tie"
-        return "a" if self.ratio > 1 else "b"
+        """'a' or 'b' when one side is faster, else the outcome's word
+        ('equivalent', 'inconclusive')."""
+        if self.outcome == decide.FASTER:
+            return self.decision.winner
+        return self.outcome
 
     def times(self) -> str:
-        """'41.7× [40.5×, 43.0×]' from the winner's side (the ratio as it is
-        when within noise)."""
+        """'41.7× [40.5×, 43.0×]' from the faster side (the ratio as it is,
+        a against b, when neither is faster)."""
         r, ci = self.ratio, self.ci
-        if not self.noise and r < 1:
+        if self.outcome == decide.FASTER and r < 1:
             r, ci = 1 / r, (1 / ci[1], 1 / ci[0]) if ci else None
         text = f"{ratio_text(r)}×"
         if ci:
             text += f" [{ratio_text(ci[0])}×, {ratio_text(ci[1])}×]"
         return text
 
+    def interval_text(self) -> str:
+        """'1.013 [0.978, 1.040]': the ratio a against b and its interval."""
+        ci = self.ci
+        return f"{ratio_text(self.ratio)}" + (f" [{ratio_text(ci[0])}, {ratio_text(ci[1])}]" if ci else "")
 
-def point(a: Side, b: Side, unit: str, better: str, iv: Intervals) -> Point:
-    """a against b: the ratio by which a is better than b."""
-    va, vb = a.cell.values(unit), b.cell.values(unit)
+
+def point(a: Side, b: Side, a_impls, b_impls, cells: dict, unit: str, better: str) -> Point:
+    """a's best against b's best, with the evidence from every candidate
+    of both sides that has runs in `unit` (its family judges it)."""
+    va = {i: cells[i].values(unit) for i in a_impls if cells.get(i) is not None and cells[i].values(unit)}
+    vb = {i: cells[i].values(unit) for i in b_impls if cells.get(i) is not None and cells[i].values(unit)}
     if better == "lower":
-        # median(b) / median(a): a's time against b's
         ratio = b.median / a.median if a.median else math.inf
-        ci = iv.ratio_ci(va, vb)
     else:
         ratio = a.median / b.median if b.median else math.inf
-        ci = iv.ratio_ci(vb, va)
-    return Point(a, b, unit, better, ratio, ci)
+    return Point(a, b, unit, better, ratio, decide.evidence(va, vb, better), candidates=(len(va), len(vb)))
 
 
 def best_side(cells: dict, impls, unit: str, better: str) -> Optional[Side]:
@@ -126,9 +135,11 @@ class ScoreCell:
 
     @property
     def winner(self) -> Optional[str]:
+        """'go', 'python', 'equivalent' or 'inconclusive'; None when the cell
+        has no point or is not counted."""
         if self.point is None or self.undecided:
             return None
-        return {"a": "go", "b": "python", "tie": "tie"}[self.point.winner]
+        return {"a": "go", "b": "python"}.get(self.point.winner, self.point.winner)
 
     def text(self) -> str:
         p = self.point
@@ -137,10 +148,10 @@ class ScoreCell:
         pair = f"{p.a.impl} vs {p.b.impl}"
         if self.undecided:
             return f"not counted: {self.undecided} ({pair} {ratio_text(p.ratio)}×)"
-        if p.winner == "tie":
-            return f"tie: within noise, {pair} {ratio_text(p.ratio)}×" + (
-                f" [{ratio_text(p.ci[0])}, {ratio_text(p.ci[1])}]" if p.ci else ""
-            )
+        if p.outcome == decide.EQUIVALENT:
+            return f"equivalent: {pair} {p.interval_text()}"
+        if p.outcome == decide.INCONCLUSIVE:
+            return f"inconclusive: {pair} {p.interval_text()}"
         who = "Go" if p.winner == "a" else "Python"
         return f"{who} {p.times()} ({pair})"
 
@@ -162,18 +173,19 @@ class ScoreRow:
 class Tally:
     go: int = 0
     python: int = 0
-    tie: int = 0
+    equivalent: int = 0
+    inconclusive: int = 0
 
     def add(self, winner: Optional[str]) -> None:
         if winner is not None:
             setattr(self, winner, getattr(self, winner) + 1)
 
     def text(self) -> str:
-        return f"Go {self.go}, Python {self.python}, ties {self.tie}"
+        return f"Go {self.go}, Python {self.python}, equivalent {self.equivalent}, inconclusive {self.inconclusive}"
 
     @property
     def total(self) -> int:
-        return self.go + self.python + self.tie
+        return self.go + self.python + self.equivalent + self.inconclusive
 
 
 def level_impls(cells: dict, lang: str, lvl: str) -> list:
@@ -198,7 +210,7 @@ def _concurrency_note(info, go: Side, py: Side) -> str:
     return mem
 
 
-def _score_cell(cells: dict, go_impls, py_impls, unit, better, iv, info) -> ScoreCell:
+def _score_cell(cells: dict, go_impls, py_impls, unit, better, info) -> ScoreCell:
     go = best_side(cells, go_impls, unit, better)
     py = best_side(cells, py_impls, unit, better)
     if go is None or py is None:
@@ -208,7 +220,7 @@ def _score_cell(cells: dict, go_impls, py_impls, unit, better, iv, info) -> Scor
         if any(cells.get(i) is not None and cells[i].skip for i in list(go_impls) + list(py_impls)):
             why = "not run here: see the round's section"
         return ScoreCell(None, why=why)
-    return ScoreCell(point(go, py, unit, better, iv), note=_concurrency_note(info, go, py))
+    return ScoreCell(point(go, py, go_impls, py_impls, cells, unit, better), note=_concurrency_note(info, go, py))
 
 
 def cell_unit(rnd_name: str, params: dict, rs: benchfmt.ResultSet) -> tuple:
@@ -221,8 +233,10 @@ def cell_unit(rnd_name: str, params: dict, rs: benchfmt.ResultSet) -> tuple:
     return unit, better, info
 
 
-def score(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> list:
-    """One ScoreRow per scored round and size (and per crossing kind)."""
+def score(grouped: dict, rs: benchfmt.ResultSet, rule: Optional[decide.Rule] = None) -> list:
+    """One ScoreRow per scored round and size (and per crossing kind), every
+    counted point decided in one family (judge); a point listed and not
+    counted is judged alone, for its interval."""
     rows = []
     for rnd_name, sizes in grouped.items():
         _, _, info = metric_for(rnd_name, rs)
@@ -237,14 +251,14 @@ def score(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> list:
             levels = {}
             for lvl in ("alone", "ecosystem", "program"):
                 levels[lvl] = _score_cell(
-                    cells, level_impls(cells, "go", lvl), level_impls(cells, "py", lvl), unit, better, iv, info
+                    cells, level_impls(cells, "go", lvl), level_impls(cells, "py", lvl), unit, better, info
                 )
             groups = info.pairs if info is not None else []
             if groups:
-                levels["core"] = _score_cell(cells, groups[0].go, groups[0].py, unit, better, iv, info)
+                levels["core"] = _score_cell(cells, groups[0].go, groups[0].py, unit, better, info)
             else:
                 levels["core"] = _score_cell(
-                    cells, level_impls(cells, "go", "core"), level_impls(cells, "py", "core"), unit, better, iv, info
+                    cells, level_impls(cells, "go", "core"), level_impls(cells, "py", "core"), unit, better, info
                 )
             levels = {lvl: levels[lvl] for lvl in LEVELS}
             if undecided:
@@ -253,7 +267,7 @@ def score(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> list:
             if any(c.point is not None for c in levels.values()):
                 rows.append(ScoreRow(rnd_name, size_text, label, levels, unit, better, params, "", undecided or ""))
             for pair in groups[1:]:
-                cell = _score_cell(cells, pair.go, pair.py, unit, better, iv, info)
+                cell = _score_cell(cells, pair.go, pair.py, unit, better, info)
                 if cell.point is not None:
                     empty = {lvl: ScoreCell(None) for lvl in LEVELS}
                     rows.append(
@@ -268,7 +282,26 @@ def score(grouped: dict, rs: benchfmt.ResultSet, iv: Intervals) -> list:
                             pair.label,
                         )
                     )
+    judge(rows, rule)
     return rows
+
+
+def counted(rows: list) -> list:
+    """The points the score counts, in row and level order: the family."""
+    return [c.point for r in rows for c in r.levels.values() if c.point is not None and not c.undecided]
+
+
+def judge(rows: list, rule: Optional[decide.Rule] = None) -> None:
+    """Decides every counted point of the rows as one family, and every
+    point not counted alone (for its interval)."""
+    rule = rule or decide.DEFAULT_RULE
+    family = counted(rows)
+    for p, d in zip(family, decide.judge([p.evidence for p in family], rule)):
+        p.decision = d
+    for r in rows:
+        for c in r.levels.values():
+            if c.point is not None and c.undecided:
+                c.point.decision = decide.judge_one(c.point.evidence, rule)
 
 
 def tallies(rows: list) -> dict:
@@ -277,3 +310,24 @@ def tallies(rows: list) -> dict:
         for lvl in LEVELS:
             out[lvl].add(r.levels[lvl].winner)
     return out
+
+
+def agreement(rows_a: list, rows_b: list) -> tuple:
+    """Repeatability in the outcome words: (agree, total, changed) over the
+    score cells counted in both sets of rows (by row label and level):
+    total such cells, how many have the same outcome (the same side faster,
+    or both equivalent, or both inconclusive), and each that changed as
+    (label, level, its text in A, its text in B), both intervals in them."""
+    by_b = {(r.label, lvl): c for r in rows_b for lvl, c in r.levels.items()}
+    agree, total, changed = 0, 0, []
+    for r in rows_a:
+        for lvl, ca in r.levels.items():
+            cb = by_b.get((r.label, lvl))
+            if cb is None or ca.winner is None or cb.winner is None:
+                continue
+            total += 1
+            if ca.winner == cb.winner:
+                agree += 1
+            else:
+                changed.append((r.label, lvl, ca.text(), cb.text()))
+    return agree, total, changed

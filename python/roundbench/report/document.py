@@ -25,7 +25,7 @@ from ..results import benchfmt, levels, stats
 from . import runtime_axis, summary
 from ..judge import checks
 from ..judge import intervals
-from ..judge import score
+from ..judge import decide, score
 from .. import rounds, runtimes
 from ..judge.cells import group, metric_for
 from ..results.textfmt import fmt, fmt_bytes, fmt_unit, size_label
@@ -352,12 +352,21 @@ BUILDS_DIR = "python-builds"
 
 
 def build(
-    rs: benchfmt.ResultSet, source: str, files: Optional[list] = None, builds: Optional[benchfmt.ResultSet] = None
+    rs: benchfmt.ResultSet,
+    source: str,
+    files: Optional[list] = None,
+    builds: Optional[benchfmt.ResultSet] = None,
+    rule: Optional[decide.Rule] = None,
+    earlier: Optional[benchfmt.ResultSet] = None,
 ) -> Document:
     """The report's content from a result set (pictures are added by
     write_report, which knows where to put them). `builds` is make suite's
     companion run of the pure py cells under every CPython on the machine
-    (BUILDS_DIR), read against the interpreter the verdict's run used."""
+    (BUILDS_DIR), read against the interpreter the verdict's run used;
+    `rule` the decision rule (its margin); `earlier` an earlier run of the
+    same settings on the same machine, whose outcomes the report holds
+    this run's to (repeatability)."""
+    rule = rule or decide.DEFAULT_RULE
     # With runtimes as an axis, every table and the score compare the newest
     # pair; the Runtimes section and the age-matched score read the rest.
     full = rs
@@ -366,7 +375,7 @@ def build(
     rs = all_views[0][1]
     grouped = group(rs)
     iv = intervals.Intervals()
-    rows = score.score(grouped, rs, iv)
+    rows = score.score(grouped, rs, rule)
     by_size = {}
     for r in rows:
         by_size.setdefault((r.round, r.size), r)
@@ -426,7 +435,7 @@ def build(
     return Document(
         source=source,
         info=summary.run_info(rs, files or [], warned),
-        verdict=summary.verdict(rows),
+        verdict=summary.verdict(rows, rule),
         score=rows,
         tallies=t,
         findings=summary.findings(rows),
@@ -436,7 +445,7 @@ def build(
         notes=notes,
         grouped=grouped,
         results=rs,
-        age=runtime_axis.age_score(full, rows, iv),
+        age=runtime_axis.age_score(full, rows, rule),
         all_results=full,
     )
 
@@ -491,12 +500,16 @@ SCORE_EXPLAIN = (
     "One row per round and size; per level, the best Go variant against the best Python variant of that level, "
     "by the round's metric (or the unit the round scores that cell by: http at a fixed rate, where every server "
     "serves the same rate, by p99 latency): the ratio of their medians (how many times better the winner is) "
-    "with its 95% bootstrap interval. *The language alone*: pure code and the standard library; *with its "
+    "with its interval. *The language alone*: pure code and the standard library; *with its "
     "ecosystem*: the best of pure code and named libraries (numpy, orjson, gonum, ...); *calling C*: the same C "
     "core through each binding, which is what the crossing costs (ffi compares each kind of crossing with its "
     "counterpart); *whole program*: programs started from outside and timed from start to exit (start-up, "
-    "printing and the work together). A point goes to a language only when the interval excludes 1 and the ratio "
-    "is 2% or more from it; otherwise it is a tie, within this run's noise. A cell whose metric is fixed by "
+    "printing and the work together). Each cell is one of three outcomes: a side is *faster* when the whole "
+    "interval lies beyond the margin (5% unless `--margin` says otherwise), the two are *equivalent* when it "
+    "lies within ±margin, and the cell is *inconclusive* when the interval straddles the margin. The interval "
+    "includes the choice of each side's best variant (every candidate resampled), and all the cells are judged "
+    "together with the false-discovery rate held at 5% (Benjamini-Hochberg): every interval is stated at the "
+    "level that keeps it, wider than 95%. A cell whose metric is fixed by "
     "construction (cores at one worker: every speed-up is 1) is listed and not counted. Published programs as "
     "published and the facts rounds score nothing."
 )

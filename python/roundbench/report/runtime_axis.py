@@ -20,7 +20,7 @@ from ..runtimes import releases
 from .. import runtimes
 from . import summary
 from ..judge import intervals
-from ..judge import score
+from ..judge import decide, score
 from ..judge.cells import Cell, group, round_info
 from ..judge.checks import parse_line
 from ..results.textfmt import fmt, size_label
@@ -53,7 +53,7 @@ def _config_python(rs: benchfmt.ResultSet) -> str:
     return f"CPython {v}" if v else "Python"
 
 
-def age_score(rs: benchfmt.ResultSet, main_rows: list, iv: intervals.Intervals) -> AgeScore:
+def age_score(rs: benchfmt.ResultSet, main_rows: list, rule: Optional[decide.Rule] = None) -> AgeScore:
     """The age-matched pair's score (runtimes.age_matched), computed as
     the main score is, with the verdict's changes against `main_rows` (the
     newest pair's score)."""
@@ -62,7 +62,7 @@ def age_score(rs: benchfmt.ResultSet, main_rows: list, iv: intervals.Intervals) 
     if match.pick is None:
         return AgeScore(note=f"Age-matched pair: {match.why}.")
     v = runtimes.view(rs, match.pick)
-    rows = score.score(group(v), v, iv)
+    rows = score.score(group(v), v, rule)
     check = ""
     for cfg in reversed(v.configs):
         if "fairness-runtime-age" in cfg:
@@ -75,7 +75,7 @@ def age_score(rs: benchfmt.ResultSet, main_rows: list, iv: intervals.Intervals) 
         newest=_pair_text(newest, rs),
         rows=rows,
         tallies=score.tallies(rows),
-        verdict=summary.verdict(rows),
+        verdict=summary.verdict(rows, rule),
         age_check=check,
     )
     out.change = verdict_change(main_rows, rows, out.newest, out.pair)
@@ -86,7 +86,7 @@ def _parse(text: str) -> tuple:
     return parse_line(text)
 
 
-WINNER_WORDS = {"go": "Go", "python": "Python", "tie": "a tie"}
+WINNER_WORDS = {"go": "Go", "python": "Python", "equivalent": "equivalent", "inconclusive": "inconclusive"}
 
 
 def verdict_change(new_rows: list, old_rows: list, new_pair: str, old_pair: str) -> str:

@@ -2,8 +2,10 @@
 `roundbench compare A B` prints it after the cells (the summary's table,
 score.score, computed for both sets by this version's rules, so that what
 moved is what the data moved: a new variant at a level, a faster variant
-taking its side, a ratio's interval crossing the tie threshold, a cell that
-is new or gone)."""
+taking its side, an outcome that changed as the ratio's interval moved
+against the margin, a cell that is new or gone), and the repeatability
+figure: the share of the cells both score whose outcome agrees
+(score.agreement)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,7 @@ from typing import Optional
 
 from ..results import benchfmt
 from ..judge import cells
-from ..judge import intervals
-from ..judge import score
+from ..judge import decide, score
 from ..results import textfmt
 from ..results.levels import LEVEL_TITLES, LEVELS
 from ..results.textfmt import size_key
@@ -73,22 +74,24 @@ def _why(ra, rb, ca, cb, cells_a: dict, cells_b: dict) -> str:
             else:
                 moved.append(f"{side}'s best is {new} in B, {old} in A")
         return "the pair changed: " + "; ".join(moved)
-    pta, ptb = ca.point, cb.point
+    ptb = cb.point
     how = f"same pair, ratio {_ratio(ca)} in A, {_ratio(cb)} in B"
-    if pta.noise and not ptb.noise:
-        return how + ": its interval no longer includes 1" if abs(ptb.ratio - 1) >= score.TIE_WITHIN else how
-    if ptb.noise and not pta.noise:
-        inside = ptb.ci is not None and ptb.ci[0] <= 1 <= ptb.ci[1]
-        return how + (": its interval now includes 1" if inside else ": within 2% of 1 now")
-    return how + ": the other side wins now"
+    margin = f"{ptb.decision.margin * 100:g}%" if ptb.decision is not None else "the margin"
+    now = {
+        decide.FASTER: f"its interval lies beyond the {margin} margin in B",
+        decide.EQUIVALENT: f"its interval lies within ±{margin} in B",
+        decide.INCONCLUSIVE: f"its interval straddles the {margin} margin in B",
+    }[ptb.outcome]
+    if ptb.outcome == decide.FASTER and ca.point.outcome == decide.FASTER:
+        now = "the other side is faster in B"
+    return f"{how}: {now}"
 
 
-def changes(a: benchfmt.ResultSet, b: benchfmt.ResultSet) -> tuple:
+def changes(a: benchfmt.ResultSet, b: benchfmt.ResultSet, rule: Optional[decide.Rule] = None) -> tuple:
     """(the Changes, A's rows, B's rows): every level of every score row
     whose winner, pair or presence differs between A and B."""
-    iv = intervals.Intervals()
     ga, gb = cells.group(a), cells.group(b)
-    rows_a, rows_b = score.score(ga, a, iv), score.score(gb, b, iv)
+    rows_a, rows_b = score.score(ga, a, rule), score.score(gb, b, rule)
     by_a, by_b = {_key(r): r for r in rows_a}, {_key(r): r for r in rows_b}
     keys = list(by_a) + [k for k in by_b if k not in by_a]
     out = []
@@ -127,13 +130,14 @@ def format_text(found: list, rows_a: list, rows_b: list, label_a: str, label_b: 
     lines = [
         "",
         f"Score changes from A ({label_a}) to B ({label_b}), both scored by this version's rules "
-        "(summary.py): the points that moved and why.",
+        "(judge/score.py): the outcomes that moved and why.",
     ]
+    lines.append(f"  Repeatability: {agreement_text(rows_a, rows_b)}")
     for lvl in LEVELS:
         if ta[lvl].total or tb[lvl].total:
             lines.append(f"  {LEVEL_TITLES[lvl]}: A {ta[lvl].text()}; B {tb[lvl].text()}")
     if not found:
-        lines.append("No point moved: every level of every row has the same pair and the same winner.")
+        lines.append("No point moved: every level of every row has the same pair and the same outcome.")
         return "\n".join(lines)
     lines.append(f"{len(found)} point(s) moved:")
     for c in found:
@@ -150,6 +154,8 @@ def format_markdown(found: list, rows_a: list, rows_b: list, label_a: str, label
         "",
         f"From A (`{label_a}`) to B (`{label_b}`), both scored by this version's rules.",
         "",
+        f"Repeatability: {agreement_text(rows_a, rows_b)}",
+        "",
         "| level | A | B |",
         "|---|---|---|",
     ]
@@ -159,3 +165,18 @@ def format_markdown(found: list, rows_a: list, rows_b: list, label_a: str, label
         cols = (c.label, LEVEL_TITLES[c.level], c.before or "(no row)", c.after or "(no row)", c.why)
         out.append("| " + " | ".join(x.replace("|", "\\|") for x in cols) + " |")
     return "\n".join(out) + "\n"
+
+
+def agreement_text(rows_a: list, rows_b: list) -> str:
+    """The repeatability figure in one line: the share of the score cells
+    both sets count whose outcome agrees, and the cells that changed, each
+    with both intervals."""
+    agree, total, changed = score.agreement(rows_a, rows_b)
+    if not total:
+        return "no score cell is counted in both"
+    text = f"{agree} of {total} score cells ({agree / total * 100:.0f}%) have the same outcome in both"
+    if changed:
+        text += "; changed: " + "; ".join(
+            f"{label} ({LEVEL_TITLES[lvl].lower()}): {ta} -> {tb}" for label, lvl, ta, tb in changed
+        )
+    return text

@@ -20,6 +20,7 @@ from typing import Optional
 from ..results import benchfmt
 from ..runtimes import pybuild
 from .. import rounds
+from ..judge import decide, score
 from ..judge.score import Point, ScoreRow
 from ..results.levels import LEVEL_TITLES, LEVELS
 from ..results.textfmt import duration_text, fmt, fmt_bytes, ratio_text
@@ -72,7 +73,7 @@ def _wins_text(won: list) -> str:
     return f"by {low}× ({name(lo[0])}: {_variants(lo[1])}) to {high}× ({name(hi[0])}: {_variants(hi[1])})"
 
 
-_SIDE = {"go": "Go", "python": "Python", "tie": "a tie"}
+_SIDE = {"go": "Go", "python": "Python", "equivalent": "equivalent", "inconclusive": "inconclusive"}
 
 
 def _changed_answers(rows: list) -> str:
@@ -84,8 +85,8 @@ def _changed_answers(rows: list) -> str:
         alone, eco = r.levels["alone"], r.levels["ecosystem"]
         if alone.winner is None or eco.winner is None or alone.winner == eco.winner:
             continue
-        was = _SIDE[alone.winner] + ("" if alone.winner == "tie" else f" {alone.point.times()}")
-        now = _SIDE[eco.winner] + ("" if eco.winner == "tie" else f" {eco.point.times()}")
+        was = _SIDE[alone.winner] + f" {alone.point.times()}"
+        now = _SIDE[eco.winner] + f" {eco.point.times()}"
         go, py = eco.point.a.impl, eco.point.b.impl
         changed.append(
             f"{r.label} (Python's {py} against Go's {go}: {now}, where the language alone gives {was}, "
@@ -94,30 +95,35 @@ def _changed_answers(rows: list) -> str:
     return ("With its ecosystem the answer changes in " + "; ".join(changed) + ".") if changed else ""
 
 
-def verdict(rows: list) -> str:
-    """The score in words: per level, where Go wins and by how much (the
-    range across its cells), where Python wins, where they tie, and which
-    cells were listed and not counted. No stronger than the points."""
+def verdict(rows: list, rule: Optional[decide.Rule] = None) -> str:
+    """The score in words: per level, where Go is faster and by how much
+    (the range across its cells), where Python is, which cells are
+    equivalent within the margin and which are inconclusive, which were
+    listed and not counted, and the rule in one line. No stronger than the
+    points."""
+    rule = rule or decide.DEFAULT_RULE
     sentences = []
+    margin = f"{rule.margin * 100:g}%"
     for lvl in LEVELS:
         counted = [(r, r.levels[lvl].point) for r in rows if r.levels[lvl].winner is not None]
         if not counted:
             continue
         go = [(r, p) for r, p in counted if p.winner == "a"]
         py = [(r, p) for r, p in counted if p.winner == "b"]
-        tie = [r for r, p in counted if p.winner == "tie"]
+        same = [r for r, p in counted if p.winner == decide.EQUIVALENT]
+        open_ = [r for r, p in counted if p.winner == decide.INCONCLUSIVE]
         n = len(counted)
         parts = []
         for name, won in (("Go", go), ("Python", py)):
             if won:
                 share = (f"all {n} cells" if n > 1 else "the one cell") if len(won) == n else f"{len(won)} of {n} cells"
-                parts.append(f"{name} wins {share}, {_wins_text(won)}")
+                parts.append(f"{name} is faster in {share}, {_wins_text(won)}")
             else:
-                parts.append(f"{name} wins none")
-        if tie:
-            parts.append(
-                f"{len(tie)} {'is a tie' if len(tie) == 1 else 'are ties'} within this run's noise ({_where(tie)})"
-            )
+                parts.append(f"{name} is faster in none")
+        if same:
+            parts.append(f"{len(same)} equivalent within ±{margin} ({_where(same)})")
+        if open_:
+            parts.append(f"{len(open_)} inconclusive ({_where(open_)})")
         sentences.append(f"{LEVEL_LEADS[lvl]}: " + "; ".join(parts) + ".")
         if lvl == "ecosystem" and _changed_answers(rows):
             sentences.append(_changed_answers(rows))
@@ -126,6 +132,7 @@ def verdict(rows: list) -> str:
         sentences.append("Listed, not counted: " + "; ".join(f"{r.label} ({r.undecided})" for r in listed) + ".")
     if not sentences:
         return "No cell measured both languages."
+    sentences.append(f"The rule: {rule.describe(len(score.counted(rows)))}.")
     return " ".join(sentences)
 
 
@@ -149,8 +156,8 @@ class Finding:
         return _cap(LEVEL_TITLES.get(self.level, self.level))
 
     @property
-    def noise(self) -> bool:
-        return self.point.noise
+    def outcome(self) -> str:
+        return self.point.outcome
 
 
 def _pick_size(sizes: dict, where: dict) -> Optional[tuple]:
@@ -201,7 +208,7 @@ def finding_text(
     p = c.point
     context = context or f"on {row.label}"
     a, b = p.a, p.b
-    if p.noise:
+    if p.outcome != decide.FASTER:
         first, second = a, b
     else:
         first, second = (a, b) if p.ratio > 1 else (b, a)
@@ -213,10 +220,15 @@ def finding_text(
             values += f"; memory per task {_fmt_value(m1, '-B')} against {_fmt_value(m2, '-B')}"
     one = f"{side[id(first)]} ({first.impl})"
     two = f"{side[id(second)]} ({second.impl})"
-    if p.noise:
-        ci = f" [{ratio_text(p.ci[0])}, {ratio_text(p.ci[1])}]" if p.ci else ""
-        ratio = f"ratio {ratio_text(p.ratio)}{ci}"
-        text = f"{one} and {two} are within this run's noise of each other {context}: {ratio} ({values})."
+    margin = f"{p.decision.margin * 100:g}%" if p.decision is not None else "the margin"
+    if p.outcome == decide.EQUIVALENT:
+        text = f"{one} and {two} are equivalent within ±{margin} {context}: ratio {p.interval_text()} ({values})."
+    elif p.outcome == decide.INCONCLUSIVE:
+        settle = p.decision.settle or p.decision.why if p.decision is not None else ""
+        text = (
+            f"{one} against {two} {context} is inconclusive at a {margin} margin: ratio {p.interval_text()} "
+            f"({values})" + (f"; {settle}" if settle else "") + "."
+        )
     else:
         text = f"{one} {verb.format(x=p.times())} {two} {context} ({values})."
     flagged = [s.impl for s in (first, second) if _unstable(s.cell, row.unit)]

@@ -38,7 +38,7 @@ from ..measure import harness
 from ..runtimes import programs
 from . import provenance
 from .. import rounds, runtimes
-from ..judge import score
+from ..judge import decide, score
 from ..results import textfmt
 from ..measure.machine import format_cpulist
 from ..measure.placement import Placement
@@ -562,7 +562,7 @@ def closeness(a: list, b: list) -> float:
     """How near the score's decision between two sides' runs is to its
     threshold, from 1 (on it) towards 0 (decided): 1 / (1 + (gap/width)^2),
     where gap is the distance of |log(median a / median b)| from
-    log(1 + score.TIE_WITHIN), the edge of a tie, and width the two
+    log(1 + decide.MARGIN), the edge of the decision rule's margin, and width the two
     medians' 95% CI half-widths (as logs) combined in quadrature, the
     ratio's interval as the order statistics give it (the report's
     bootstrap interval is too dear to draw each wave). A side without an
@@ -572,7 +572,7 @@ def closeness(a: list, b: list) -> float:
     wa, wb = stats.median_half_width(a), stats.median_half_width(b)
     if ma <= 0 or mb <= 0 or wa is None or wb is None or not math.isfinite(wa + wb):
         return 1.0
-    gap = abs(abs(math.log(ma / mb)) - math.log1p(score.TIE_WITHIN))
+    gap = abs(abs(math.log(ma / mb)) - math.log1p(decide.MARGIN))
     width = math.hypot(math.log1p(wa), math.log1p(wb))
     if width == 0:
         return 1.0 if gap == 0 else 0.0

@@ -48,8 +48,8 @@ from pathlib import Path
 from typing import NamedTuple, Optional, Sequence
 
 from ..judge import cells as report_cells
-from ..judge import intervals, score
-from ..results import benchfmt, charts, textfmt
+from ..judge import decide, score
+from ..results import benchfmt, charts
 from ..results.levels import LEVEL_TITLES, LEVELS
 from ..results.textfmt import size_key
 from . import _page
@@ -64,15 +64,18 @@ ROUND_KEY_PREFIXES = {"matmul": ("blas",)}
 VALUE_WIDTH = 60
 
 VERDICT_RULE = (
-    "A level's verdict on a setting is the side that wins more of that level's counted cells there "
-    '("split" when Go and Python win as many; ties count for neither); it holds when it is the same on every '
-    "setting that has counted cells at that level. Cells listed and not counted are shown and never count."
+    "A level's verdict on a setting is the side that is faster in more of that level's counted cells there "
+    '("split" when Go and Python are faster in as many; equivalent and inconclusive cells count for neither); it '
+    "holds when it is the same on every setting that has counted cells at that level. Cells listed and not "
+    "counted are shown and never count."
 )
 RATIO_RULE = (
-    "Each setting is scored on its own by the report's rules: a point is the ratio of the medians of Go's best "
-    "variant and Python's best at that level, measured in one run on one machine, with its 95% bootstrap "
-    "interval, and goes to a side when the interval excludes 1 and the ratio is at least 2% from 1 (else a tie). "
-    "Only these ratios cross machines: raw times of different hardware are never set side by side."
+    "Each setting is scored on its own by the report's rule (judge/decide.py): a cell is the ratio of the medians "
+    "of Go's best variant and Python's best at that level, measured in one run on one machine, with an interval "
+    "that includes the choice of each side's best; a side is faster when the whole interval lies beyond the "
+    "margin, the two are equivalent when it lies within it, else the cell is inconclusive, with the "
+    "false-discovery rate held across the setting's cells. Only these ratios cross machines: raw times of "
+    "different hardware are never set side by side."
 )
 
 
@@ -105,13 +108,14 @@ class CellAcross:
     label: str
     level: str
     cells: list  # score.ScoreCell or None (the setting has no such row), per setting
-    winners: list  # "go" | "python" | "tie" | None, per setting
-    changes_side: bool  # the decided winners are not all the same
+    winners: list  # "go" | "python" | "equivalent" | "inconclusive" | None, per setting
+    changes_side: bool  # Go is faster on one setting and Python on another
     why: list  # per setting, why it differs from the reference ("" when it agrees)
     round: str = ""
     size: str = ""
     pair: str = ""  # a round of crossings: the kind of crossing ("" the round's own row)
     reference: Optional[int] = None  # the first setting with a point in this cell
+    changes_outcome: bool = False  # the outcomes are not all the same
 
 
 class LevelVerdict(NamedTuple):
@@ -134,12 +138,11 @@ def _pair(c: Optional[score.ScoreCell]) -> Optional[tuple]:
 
 
 def _interval(c: score.ScoreCell) -> str:
-    """The point as its winner has it: 'Go 1.27× [1.25×, 1.29×]', or 'a tie
-    (ratio 1.003 [0.99, 1.01])'."""
+    """The point as its outcome has it: 'Go 1.27× [1.25×, 1.29×]', or
+    'equivalent (ratio 1.003 [0.99, 1.01])'."""
     p = c.point
-    if p.noise:
-        ci = f" [{textfmt.ratio_text(p.ci[0])}, {textfmt.ratio_text(p.ci[1])}]" if p.ci else ""
-        return f"a tie (ratio {textfmt.ratio_text(p.ratio)}{ci})"
+    if p.outcome != decide.FASTER:
+        return f"{p.outcome} (ratio {p.interval_text()})"
     return f"{'Go' if p.winner == 'a' else 'Python'} {p.times()}"
 
 
@@ -166,14 +169,15 @@ def _side_moves(pr: tuple, ph: tuple, cells_ref: dict, cells_here: dict) -> list
 
 
 def _moved(cr: score.ScoreCell, ch: score.ScoreCell) -> str:
-    """How the point moved across the threshold of a tie, or over it."""
+    """How the point's interval moved against the margin."""
     pr, ph = cr.point, ch.point
-    if pr.noise and not ph.noise:
-        return "its interval excludes 1 here (a tie there)"
-    if ph.noise and not pr.noise:
-        inside = ph.ci is not None and ph.ci[0] <= 1 <= ph.ci[1]
-        return "within noise here: its interval includes 1" if inside else "within 2% of 1 here"
-    return "the other side wins here"
+    if pr.outcome == ph.outcome == decide.FASTER:
+        return "the other side is faster here"
+    return {
+        decide.FASTER: f"its interval lies beyond the margin here ({pr.outcome} there)",
+        decide.EQUIVALENT: f"its interval lies within the margin here ({pr.outcome} there)",
+        decide.INCONCLUSIVE: f"its interval straddles the margin here ({pr.outcome} there)",
+    }[ph.outcome]
 
 
 def _shown(value: Optional[str], other: Optional[str]) -> str:
@@ -278,15 +282,14 @@ def _why(settings: list, i: int, ref: int, rows: list, cs: list, groups: list) -
     return lead + "; ".join(parts)
 
 
-def across(settings: list, iv: Optional[intervals.Intervals] = None) -> list:
+def across(settings: list, rule: Optional[decide.Rule] = None) -> list:
     """Every score cell across the settings (list[CellAcross]): the rows in
     the first setting's score order, then the rows only later settings
     have, each at every level where some setting has a point."""
-    iv = iv or intervals.Intervals()
     groups, by_key, keys = [], [], []
     for s in settings:
         grouped = report_cells.group(s.rs)
-        rows = score.score(grouped, s.rs, iv)
+        rows = score.score(grouped, s.rs, rule)
         groups.append(grouped)
         by_key.append({_key(r): r for r in rows})
         keys += [_key(r) for r in rows if _key(r) not in keys]
@@ -302,11 +305,14 @@ def across(settings: list, iv: Optional[intervals.Intervals] = None) -> list:
             ref = with_point[0]
             winners = [c.winner if c is not None else None for c in cs]
             decided = {w for w in winners if w is not None}
+            sides = decided & {"go", "python"}
             why = [
                 "" if i == ref or winners[i] == winners[ref] else _why(settings, i, ref, rows, cs, groups)
                 for i in range(len(settings))
             ]
-            out.append(CellAcross(first.label, lvl, cs, winners, len(decided) > 1, why, k[0], k[1], k[2], ref))
+            cell = CellAcross(first.label, lvl, cs, winners, len(sides) > 1, why, k[0], k[1], k[2], ref)
+            cell.changes_outcome = len(decided) > 1
+            out.append(cell)
     return out
 
 
@@ -401,7 +407,11 @@ def _lead(settings: list, rows: list, verdicts: dict) -> str:
         text += ": it contributes nothing."
     text += " Each level's verdict: " + "; ".join(_level_sentence(lvl, verdicts[lvl]) for lvl in LEVELS) + "."
     flips = sum(1 for r in rows if r.changes_side)
-    text += f" {flips} of {len(rows)} cell(s) change side from one setting to another."
+    moved = sum(1 for r in rows if r.changes_outcome)
+    text += (
+        f" {flips} of {len(rows)} cell(s) change side from one setting to another, and {moved} change outcome "
+        "(faster, equivalent or inconclusive)."
+    )
     return text
 
 
@@ -424,11 +434,13 @@ def _across_text(r: CellAcross, n: int) -> str:
     decided = [w for w in r.winners if w is not None]
     if r.changes_side:
         return "**changes side**"
+    if r.changes_outcome:
+        return "changes outcome"
     if not decided:
         return "not counted"
     if len(decided) == 1 and n > 1:
         return "counted on one setting only"
-    return f"same side on {len(decided)} of {n}" if len(decided) < n else f"same side on all {n}"
+    return f"same outcome on {len(decided)} of {n}" if len(decided) < n else f"same outcome on all {n}"
 
 
 def _cells_table(settings: list, rows: list) -> str:
@@ -442,7 +454,13 @@ def _cells_table(settings: list, rows: list) -> str:
     return "\n".join(out)
 
 
-WINNER_WORDS = {"go": "Go", "python": "Python", "tie": "a tie", None: "no counted point"}
+WINNER_WORDS = {
+    "go": "Go",
+    "python": "Python",
+    "equivalent": "equivalent",
+    "inconclusive": "inconclusive",
+    None: "no counted point",
+}
 
 
 def _why_list(settings: list, rows: list) -> str:
@@ -474,8 +492,8 @@ def _older(settings: list, older: Optional[dict]) -> str:
 def _sections(settings: list, rows: list, notes: Sequence = (), older: Optional[dict] = None) -> list:
     """(heading, Markdown) of the page before its pictures."""
     verdicts = holds(settings, rows)
-    flipped = [r for r in rows if r.changes_side]
-    other = [r for r in rows if not r.changes_side and any(r.why)]
+    flipped = [r for r in rows if r.changes_outcome]
+    other = [r for r in rows if not r.changes_outcome and any(r.why)]
     out = [("", _lead(settings, rows, verdicts)), ("", f"{VERDICT_RULE} {RATIO_RULE}")]
     if notes:
         out.append(("", "\n".join(f"- *{n}.*" for n in notes)))
@@ -483,14 +501,14 @@ def _sections(settings: list, rows: list, notes: Sequence = (), older: Optional[
     out.append(
         (
             "Every cell",
-            "Each column is one setting: the winner and Go's advantage (or Python's) with its 95% interval, and the "
-            "pair of variants it compares.\n\n" + _cells_table(settings, rows),
+            "Each column is one setting: the outcome (the faster side and its advantage, or equivalent, or "
+            "inconclusive) with its interval, and the pair of variants it compares.\n\n" + _cells_table(settings, rows),
         )
     )
     out.append(
         (
-            "Cells that change side",
-            _why_list(settings, flipped) if flipped else "No cell changes side: every decided point agrees.",
+            "Cells that change outcome",
+            _why_list(settings, flipped) if flipped else "No cell changes outcome: every counted cell agrees.",
         )
     )
     if other:
@@ -660,13 +678,12 @@ def write_page(settings: list, out_dir, older: Optional[dict] = None) -> list:
     page says it has no pictures; without jinja2 or markdown-it-py it has no
     HTML and the Markdown says so. older: Setting.key -> [source of a run
     of that setting not shown]."""
-    iv = intervals.Intervals()
-    rows = across(settings, iv)
+    rows = across(settings)
     return _page.write(
         out_dir,
         "verdict",
         lambda d: (draw(settings, rows, d), []),
         lambda figures, notes: render_html(settings, rows, figures, notes, older),
         lambda figures, notes: markdown(settings, rows, figures, notes, older),
-        [iv.missing] if iv.missing else [],
+        [],
     )

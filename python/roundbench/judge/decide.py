@@ -1,0 +1,288 @@
+"""The decision rule: every comparison the suite judges ends in one of three
+outcomes, stated with a margin, with the false-discovery rate held across
+all the comparisons judged together.
+
+A comparison sets side a against side b in one unit (a time: lower is
+better; a rate: higher). Each side has its candidates (the variants of a
+level, of which the best counts) and each candidate its runs. The estimate
+is how many times better a's best is than b's best: the ratio of the two
+best medians, as a log, θ = log(ratio), positive when a is better.
+
+1. The interval includes the choice of each side's best. Each of RESAMPLES
+   bootstrap replicates resamples every candidate's runs (with
+   replacement) and takes the largest deviation, over every (a, b) pair of
+   candidates, of the pair's log ratio from its observed value: D. The
+   interval at level 1 - q is θ ± the (1 - q) quantile of D. It holds for
+   every pair at once, so it holds for whichever candidates are truly each
+   side's best: more candidates, a wider interval (a side that picks the
+   best of eight equal variants is not eight times lucky). With one
+   candidate a side, D is the deviation of the one ratio.
+2. Three outcomes, with a margin m (MARGIN, 5%; `--margin`): a difference
+   smaller than a factor 1 + m is one nobody acts on. *Faster*: the whole
+   interval lies beyond the margin (|θ| - half-width > log(1 + m)).
+   *Equivalent*: the whole interval lies inside ±margin. *Inconclusive*:
+   the interval straddles the margin; `settle` says what would settle it.
+3. Many comparisons, one error rate. A comparison's p is the smallest q at
+   which it would be decided (faster or equivalent): (1 + #{D >= | |θ| -
+   log(1 + m) |}) / (RESAMPLES + 1). The family's p's go through
+   Benjamini-Hochberg at ALPHA (5%): R comparisons are decided, the rest are
+   inconclusive, and every interval of the family is stated at level 1 -
+   R·ALPHA/k (k comparisons; 1 - ALPHA/k when none is decided), the level
+   at which the decided intervals' false coverage rate is held at ALPHA
+   (Benjamini and Yekutieli's FCR intervals). Each outcome thus reads off
+   its own interval and margin. Why the false-discovery rate, not Holm's
+   family-wise error: a report decides some 60 cells, and the useful
+   promise is that at most one claim in twenty is false, on average, while
+   the cells that differ by a factor of ten are still decided; where no
+   cell truly differs (a placebo run), the two are the same guarantee: the
+   chance of deciding any cell at all is at most ALPHA.
+
+Example: Go's best loop variant at 0.92 ns/iter against Python's best at
+0.95 ns/iter, 6 runs each: θ = log(0.95 / 0.92) = 0.032 (1.033x). If the
+replicates' D has its 99.9% quantile at 0.008 (the report's level with 50
+comparisons, 1 decided), the interval is 1.033x [1.025, 1.041]: all of it
+inside [1/1.05, 1.05], so the two are *equivalent*, where a rule without a
+margin would have called Go faster. At 1.10x [1.07, 1.13] Go would be
+*faster*; at 1.04x [1.00, 1.08], *inconclusive*.
+
+`legacy` is the rule this one replaced (the interval of the two chosen
+variants excludes 1 and the ratio is at least 2% from 1), kept for the
+placebo run's baseline (`roundbench run --placebo`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+MARGIN = 0.05
+ALPHA = 0.05
+RESAMPLES = 4000
+SEED = 20261205
+LEGACY_TIE_WITHIN = 0.02  # the replaced rule's dead zone around 1
+
+FASTER, EQUIVALENT, INCONCLUSIVE = "faster", "equivalent", "inconclusive"
+OUTCOMES = (FASTER, EQUIVALENT, INCONCLUSIVE)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """The rule's two settings: the margin and the false-discovery rate."""
+
+    margin: float = MARGIN
+    alpha: float = ALPHA
+
+    def __post_init__(self) -> None:
+        if not 0 < self.margin < 1:
+            raise ValueError(f"margin {self.margin:g}: want a fraction in (0, 1), e.g. 0.05 for 5%")
+        if not 0 < self.alpha < 1:
+            raise ValueError(f"alpha {self.alpha:g}: want a fraction in (0, 1)")
+
+    @property
+    def log_margin(self) -> float:
+        return math.log1p(self.margin)
+
+    def describe(self, k: Optional[int] = None) -> str:
+        """The rule in one line, for the verdict and the claims table."""
+        family = f" across the {k} comparisons" if k is not None else " across the comparisons"
+        return (
+            f"a cell is *faster* when its whole interval lies beyond a {self.margin * 100:g}% margin, "
+            f"*equivalent* when it lies within ±{self.margin * 100:g}%, else *inconclusive*; the "
+            f"false-discovery rate is held at {self.alpha * 100:g}%{family} (Benjamini-Hochberg, each interval "
+            "at the level that keeps it), and each interval includes the choice of each side's best variant"
+        )
+
+
+DEFAULT_RULE = Rule()
+
+
+@dataclass
+class Evidence:
+    """One comparison before its family is judged: the estimate (θ, the log
+    of how many times better a's best is than b's) and the bootstrap's
+    sorted largest pair deviations D; `why` says why there is none (too
+    few runs)."""
+
+    theta: Optional[float]
+    deviations: Optional[list] = None  # sorted, RESAMPLES of them
+    why: str = ""
+    a_best: str = ""
+    b_best: str = ""
+    runs: int = 0  # the fewest runs of any candidate
+
+    @property
+    def ratio(self) -> Optional[float]:
+        return math.exp(self.theta) if self.theta is not None else None
+
+    def half_width(self, level: float) -> Optional[float]:
+        """The (level) quantile of D: the interval's half-width, as a log."""
+        if not self.deviations:
+            return None
+        d = self.deviations
+        k = min(len(d) - 1, max(0, math.ceil(level * len(d)) - 1))
+        return d[k]
+
+    def p(self, rule: Rule) -> float:
+        """The smallest q at which the comparison is decided (rule 3)."""
+        if self.theta is None or not self.deviations:
+            return 1.0
+        gap = abs(abs(self.theta) - rule.log_margin)
+        beyond = len(self.deviations) - _bisect_left(self.deviations, gap)
+        return (1 + beyond) / (len(self.deviations) + 1)
+
+
+def _bisect_left(xs: list, x: float) -> int:
+    lo, hi = 0, len(xs)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if xs[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
+    """The evidence of side a against side b: each a dict candidate name ->
+    its runs' values (at least one candidate a side). The best of a side is
+    its candidate with the lowest median (`better` "lower") or the highest.
+    Without two runs in every candidate, or with a median that is not
+    positive, there is no interval (theta is still given where it can be)."""
+    if not a or not b:
+        raise ValueError("each side needs a candidate")
+    pick = min if better == "lower" else max
+    med = {("a", n): _median(v) for n, v in a.items() if v}
+    med.update({("b", n): _median(v) for n, v in b.items() if v})
+    a_best = pick((m, n) for (side, n), m in med.items() if side == "a")
+    b_best = pick((m, n) for (side, n), m in med.items() if side == "b")
+    if a_best[0] <= 0 or b_best[0] <= 0:
+        return Evidence(None, why="a median that is not positive", a_best=a_best[1], b_best=b_best[1])
+    theta = math.log(b_best[0] / a_best[0]) if better == "lower" else math.log(a_best[0] / b_best[0])
+    runs = min(len(v) for v in (*a.values(), *b.values()))
+    if runs < 2 or any(m <= 0 for m in med.values()):
+        why = "fewer than 2 runs in a variant" if runs < 2 else "a median that is not positive"
+        return Evidence(theta, why=why, a_best=a_best[1], b_best=b_best[1], runs=runs)
+    # numpy is the one dependency here: loaded on the first interval.
+    import numpy as np
+
+    rng = np.random.default_rng(SEED)
+
+    def deviations(values: list) -> "np.ndarray":
+        x = np.asarray(values, dtype=float)
+        idx = rng.integers(0, len(x), size=(RESAMPLES, len(x)))
+        m = np.median(x[idx], axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(m) - math.log(_median(values))
+
+    da = np.array([deviations(v) for v in a.values()])
+    db = np.array([deviations(v) for v in b.values()])
+    # A pair's log ratio, log(b / a) for times (log(a / b) for rates: the
+    # same deviation, negated), deviates by db_j - da_i; D is the largest
+    # |db_j - da_i| over every pair, per replicate.
+    d = np.maximum(db.max(axis=0) - da.min(axis=0), da.max(axis=0) - db.min(axis=0))
+    d = d[np.isfinite(d)]
+    if len(d) < RESAMPLES // 2:
+        return Evidence(theta, why="the resampled medians are not all positive", a_best=a_best[1], b_best=b_best[1])
+    return Evidence(theta, sorted(float(x) for x in d), a_best=a_best[1], b_best=b_best[1], runs=runs)
+
+
+@dataclass
+class Decision:
+    """One comparison judged in its family: the outcome, who is faster
+    ("a" or "b", "" unless faster), the ratio (how many times better a is
+    than b) with its interval at the family's level, and p."""
+
+    outcome: str
+    winner: str
+    ratio: Optional[float]
+    ci: Optional[tuple]
+    level: Optional[float]
+    p: float
+    margin: float
+    why: str = ""  # why there is no interval
+    settle: str = ""  # for an inconclusive outcome: what would settle it
+    family: int = 0  # how many comparisons were judged together
+
+    @property
+    def decided(self) -> bool:
+        return self.outcome != INCONCLUSIVE
+
+
+def benjamini_hochberg(ps: Sequence[float], alpha: float) -> int:
+    """R, how many of the p's the step-up rule rejects at false-discovery
+    rate alpha: the largest r with the r-th smallest p <= r·alpha/k."""
+    k = len(ps)
+    r = 0
+    for i, p in enumerate(sorted(ps), 1):
+        if p <= i * alpha / k:
+            r = i
+    return r
+
+
+def _settle(ev: Evidence, half: float, rule: Rule) -> str:
+    gap = abs(abs(ev.theta) - rule.log_margin)
+    if gap < 0.1 * half:
+        return (
+            f"the ratio sits on the {rule.margin * 100:g}% margin itself: no number of runs settles a difference "
+            "this close to it"
+        )
+    # An interval narrows as one over the root of the runs.
+    want = math.ceil(ev.runs * (half / gap) ** 2)
+    return f"more runs (about {want} a variant, if the medians hold) or a quieter machine"
+
+
+def judge(family: Sequence[Evidence], rule: Optional[Rule] = None) -> list:
+    """Every comparison of a family decided together (rules 2 and 3), in
+    order."""
+    rule = rule or DEFAULT_RULE
+    k = len(family)
+    if not k:
+        return []
+    ps = [ev.p(rule) for ev in family]
+    r = benjamini_hochberg(ps, rule.alpha)
+    q = (r if r else 1) * rule.alpha / k
+    level = 1 - q
+    out = []
+    for ev, p in zip(family, ps):
+        half = ev.half_width(level) if ev.theta is not None else None
+        if ev.theta is None or half is None:
+            out.append(
+                Decision(
+                    INCONCLUSIVE, "", ev.ratio, None, None, 1.0, rule.margin, why=ev.why or "no interval", family=k
+                )
+            )
+            continue
+        ci = (math.exp(ev.theta - half), math.exp(ev.theta + half))
+        decided = r > 0 and p <= q
+        if decided and abs(ev.theta) > rule.log_margin:
+            outcome, winner = FASTER, ("a" if ev.theta > 0 else "b")
+        elif decided:
+            outcome, winner = EQUIVALENT, ""
+        else:
+            outcome, winner = INCONCLUSIVE, ""
+        settle = _settle(ev, half, rule) if outcome == INCONCLUSIVE else ""
+        out.append(Decision(outcome, winner, ev.ratio, ci, level, p, rule.margin, settle=settle, family=k))
+    return out
+
+
+def judge_one(ev: Evidence, rule: Optional[Rule] = None) -> Decision:
+    """A comparison judged alone (a family of one)."""
+    return judge([ev], rule)[0]
+
+
+def legacy(ratio: float, ci: Optional[tuple]) -> str:
+    """The replaced rule, for the placebo run's baseline: 'faster' when the
+    95% interval of the two chosen variants' ratio excludes 1 and the ratio
+    is at least 2% from 1, else 'tie'."""
+    if abs(ratio - 1) < LEGACY_TIE_WITHIN:
+        return "tie"
+    if ci is not None and ci[0] <= 1 <= ci[1]:
+        return "tie"
+    return FASTER
