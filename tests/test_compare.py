@@ -35,23 +35,23 @@ def rows_for(tmp_path, a_cells, b_cells, **kw):
     return {(r.name, r.unit): r for r in compare.compare(a, b, **kw)}
 
 
-def test_no_change_is_not_significant(tmp_path):
+def test_no_change_is_the_same(tmp_path):
     rows = rows_for(
         tmp_path,
         {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME]},
         {"BenchmarkLoop/impl=c": [(v + 0.5, 1) for v in reversed(SAME)]},
     )
     r = rows[("BenchmarkLoop/impl=c", "ns/op")]
-    assert not r.significant and r.verdict == "~"
-    assert r.ci[0] < 1 < r.ci[1]
+    assert r.verdict == "same"  # the interval within ±5%
+    assert 1 / 1.05 < r.ci[0] < 1 < r.ci[1] < 1.05
 
 
-def test_a_20_percent_slowdown_is_significant_and_worse(tmp_path):
+def test_a_20_percent_slowdown_is_worse(tmp_path):
     rows = rows_for(
         tmp_path, {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME]}, {"BenchmarkLoop/impl=c": [(v, 1) for v in SLOWER]}
     )
     r = rows[("BenchmarkLoop/impl=c", "ns/op")]
-    assert r.significant and r.verdict == "worse"
+    assert r.verdict == "worse"
     assert r.ratio == pytest.approx(1.2, rel=0.01)
     assert r.ci[0] > 1.1 and r.ci[1] < 1.3
     assert r.worse_pct == pytest.approx(20, abs=1)
@@ -62,18 +62,19 @@ def test_higher_is_better_turns_the_verdict(tmp_path):
         tmp_path, {"BenchmarkJsonl/impl=c": [(1, v) for v in SAME]}, {"BenchmarkJsonl/impl=c": [(1, v) for v in SLOWER]}
     )
     r = rows[("BenchmarkJsonl/impl=c", "MB/s")]
-    assert r.better == "higher" and r.significant and r.verdict == "better"
+    assert r.better == "higher" and r.verdict == "better"
+    assert r.ci[0] > 1.05  # B / A: the rate rose by 20%
     assert r.worse_pct < 0
 
 
-def test_three_runs_a_side_cannot_be_significant(tmp_path):
+def test_two_runs_a_side_give_no_interval(tmp_path):
     rows = rows_for(
         tmp_path,
-        {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME[:3]]},
-        {"BenchmarkLoop/impl=c": [(v * 2, 1) for v in SAME[:3]]},
+        {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME[:2]]},
+        {"BenchmarkLoop/impl=c": [(v * 2, 1) for v in SAME[:2]]},
     )
     r = rows[("BenchmarkLoop/impl=c", "ns/op")]
-    assert not r.enough and r.verdict.startswith("too few runs")
+    assert r.verdict == "inconclusive (fewer than 3 runs in a variant)" and r.ci is None
 
 
 def test_process_units_only_when_asked(tmp_path):
@@ -91,7 +92,7 @@ def test_reads_go_test_bench_output(tmp_path):
     (tmp_path / "g.txt").write_text(text)
     rs = benchfmt.read_dir(tmp_path / "g.txt")
     rows = compare.compare(rs, rs)
-    assert [(r.name, r.unit, r.verdict) for r in rows] == [("BenchmarkPureLoop-2", "ns/op", "~")]
+    assert [(r.name, r.unit, r.verdict) for r in rows] == [("BenchmarkPureLoop-2", "ns/op", "same")]
 
 
 def run_cli(*args):
@@ -125,6 +126,8 @@ def test_cli_usage_errors_exit_2(tmp_path):
     disjoint = run_cli(str(a), str(other))
     assert disjoint.returncode == 2 and "no benchmark and unit in common" in disjoint.stderr
     assert run_cli(str(a), str(a), "--alpha", "2").returncode == 2
+    bad = run_cli(str(a), str(a), "--margin", "0")
+    assert bad.returncode == 2 and "--margin 0: want a percentage between 0 and 100" in bad.stderr
 
 
 def test_repeatability_judges_each_cell_by_its_rounds_metric(tmp_path):
@@ -145,11 +148,12 @@ def test_repeatability_judges_each_cell_by_its_rounds_metric(tmp_path):
         ("BenchmarkLoop/impl=c/n=20", "ns/iter"),
         ("BenchmarkLoop/impl=py/n=20", "ns/iter"),
     ]
-    assert [r.name for r in rep.close] == ["BenchmarkLoop/impl=c/n=20"]
     assert [r.name for r in rep.same] == ["BenchmarkLoop/impl=c/n=20"]
+    assert [r.verdict for r in rep.rows] == ["same", "worse"]
     text = compare.format_repeatability(rep, "a", "b")
-    assert "medians within 5% of each other: 1 of 2 (50%)" in text
-    assert "no significant difference (Mann-Whitney U, p >= 0.05): 1 of 2 (50%)" in text
+    assert "cells the same in both runs (B / A within ±5%): 1 of 2 (50%)" in text
+    # The score's one cell (c is the ceiling, py alone): py against no Go variant has no point.
+    assert "score cells with the same outcome in both runs: 0 of 0" in text
 
 
 def test_reads_what_benchstat_reads_and_skips_what_it_skips(tmp_path):

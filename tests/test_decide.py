@@ -100,7 +100,7 @@ def test_a_family_states_every_interval_at_its_level():
 
 def test_too_few_runs_is_inconclusive_with_the_reason():
     d = _one([1.0], [2.0])
-    assert d.outcome == decide.INCONCLUSIVE and d.ci is None and d.why == "fewer than 2 runs in a variant"
+    assert d.outcome == decide.INCONCLUSIVE and d.ci is None and d.why == "fewer than 3 runs in a variant"
     assert math.isclose(d.ratio, 2.0)
 
 

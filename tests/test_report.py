@@ -14,7 +14,6 @@ import pytest
 from roundbench.results import benchfmt, charts, levels
 from roundbench.judge import cells
 from roundbench.report import claims, document, summary
-from roundbench.judge import intervals
 from roundbench.judge import decide, score
 from roundbench import rounds
 
@@ -140,12 +139,20 @@ def test_claims_name_declared_cells():
 # ---- the published claims ------------------------------------------------------------------------
 
 
+def _decided(outcome: str, winner: str, ratio: float, ci) -> decide.Decision:
+    return decide.Decision(outcome, winner, ratio, ci, 0.99, 0.001, 0.05)
+
+
 def test_verdict_rule():
-    assert claims.verdict(41.7, (40.8, 42.5), 47.66) == "reproduced"
+    faster = decide.FASTER
+    assert claims.verdict(41.7, _decided(faster, "a", 41.7, (40.8, 42.5)), 47.66) == "reproduced"
     assert claims.verdict(47.66 * 1.5, None, 47.66) == "reproduced"
-    assert claims.verdict(9.5, (8.8, 11.3), 23.5) == "same direction, different size"
-    assert claims.verdict(0.27, (0.26, 0.27), 1.8) == "not reproduced"  # the other direction
-    assert claims.verdict(1.05, (0.9, 1.2), 1.61) == "not reproduced"  # no difference this run can tell
+    assert claims.verdict(9.5, _decided(faster, "a", 9.5, (8.8, 11.3)), 23.5) == "same direction, different size"
+    # the other direction
+    assert claims.verdict(0.27, _decided(faster, "b", 0.27, (0.26, 0.27)), 1.8) == "not reproduced"
+    # no difference this run can tell, and one inside the margin
+    assert claims.verdict(1.05, _decided(decide.INCONCLUSIVE, "", 1.05, (0.9, 1.2)), 1.61) == "not reproduced"
+    assert claims.verdict(1.02, _decided(decide.EQUIVALENT, "", 1.02, (1.01, 1.03)), 1.61) == "not reproduced"
 
 
 def test_claims_file_errors_name_the_line():
@@ -164,7 +171,6 @@ def test_claims_file_errors_name_the_line():
 
 
 def test_claims_use_the_published_program_or_say_they_did_not(tmp_path):
-    iv = intervals.Intervals()
     cl = claims.parse(
         "m\tmodule level\t1.85 s vs 1.12 s\t1.652\t"
         "loop py-module-published n=5 ns/op | loop py n=5 ns/op ÷ loop py n=5 ns/op\twhy\n"
@@ -172,12 +178,12 @@ def test_claims_use_the_published_program_or_say_they_did_not(tmp_path):
     text = HEADER + lines("loop", "py", "/n=5", "ns/iter", 40.0)
     (tmp_path / "results.txt").write_text(text)
     grouped = cells.group(benchfmt.read_dir(tmp_path))
-    (c,) = claims.check_all(grouped, iv, cl)
+    (c,) = claims.check_all(grouped, claims=cl)
     assert c.num.quantity.impl == "py" and "py-module-published has no runs here" in c.why()
     assert c.verdict == "not reproduced"  # the same cell twice: ratio 1, interval [1, 1]
     text += lines("loop", "py-module-published", "/n=5", "ns/iter", 66.0)
     (tmp_path / "results.txt").write_text(text)
-    (c,) = claims.check_all(cells.group(benchfmt.read_dir(tmp_path)), iv, cl)
+    (c,) = claims.check_all(cells.group(benchfmt.read_dir(tmp_path)), claims=cl)
     assert c.num.quantity.impl == "py-module-published" and "has no runs" not in c.why()
     assert c.verdict == "reproduced" and c.ratio == pytest.approx(1.65)
 
@@ -185,14 +191,13 @@ def test_claims_use_the_published_program_or_say_they_did_not(tmp_path):
 def test_a_claim_at_workers_max_reads_the_largest_cell(tmp_path):
     """KEY=max names the round's cell with the largest KEY (workers=max:
     every usable CPU, 2 here, 16 elsewhere), not a number of this machine's."""
-    iv = intervals.Intervals()
     cl = claims.parse("t\tthreads\tx\t2.0\tcores py-freethreaded workers=max ns/op ÷ cores go workers=max ns/op\twhy\n")
     text = HEADER
     for w, ft, go in ((1, 90.0, 10.0), (4, 30.0, 5.0), (16, 12.0, 4.0)):
         text += lines("cores", "py-freethreaded", f"/n=100/workers={w}", "ns/op", ft)
         text += lines("cores", "go", f"/n=100/workers={w}", "ns/op", go)
     (tmp_path / "results.txt").write_text(text)
-    (c,) = claims.check_all(cells.group(benchfmt.read_dir(tmp_path)), iv, cl)
+    (c,) = claims.check_all(cells.group(benchfmt.read_dir(tmp_path)), claims=cl)
     assert dict(c.num.size)["workers"] == "16" and dict(c.den.size)["workers"] == "16"
     assert c.ratio == pytest.approx(3.0)
 
@@ -201,7 +206,6 @@ def test_the_stackless_claim_is_py_stackless_or_says_it_did_not_run(tmp_path):
     """The Stackless claim reads py-stackless alone (greenlet no longer stands
     in): measured, it says which interpreter ran it where the result names
     one; skipped, the row is not measured and says why."""
-    iv = intervals.Intervals()
     (claim,) = [c for c in claims.load() if c.id == "chain-stackless"]
     assert [q.impl for q in claim.denominator] == ["py-stackless"]
     assert "Stackless API on PyPy" in claim.claim and "--python pypy3" in claim.why
@@ -210,7 +214,7 @@ def test_the_stackless_claim_is_py_stackless_or_says_it_did_not_run(tmp_path):
     greenlet = lines("chain", "py-greenlet", size, "ns/hop", 4000.0)
     skip = "--- SKIP: BenchmarkChain/impl=py-stackless" + size + ": needs an interpreter with the stackless module\n"
     (tmp_path / "results.txt").write_text(HEADER + go + greenlet + skip)
-    (c,) = claims.check_all(cells.group(benchfmt.read_dir(tmp_path)), iv, [claim])
+    (c,) = claims.check_all(cells.group(benchfmt.read_dir(tmp_path)), claims=[claim])
     assert c.verdict == "not measured here"
     assert "py-stackless did not run: needs an interpreter with the stackless module" in c.why()
     # Run with runtimes as an axis, py-stackless has rows under PyPy only:

@@ -1,5 +1,5 @@
 """The trends of the store (roundbench.store.trends): where a series' level
-changed, by more than its noise and the floor, and the page that shows it.
+changed, by more than its noise and the margin, and the page that shows it.
 Every random series comes from random.Random with a fixed seed."""
 
 from __future__ import annotations
@@ -88,14 +88,14 @@ def test_rates_over_many_seeds():
     assert all(1.03 < r < 1.2 for r in ratios)
 
 
-def test_a_step_below_the_floor_is_not_flagged():
+def test_a_step_below_the_margin_is_not_flagged():
     rng = random.Random(7)
     tight = noisy(rng, noise=0.002)
     assert detect(stepped(tight, by=1.03)) == []
-    # the same noise lets a step above the floor through, and a higher floor stops it
+    # the same noise lets a step above the margin through, and a higher margin stops it
     (c,) = detect(stepped(tight, by=1.07))
     assert c.index == STEP_AT and not c.by_noise and c.threshold == pytest.approx(0.05)
-    assert detect(stepped(tight, by=1.07), floor=0.10) == []
+    assert detect(stepped(tight, by=1.07), margin=0.10) == []
 
 
 def test_two_steps_are_both_found():
@@ -210,7 +210,7 @@ def test_markdown_lists_the_changes_and_every_series():
     found = {0: changes(ss[0]), trends.series_key(ss[1]): changes(ss[1])}
     assert len(found[0]) == 1 and found[trends.series_key(ss[1])] == []
     text = markdown(ss, found)
-    assert "floor of 5.0%" in text
+    assert "margin of 5.0%" in text
     row = next(line for line in text.splitlines() if line.startswith("| matmul · py-numpy"))
     assert "2024-01-07" in row and "×1.2" in row and "regression (lower is better)" in row
     assert f"results.txt sha256 {6:012x} section 1" in row
@@ -265,6 +265,6 @@ def test_write_page_without_matplotlib_or_jinja2(tmp_path, monkeypatch):
 
 
 def test_change_explains_itself():
-    c = Change(3, 1.0, 1.1, 1.1, 0.062, "regression", noise=0.02, se=0.0207, z=3.0, floor=0.05)
+    c = Change(3, 1.0, 1.1, 1.1, 0.062, "regression", noise=0.02, se=0.0207, z=3.0, margin=0.05)
     assert c.by_noise
     assert not Change(3, 1.0, 1.1, 1.1, 0.05, "regression", noise=0.001, se=0.001).by_noise

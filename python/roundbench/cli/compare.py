@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
 from ..report import compare, scorechanges
+from ._common import add_rule_options, rule_of
 
 
 def add_parser(sub) -> None:
@@ -27,20 +28,22 @@ def add_parser(sub) -> None:
         metavar="U",
         help="compare only this unit (repeatable; default every unit but peak-B, user-ns/op and sys-ns/op)",
     )
-    c.add_argument("--alpha", type=float, default=compare.ALPHA, metavar="P", help="significance level (default 0.05)")
+    add_rule_options(c)
     c.add_argument("--md", metavar="FILE", help="also write the comparison as a Markdown table")
     c.add_argument("--html", metavar="FILE", help="also write the comparison as an HTML page")
     c.add_argument(
         "--repeatability",
         action="store_true",
-        help="A and B are two runs of the same rounds: judge each cell by its round's metric and summarise how "
-        "many repeat (medians within 5%%, no significant difference, unstable flags); --md writes that table",
+        help="A and B are two runs of the same rounds: the share of score cells whose outcome (faster, equivalent, "
+        "inconclusive) agrees, the cells that changed with both intervals, and each cell by its round's metric "
+        "(same, worse, better or inconclusive; unstable flags); --md writes that table",
     )
     c.add_argument(
         "--fail-above",
         type=float,
         metavar="PCT",
-        help="exit 1 when a cell is significantly worse than in A by more than PCT percent",
+        help="exit 1 when a cell is worse than in A by the rule (its interval beyond the margin) and by more than "
+        "PCT percent",
     )
     c.add_argument(
         "--no-score",
@@ -55,7 +58,7 @@ def run_command(args) -> int:
     status = _cells(args)
     if args.repeatability or args.no_score:
         return status
-    found, rows_a, rows_b = scorechanges.changes(compare.load(args.a), compare.load(args.b))
+    found, rows_a, rows_b = scorechanges.changes(compare.load(args.a), compare.load(args.b), rule_of(args))
     if not rows_a and not rows_b:
         return status
     print(scorechanges.format_text(found, rows_a, rows_b, args.a, args.b))
@@ -67,8 +70,7 @@ def run_command(args) -> int:
 
 def _cells(args) -> int:
     """compare.py's judgement cell by cell: printed, and written to --md and --html."""
-    if not 0 < args.alpha < 1:
-        raise UsageError(f"--alpha {args.alpha}: want a level between 0 and 1")
+    rule = rule_of(args)
     try:
         a, b = compare.load(args.a), compare.load(args.b)
     except FileNotFoundError as e:
@@ -81,7 +83,7 @@ def _cells(args) -> int:
                 file=sys.stderr,
             )
     if args.repeatability:
-        rep = compare.repeatability(a, b)
+        rep = compare.repeatability(a, b, rule)
         if not rep.rows:
             raise UsageError(f"{args.a} and {args.b} have no cell in common")
         text = compare.format_repeatability(rep, args.a, args.b)
@@ -89,7 +91,7 @@ def _cells(args) -> int:
         if args.md:
             Path(args.md).write_text(text, encoding="utf-8")
         return EXIT_OK
-    rows = compare.compare(a, b, units=args.unit, alpha=args.alpha)
+    rows = compare.compare(a, b, units=args.unit, rule=rule)
     if not rows:
         raise UsageError(f"{args.a} and {args.b} have no benchmark and unit in common")
     print(compare.format_text(rows, args.a, args.b))
@@ -99,9 +101,9 @@ def _cells(args) -> int:
     if new:
         print(f"only in B ({len(new)}): " + ", ".join(new[:10]) + (" ..." if len(new) > 10 else ""))
     if args.md:
-        Path(args.md).write_text(compare.format_markdown(rows, args.a, args.b, args.alpha), encoding="utf-8")
+        Path(args.md).write_text(compare.format_markdown(rows, args.a, args.b, rule), encoding="utf-8")
     if args.html:
-        Path(args.html).write_text(compare.format_html(rows, args.a, args.b, args.alpha), encoding="utf-8")
+        Path(args.html).write_text(compare.format_html(rows, args.a, args.b, rule), encoding="utf-8")
     if args.fail_above is not None:
         bad = compare.regressions(rows, args.fail_above)
         if bad:

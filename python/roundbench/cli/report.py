@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..report import document
+from ._common import add_rule_options, rule_of
 
 
 def add_parser(sub) -> None:
@@ -20,12 +21,13 @@ def add_parser(sub) -> None:
         metavar="FILE",
         help="where to write the Markdown (default DIR/report.md); the HTML and the pictures go beside it",
     )
+    add_rule_options(rep)
     rep.set_defaults(func=cmd_report)
 
 
 def cmd_report(args) -> int:
     try:
-        path = document.write_report(Path(args.dir), Path(args.output) if args.output else None)
+        path = document.write_report(Path(args.dir), Path(args.output) if args.output else None, rule_of(args))
     except (FileNotFoundError, ValueError) as e:  # no result file; a malformed line (file:line: why)
         raise UsageError(str(e)) from None
     print(path)

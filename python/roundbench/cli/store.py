@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
 from ..store import db, ingest, query
+from ._common import add_rule_options, rule_of
 
 DESCRIPTION = """\
 Keeps every results file in one store and reads them together: across
@@ -108,7 +109,7 @@ def add_parser(sub) -> None:
             "trends",
             _trends,
             "each series' history (round, variant, size, machine, runtimes) and the changes that exceed both its "
-            "noise and the floor",
+            "noise and the margin",
             "store-trends",
         ),
     ):
@@ -121,8 +122,8 @@ def add_parser(sub) -> None:
         )
         p.add_argument("terms", nargs="*", metavar="KEY:VALUE")
         p.add_argument("--out", metavar="DIR", default=f"results/{default}", help=f"default results/{default}")
-        if name == "trends":
-            p.add_argument("--floor", type=float, default=0.05, help="the smallest change flagged (default 0.05)")
+        if name in ("verdict", "trends"):
+            add_rule_options(p, alpha=name == "verdict")
         p.set_defaults(func=func)
     s.set_defaults(func=lambda args: _no_verb(s))
 
@@ -227,7 +228,7 @@ def _verdict(args) -> int:
     if not found.shown:
         print(f"no run in {terms.text()} has results of both languages", file=sys.stderr)
         return EXIT_FAILED
-    paths = verdict.write_page(found.shown, Path(args.out), older=found.older)
+    paths = verdict.write_page(found.shown, Path(args.out), older=found.older, rule=rule_of(args))
     print(f"{len(found.shown)} setting(s) -> {paths[0]}", file=sys.stderr)
     return EXIT_OK
 
@@ -242,6 +243,6 @@ def _trends(args) -> int:
     if not found:
         print(f"no series in {terms.text()}", file=sys.stderr)
         return EXIT_FAILED
-    paths = trends.write_page(found, Path(args.out), floor=args.floor)
+    paths = trends.write_page(found, Path(args.out), margin=rule_of(args).margin)
     print(f"{len(found)} series -> {paths[0]}", file=sys.stderr)
     return EXIT_OK

@@ -61,6 +61,10 @@ ALPHA = 0.05
 RESAMPLES = 4000
 SEED = 20261205
 LEGACY_TIE_WITHIN = 0.02  # the replaced rule's dead zone around 1
+# The fewest runs of a candidate that give an interval: with 3 to 5 the
+# bootstrap's interval is coarse (a resampled median is one of the runs),
+# with 2 it is no interval at all.
+MIN_RUNS = 3
 
 FASTER, EQUIVALENT, INCONCLUSIVE = "faster", "equivalent", "inconclusive"
 OUTCOMES = (FASTER, EQUIVALENT, INCONCLUSIVE)
@@ -153,7 +157,7 @@ def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
     """The evidence of side a against side b: each a dict candidate name ->
     its runs' values (at least one candidate a side). The best of a side is
     its candidate with the lowest median (`better` "lower") or the highest.
-    Without two runs in every candidate, or with a median that is not
+    Without MIN_RUNS runs in every candidate, or with a median that is not
     positive, there is no interval (theta is still given where it can be)."""
     if not a or not b:
         raise ValueError("each side needs a candidate")
@@ -166,8 +170,8 @@ def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
         return Evidence(None, why="a median that is not positive", a_best=a_best[1], b_best=b_best[1])
     theta = math.log(b_best[0] / a_best[0]) if better == "lower" else math.log(a_best[0] / b_best[0])
     runs = min(len(v) for v in (*a.values(), *b.values()))
-    if runs < 2 or any(m <= 0 for m in med.values()):
-        why = "fewer than 2 runs in a variant" if runs < 2 else "a median that is not positive"
+    if runs < MIN_RUNS or any(m <= 0 for m in med.values()):
+        why = f"fewer than {MIN_RUNS} runs in a variant" if runs < MIN_RUNS else "a median that is not positive"
         return Evidence(theta, why=why, a_best=a_best[1], b_best=b_best[1], runs=runs)
     # numpy is the one dependency here: loaded on the first interval.
     import numpy as np

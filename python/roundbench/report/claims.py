@@ -2,12 +2,15 @@
 
 The claims and the cells that measure each are data (data/claims.tsv, whose
 header defines the columns and the verdicts); this module reads them,
-finds each quantity's runs, and judges every claim by one rule:
+finds each quantity's runs, and judges every claim by one rule, whose
+interval is the suite's decision rule's (judge/decide.py: every claim of
+the table judged together, the false-discovery rate held across them):
 
   reproduced                      this run's ratio r is within a factor
                                   REPRODUCED (1.5) of the published ratio p
-  same direction, different size  not reproduced, but r and p are on the same
-                                  side of 1 and r's 95% interval excludes 1
+  same direction, different size  not reproduced, but r is *faster* by the
+                                  rule in p's direction (its interval lies
+                                  beyond the margin, on p's side of 1)
   not reproduced                  otherwise
   not measured here               a quantity has no runs here
 """
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Optional
 
 from .. import runtimes
+from ..judge import decide
 from ..results.stats import median
 from ..results import charts
 
@@ -305,22 +309,27 @@ def _side_found(grouped: dict, alternatives: tuple, notes: list, views: Optional
     return None, first_why
 
 
-def verdict(ratio: float, ci: Optional[tuple], published: float) -> str:
-    """The rule in the module's doc."""
+def verdict(ratio: float, decision: Optional[decide.Decision], published: float) -> str:
+    """The rule in the module's doc; decision is num against den, as how
+    many times num's figure is den's (decide.evidence with better
+    "higher": its ratio is num / den)."""
     if 1 / REPRODUCED <= ratio / published <= REPRODUCED:
         return "reproduced"
-    same_side = (ratio > 1) == (published > 1)
-    excludes_one = ci is None or not (ci[0] <= 1 <= ci[1])
-    if same_side and excludes_one and ratio != 1:
-        return "same direction, different size"
-    return "not reproduced"
+    faster_as_published = (
+        decision is not None
+        and decision.outcome == decide.FASTER
+        and (decision.winner == "a") == (published > 1)
+        and published != 1
+    )
+    return "same direction, different size" if faster_as_published else "not reproduced"
 
 
-def check(claim: Claim, grouped: dict, iv, views: Optional[list] = None) -> Checked:
-    """One claim against a result set (grouped as report.group gives it);
-    iv: judge.intervals.Intervals; views: the result set under each pair of
-    runtimes that ran, [(runtimes, grouped)], for the claims that name a
-    runtime or whose variant ran under another runtime only (_find)."""
+def check(claim: Claim, grouped: dict, views: Optional[list] = None) -> Checked:
+    """One claim against a result set (grouped as report.group gives it),
+    its verdict and interval not yet given (check_all judges the claims
+    together); views: the result set under each pair of runtimes that ran,
+    [(runtimes, grouped)], for the claims that name a runtime or whose
+    variant ran under another runtime only (_find)."""
     if claim.ratio is None:
         return Checked(claim, "not measured here", notes=["this suite has no cell that measures it"])
     notes: list = []
@@ -330,12 +339,25 @@ def check(claim: Claim, grouped: dict, iv, views: Optional[list] = None) -> Chec
         whys = [w for w in (why_n, why_d) if w]
         return Checked(claim, "not measured here", num, den, notes=notes + list(dict.fromkeys(whys)))
     ratio = num.median / den.median if den.median else math.inf
-    ci = iv.ratio_ci(den.values, num.values)
-    return Checked(claim, verdict(ratio, ci, claim.ratio), num, den, ratio, ci, notes)
+    return Checked(claim, "", num, den, ratio, None, notes)
 
 
-def check_all(grouped: dict, iv, claims: Optional[list] = None, views: Optional[list] = None) -> list:
-    return [check(c, grouped, iv, views) for c in (claims if claims is not None else load())]
+def check_all(
+    grouped: dict,
+    rule: Optional[decide.Rule] = None,
+    claims: Optional[list] = None,
+    views: Optional[list] = None,
+) -> list:
+    """Every claim checked, those measured here judged together by `rule`."""
+    out = [check(c, grouped, views) for c in (claims if claims is not None else load())]
+    measured = [c for c in out if not c.verdict]
+    # num against den as a ratio of figures, whichever way is better:
+    # evidence's "higher" makes its ratio num / den.
+    found = [decide.evidence({"num": c.num.values}, {"den": c.den.values}, "higher") for c in measured]
+    for c, d in zip(measured, decide.judge(found, rule)):
+        c.ci = d.ci
+        c.verdict = verdict(c.ratio, d, c.claim.ratio)
+    return out
 
 
 def counts(checked: list) -> dict:

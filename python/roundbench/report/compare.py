@@ -3,37 +3,43 @@
 A and B are result directories or files in the Go benchmark format (the
 suite's own, or `go test -bench` output: anything benchstat reads). A *cell*
 is one benchmark name (round, variant and parameters); for each unit both
-sides measured, the comparison gives
+sides measured, the comparison gives the ratio of the medians, B / A, and
+its outcome by the suite's one decision rule (judge/decide.py), every row
+of the comparison judged together:
 
-  - the ratio of the medians, B / A, with a 95% bootstrap confidence
-    interval (percentile method, resampling each side's runs; a fixed seed,
-    so the same files always give the same interval);
-  - a two-sided Mann-Whitney U test of "A and B come from the same
-    distribution", from scipy; the change is *significant* when p < alpha
-    (0.05 by default). With three runs a side no difference can reach
-    p < 0.05: such cells say "too few runs" instead of "no change".
+  - *worse* or *better*: the ratio's interval lies wholly beyond the margin
+    (5% by default, `--margin`);
+  - *same*: the interval lies within ±margin (equivalent);
+  - *inconclusive*: it straddles the margin (more runs would settle it).
+
+The false-discovery rate is held at `--alpha` (5%) across the rows
+(Benjamini-Hochberg), each interval stated at the level that holds it; the
+interval is a bootstrap with a fixed seed, so the same files always give
+the same answer. A two-sided Mann-Whitney U test's p is printed beside it,
+for readers used to it; it decides nothing.
 
 Worse or better follows each unit's `Unit ... better=` line; where a file
 does not say (`go test -bench` output), a rate (a unit ending in /s, such as
 MB/s) is better higher and anything else lower. `--fail-above PCT` makes the command exit 1 when any
-cell got significantly worse by more than PCT percent, for CI gates.
+cell is worse (by the rule) by more than PCT percent, for CI gates.
 """
 
 from __future__ import annotations
 
 import html
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 from ..results import benchfmt
 from ..results.stats import UNSTABLE_CI, median
-from ..judge.intervals import min_p, ratio_ci, u_test
+from ..judge import cells, decide, score
+from ..judge.intervals import u_test
 from ..results.stats import is_unstable, summarize
 from .. import rounds
 
-ALPHA = 0.05
+ALPHA = decide.ALPHA
 # The units the suite adds to every run line: compared only when asked for,
 # since they describe the process around the work, not the work.
 PROCESS_UNITS = ("peak-B", "user-ns/op", "sys-ns/op")
@@ -47,18 +53,18 @@ class Row:
     a: list
     b: list
     ratio: float  # median(b) / median(a)
-    ci: Optional[tuple]  # (low, high) of the ratio, or None
     p: Optional[float]  # Mann-Whitney U two-sided p-value, or None
-    alpha: float = ALPHA
+    decision: Optional[decide.Decision] = None  # B against A, judged with every row
 
     @property
-    def enough(self) -> bool:
-        """Whether a difference could reach significance at all."""
-        return self.p is not None and min_p(len(self.a), len(self.b)) < self.alpha
-
-    @property
-    def significant(self) -> bool:
-        return self.p is not None and self.p < self.alpha
+    def ci(self) -> Optional[tuple]:
+        """The interval of B / A at the family's level."""
+        d = self.decision
+        if d is None or d.ci is None:
+            return None
+        # The decision is A against B, as how many times better A is: B / A
+        # for a time, A / B for a rate.
+        return d.ci if self.better == "lower" else (1 / d.ci[1], 1 / d.ci[0])
 
     @property
     def change_pct(self) -> float:
@@ -73,13 +79,16 @@ class Row:
 
     @property
     def verdict(self) -> str:
-        if self.p is None:
+        """worse, better, same or inconclusive (the rule's outcome, B
+        against A); why there is none."""
+        d = self.decision
+        if d is None or not self.a or not self.b:
             return "no runs to compare"
-        if not self.enough:
-            return f"too few runs (n={len(self.a)}+{len(self.b)})"
-        if not self.significant:
-            return "~"
-        return "worse" if self.worse_pct > 0 else "better"
+        if d.outcome == decide.FASTER:
+            return "worse" if d.winner == "a" else "better"
+        if d.outcome == decide.EQUIVALENT:
+            return "same"
+        return f"inconclusive ({d.why})" if d.why else "inconclusive"
 
 
 def _cells(rs: benchfmt.ResultSet) -> dict:
@@ -95,11 +104,11 @@ def compare(
     a: benchfmt.ResultSet,
     b: benchfmt.ResultSet,
     units: Optional[Iterable[str]] = None,
-    alpha: float = ALPHA,
+    rule: Optional[decide.Rule] = None,
 ) -> list:
     """The rows of every (cell, unit) that both result sets measured, in A's
-    order. `units` limits the units (default: every unit but the process
-    ones, PROCESS_UNITS)."""
+    order, judged together by `rule` (decide.py). `units` limits the units
+    (default: every unit but the process ones, PROCESS_UNITS)."""
     ca, cb = _cells(a), _cells(b)
     wanted = set(units) if units else None
     better = {**a.units, **b.units}
@@ -123,12 +132,18 @@ def compare(
                 a=list(va),
                 b=list(vb),
                 ratio=ratio,
-                ci=ratio_ci(va, vb),
                 p=u_test(va, vb),
-                alpha=alpha,
             )
         )
+    judge(rows, rule)
     return rows
+
+
+def judge(rows: list, rule: Optional[decide.Rule] = None) -> None:
+    """Decides the rows as one family: A against B, each by its unit."""
+    found = [decide.evidence({"A": r.a}, {"B": r.b}, r.better) for r in rows]
+    for r, d in zip(rows, decide.judge(found, rule)):
+        r.decision = d
 
 
 def only_in(a: benchfmt.ResultSet, b: benchfmt.ResultSet) -> tuple:
@@ -145,8 +160,8 @@ def default_better(unit: str) -> str:
 
 
 def regressions(rows: Iterable[Row], above_pct: float) -> list:
-    """Rows significantly worse than A by more than above_pct percent."""
-    return [r for r in rows if r.significant and r.worse_pct > above_pct]
+    """Rows worse than A (by the rule) by more than above_pct percent."""
+    return [r for r in rows if r.verdict == "worse" and r.worse_pct > above_pct]
 
 
 def _num(v: float) -> str:
@@ -168,10 +183,10 @@ def _spread(values: Sequence[float]) -> str:
 
 
 def _change(r: Row) -> str:
-    if r.verdict in ("~",) or r.verdict.startswith(("too few", "no runs")):
+    if r.verdict == "no runs to compare":
         return r.verdict
     ci = f" [{(r.ci[0] - 1) * 100:+.1f}%, {(r.ci[1] - 1) * 100:+.1f}%]" if r.ci else ""
-    return f"{r.change_pct:+.1f}%{ci}"
+    return f"{r.change_pct:+.1f}%{ci} {r.verdict}"
 
 
 def stat_line(r: Row) -> str:
@@ -205,7 +220,7 @@ def format_text(rows: Sequence[Row], label_a: str, label_b: str) -> str:
 
 def _md_rows(rows: Sequence[Row]) -> list:
     lines = [
-        "| benchmark | unit | A median | B median | B / A [95% CI] | p (U test) | verdict |",
+        "| benchmark | unit | A median | B median | B / A [interval] | p (U test) | outcome |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -219,17 +234,24 @@ def _md_rows(rows: Sequence[Row]) -> list:
 
 
 HOW = (
-    "B / A is the ratio of the medians with a 95% bootstrap interval; p is a two-sided Mann-Whitney U test; "
-    "a change is significant when p < {alpha}. '~' means no significant difference."
+    "B / A is the ratio of the medians with its interval; the outcome is the suite's rule: worse or better when "
+    "the whole interval lies beyond the {margin} margin, same when it lies within it, else inconclusive, with the "
+    "false-discovery rate held at {alpha} across the rows (each interval at the level that holds it). p is a "
+    "two-sided Mann-Whitney U test, shown for reference; it decides nothing."
 )
 
 
-def format_markdown(rows: Sequence[Row], label_a: str, label_b: str, alpha: float = ALPHA) -> str:
-    head = ["# roundbench compare", "", f"A = `{label_a}`, B = `{label_b}`.", "", HOW.format(alpha=alpha), ""]
+def _how(rule: Optional[decide.Rule]) -> str:
+    rule = rule or decide.DEFAULT_RULE
+    return HOW.format(margin=f"{rule.margin * 100:g}%", alpha=f"{rule.alpha * 100:g}%")
+
+
+def format_markdown(rows: Sequence[Row], label_a: str, label_b: str, rule: Optional[decide.Rule] = None) -> str:
+    head = ["# roundbench compare", "", f"A = `{label_a}`, B = `{label_b}`.", "", _how(rule), ""]
     return "\n".join(head + _md_rows(rows)) + "\n"
 
 
-def format_html(rows: Sequence[Row], label_a: str, label_b: str, alpha: float = ALPHA) -> str:
+def format_html(rows: Sequence[Row], label_a: str, label_b: str, rule: Optional[decide.Rule] = None) -> str:
     cells = []
     for r in rows:
         ci = f" [{r.ci[0]:.3f}, {r.ci[1]:.3f}]" if r.ci else ""
@@ -244,9 +266,9 @@ def format_html(rows: Sequence[Row], label_a: str, label_b: str, alpha: float = 
         "<style>body{font-family:sans-serif}td,th{padding:2px 8px;border-bottom:1px solid #ddd}"
         "tr.worse td{background:#fdd}tr.better td{background:#dfd}</style></head><body>\n"
         f"<h1>roundbench compare</h1><p>A = <code>{html.escape(label_a)}</code>, "
-        f"B = <code>{html.escape(label_b)}</code>.</p><p>{html.escape(HOW.format(alpha=alpha))}</p>\n"
+        f"B = <code>{html.escape(label_b)}</code>.</p><p>{html.escape(_how(rule))}</p>\n"
         "<table><tr><th>benchmark</th><th>unit</th><th>A median</th><th>B median</th>"
-        "<th>B / A [95% CI]</th><th>p (U test)</th><th>verdict</th></tr>\n"
+        "<th>B / A [interval]</th><th>p (U test)</th><th>outcome</th></tr>\n"
         + "\n".join(cells)
         + "\n</table></body></html>\n"
     )
@@ -273,64 +295,75 @@ def primary_unit(name: str, units_present) -> str:
 @dataclass
 class Repeatability:
     rows: list  # one Row per cell: its primary unit
-    within: float  # the medians' largest allowed distance, e.g. 0.05
     unstable_a: int
     unstable_b: int
-
-    @property
-    def close(self) -> list:
-        return [r for r in self.rows if abs(r.ratio - 1.0) <= self.within]
+    agree: int = 0  # score cells counted in both runs whose outcome agrees
+    scored: int = 0  # score cells counted in both runs
+    changed: list = field(default_factory=list)  # (label, level, A's text, B's text) of those that changed
+    margin: float = decide.MARGIN
 
     @property
     def same(self) -> list:
-        return [r for r in self.rows if not r.significant]
+        """The cells whose B / A is equivalent within the margin."""
+        return [r for r in self.rows if r.verdict == "same"]
 
 
-def repeatability(a: benchfmt.ResultSet, b: benchfmt.ResultSet, within: float = 0.05) -> Repeatability:
-    """Two runs of the same rounds: per cell its primary unit's row, how
-    many cells' medians are within `within` of each other and how many the
-    U test finds no different, and how many cells each run flagged
-    unstable, as the report flags them (stats.is_unstable: the median's 95%
-    CI reaches more than ±5% from it; a cell of fewer than 6 runs has no
-    interval and is not counted)."""
-    every = compare(a, b, units=None)
+def repeatability(a: benchfmt.ResultSet, b: benchfmt.ResultSet, rule: Optional[decide.Rule] = None) -> Repeatability:
+    """Two runs of the same rounds, in the rule's words: the share of the
+    score cells both count whose outcome agrees (score.agreement), and the
+    cells that changed, with both intervals; then per cell its primary
+    unit's row (B against A: same, worse, better or inconclusive), and how
+    many cells each run flagged unstable, as the report flags them
+    (stats.is_unstable: the median's 95% CI reaches more than ±5% from it;
+    a cell of fewer than 6 runs has no interval and is not counted)."""
+    rule = rule or decide.DEFAULT_RULE
+    every = compare(a, b, units=None, rule=rule)
     by_name: dict = {}
     for r in every:
         by_name.setdefault(r.name, {})[r.unit] = r
     rows = [units[primary_unit(name, units)] for name, units in by_name.items()]
+    # The primary units alone are the family, as a reader takes them.
+    judge(rows, rule)
     unstable_a = sum(1 for r in rows if r.a and is_unstable(summarize(r.a)))
     unstable_b = sum(1 for r in rows if r.b and is_unstable(summarize(r.b)))
-    return Repeatability(rows, within, unstable_a, unstable_b)
+    rows_a, rows_b = score.score(cells.group(a), a, rule), score.score(cells.group(b), b, rule)
+    agree, scored, changed = score.agreement(rows_a, rows_b)
+    return Repeatability(rows, unstable_a, unstable_b, agree, scored, changed, rule.margin)
 
 
 def format_repeatability(rep: Repeatability, label_a: str, label_b: str) -> str:
     """Markdown: the summary figures, then one line per cell."""
     n = len(rep.rows)
 
-    def pct(k: int) -> str:
-        return f"{k} of {n} ({k / n * 100:.0f}%)" if n else "0 of 0"
+    def pct(k: int, of: int = n) -> str:
+        return f"{k} of {of} ({k / of * 100:.0f}%)" if of else "0 of 0"
 
+    margin = f"{rep.margin * 100:g}%"
     lines = [
         "# Repeatability: the same rounds run twice, back to back",
         "",
-        f"A = `{label_a}`, B = `{label_b}`; each cell judged by its round's metric.",
+        f"A = `{label_a}`, B = `{label_b}`; each cell judged by its round's metric, by the suite's rule "
+        f"(a {margin} margin).",
         "",
+        f"- score cells with the same outcome in both runs: {pct(rep.agree, rep.scored)}",
         f"- cells compared: {n}",
-        f"- medians within {rep.within * 100:.0f}% of each other: {pct(len(rep.close))}",
-        f"- no significant difference (Mann-Whitney U, p >= {ALPHA}): {pct(len(rep.same))}",
+        f"- cells the same in both runs (B / A within ±{margin}): {pct(len(rep.same))}",
         f"- cells flagged unstable (the median's 95% CI reaching more than ±{UNSTABLE_CI * 100:g}% from it): "
         f"A {pct(rep.unstable_a)}, B {pct(rep.unstable_b)}",
+    ]
+    if rep.changed:
+        lines += ["", "Score cells whose outcome changed (A, then B):", ""]
+        lines += [f"- {label}, {lvl}: {ta} -> {tb}" for label, lvl, ta, tb in rep.changed]
+    lines += [
         "",
-        "| cell | unit | A median | B median | B / A [95% CI] | p | within | same |",
-        "|---|---|---|---|---|---|---|---|",
+        "| cell | unit | A median | B median | B / A [interval] | p | outcome |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rep.rows:
         ci = f" [{r.ci[0]:.3f}, {r.ci[1]:.3f}]" if r.ci else ""
         p = "" if r.p is None else f"{r.p:.3g}"
-        within = "yes" if abs(r.ratio - 1.0) <= rep.within else "**no**"
-        same = "yes" if not r.significant else "**no**"
         lines.append(
             f"| {r.name} | {r.unit} | {_num(median(r.a))} | {_num(median(r.b))} | {r.ratio:.3f}{ci} | {p} "
-            f"| {within} | {same} |"
+            f"| {r.verdict} |"
         )
     return "\n".join(lines) + "\n"

@@ -429,7 +429,7 @@ def build(
             warned.append(("go-build-cost", finding, fix))
     sections.append(Section("fairness", "Fairness", _fairness(rs, warned, built)))
     others = [(claims.runtime_pick(pick, v), group(v)) for pick, v in all_views]
-    checked = claims.check_all(grouped, iv, views=others)
+    checked = claims.check_all(grouped, rule, views=others)
     notes = [iv.missing] if iv.missing else []
     t = score.tallies(rows)
     return Document(
@@ -517,10 +517,11 @@ SCORE_EXPLAIN = (
 
 def claims_explain() -> str:
     return (
-        "Each claim as published, the same comparison in this run (the ratio of medians with its 95% interval), "
-        f"and the verdict: *reproduced* when this run's ratio is within a factor {claims.REPRODUCED:g} of the "
-        "published one; *same direction, different size* when it is not, but lies on the same side of 1 with an "
-        "interval that excludes 1; *not reproduced* otherwise; *not measured here* when a cell did not run. The "
+        "Each claim as published, the same comparison in this run (the ratio of medians with its interval, the "
+        "claims judged together by the score's rule: the false-discovery rate held across them), and the verdict: "
+        f"*reproduced* when this run's ratio is within a factor {claims.REPRODUCED:g} of the published one; *same "
+        "direction, different size* when it is not, but the interval lies wholly beyond the margin on the "
+        "published side of 1; *not reproduced* otherwise; *not measured here* when a cell did not run. The "
         "claims and the cells that measure them are in `python/roundbench/data/claims.tsv`."
     )
 
@@ -706,10 +707,17 @@ def render_html(doc: Document) -> str:
     )
 
 
-def write_report(result_dir: Path, out: Optional[Path] = None) -> Path:
+def write_report(
+    result_dir: Path,
+    out: Optional[Path] = None,
+    rule: Optional[decide.Rule] = None,
+    earlier: Optional[benchfmt.ResultSet] = None,
+) -> Path:
     """report.md, report.html beside it, and the pictures (report-*.png)
-    beside both. Without matplotlib, jinja2 or markdown-it-py (the
-    `report` extra) the Markdown says what it could not do."""
+    beside both, the score decided by `rule` (build's `earlier`: an earlier
+    run of the same settings on the same machine). Without matplotlib,
+    jinja2 or markdown-it-py (the `report` extra) the Markdown says what it
+    could not do."""
     result_dir = Path(result_dir)
     files = [result_dir] if result_dir.is_file() else sorted(result_dir.glob("*.txt"))
     rs = benchfmt.read_dir(result_dir)
@@ -718,7 +726,7 @@ def write_report(result_dir: Path, out: Optional[Path] = None) -> Path:
     if companion is not None and any(companion.glob("*.txt")):
         builds = benchfmt.read_dir(companion)
     target = Path(out) if out else ((result_dir if result_dir.is_dir() else result_dir.parent) / "report.md")
-    doc = build(rs, str(result_dir), files, builds=builds)
+    doc = build(rs, str(result_dir), files, builds=builds, rule=rule, earlier=earlier)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         draw(doc, target.parent)

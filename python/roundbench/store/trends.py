@@ -3,10 +3,10 @@
 A series is one (round, variant, size, machine fingerprint, runtimes, unit);
 each run of the suite gives it a point, that run's samples. The method
 below fits levels to a series' run medians and flags a change between two
-levels only when it exceeds both the series' noise and a floor (5% unless
-told). The method uses the standard library only (the pictures use
-matplotlib); a flag can be checked by hand from the page's table and the
-formulas here.
+levels only when it exceeds both the series' noise and the margin (5%,
+the decision rule's, unless `--margin` says otherwise: judge/decide.py).
+The method uses the standard library only (the pictures use matplotlib);
+a flag can be checked by hand from the page's table and the formulas here.
 
 The method
 ----------
@@ -27,7 +27,7 @@ The method
      page are exp of the levels either side (a segment's median run
      median), the ratio is after / before, d = ln(ratio);
    - the series' noise sigma is the larger of two robust standard
-     deviations, each the mean of the smallest floor(0.9 m) (at least one)
+     deviations, each the mean of the smallest MARGIN09_ (at least one)
      of m absolute values divided by 0.6573 (that mean for a standard
      normal's |Z|, TRIM_MEAN): of the n residuals |y_i - its segment's
      level|, times sqrt(n / (n - K)) for the K levels fitted to them; and
@@ -40,13 +40,13 @@ The method
      own samples say; a segment's level has the variance V = (pi/2) *
      mean(tau_i^2) / n_seg over its n_seg points (a median's);
    - the change between two adjacent segments has the standard error
-     e = sqrt(V_before + V_after) and the threshold T = max(ln(1 + floor),
-     Z * e), Z = 3.25. It passes when its margin exceeds T: the margin is
+     e = sqrt(V_before + V_after) and the threshold T = max(ln(1 + margin),
+     Z * e), Z = 3.25. It passes when its size exceeds T: the size is
      |d|, except that a segment of fewer than 3 points (whose median is a
      mean, moved by one odd run) counts at its point nearest to the other
      level, so both of its points must clear T. The page's threshold is
      exp(T) - 1: a flagged ratio lies above 1 + threshold or below
-     1 / (1 + threshold); "noise" or "floor" says which set it.
+     1 / (1 + threshold); "noise" or "margin" says which set it.
 
 3. The search, binary segmentation on ranks: a segment of at least
    2 * MIN_SEGMENT points is split where the Kruskal-Wallis statistic of
@@ -62,7 +62,7 @@ The method
 
 4. The search proposes; the check decides. On the segmentation found, sigma
    is computed again and every change tested as in 2; while any fails, the
-   one with the least margin / T is removed (its two segments merged) and
+   one with the least size / T is removed (its two segments merged) and
    all are tested again. So every change on the page passes the test of 2
    against the segmentation it is shown with.
 
@@ -77,9 +77,9 @@ step found within one point in 182 (91%), its ratio 1.05 to 1.16 (median
 the medians': the median of ten such points is uncertain by about ±1.4%
 (uniform noise is the median's worst case), so the two halves' medians
 differ by 5% or more by chance in a few series in a hundred, and a 10%
-step shows as less than 6.5% in a few; Z and the floor are chosen so that
+step shows as less than 6.5% in a few; Z and the margin are chosen so that
 false flags stay at or under 2%. With more points it does better (40
-points: 1.1% and 99.7%). A 3% step is below the floor and never flagged;
+points: 1.1% and 99.7%). A 3% step is below the margin and never flagged;
 2 + 2 points with tight samples flag a 20% step, with samples spread over
 a factor of three they do not.
 
@@ -97,10 +97,11 @@ from statistics import NormalDist
 from typing import Optional, Sequence
 
 from ..results import charts, stats
+from ..judge import decide
 from . import _page
 from ..results.textfmt import fmt_unit
 
-FLOOR = 0.05  # the smallest relative change flagged, whatever the noise
+MARGIN = decide.MARGIN  # the smallest relative change flagged, whatever the noise: the rule's margin
 Z = 3.25  # standard errors of the difference of two levels a change must exceed
 MIN_SEGMENT = 2  # the fewest points a level is fitted to
 MAD_SD = 1.4826  # a normal distribution's standard deviation over its MAD
@@ -146,19 +147,19 @@ class Change:
     before: float  # median level of the segment before
     after: float  # median level of the segment after
     ratio: float  # after / before
-    threshold: float  # the relative size the change had to exceed: exp(max(ln(1 + floor), z * se)) - 1
+    threshold: float  # the relative size the change had to exceed: exp(max(ln(1 + margin), z * se)) - 1
     kind: str  # "regression" | "improvement" (from better)
     noise: float = 0.0  # sigma: the series' noise per point, log (relative)
     se: float = 0.0  # e: the standard error of the log difference of the two levels
     z: float = Z
-    floor: float = FLOOR
+    margin: float = MARGIN
     start: int = 0  # the first point of the segment before
     end: int = 0  # one past the last point of the segment after
 
     @property
     def by_noise(self) -> bool:
-        """Whether the noise, not the floor, set the threshold."""
-        return self.z * self.se > math.log1p(self.floor)
+        """Whether the noise, not the margin, set the threshold."""
+        return self.z * self.se > math.log1p(self.margin)
 
 
 def series_key(s: Series) -> tuple:
@@ -188,7 +189,7 @@ def point_spread(values: Sequence[float]) -> Optional[float]:
 
 def trimmed_scale(absolutes: Sequence[float]) -> float:
     """A robust standard deviation from absolute deviations: the mean of
-    the smallest floor(TRIM * m) of the m values (at least one) over
+    the smallest MARGIN_TRIM_ * m) of the m values (at least one) over
     TRIM_MEAN, that mean for a standard normal's |Z|. 0 for no values."""
     v = sorted(absolutes)
     if not v:
@@ -234,9 +235,9 @@ class _Fit:
 
 
 class _Detector:
-    def __init__(self, y: list, s: list, floor: float, z: float):
-        self.y, self.s, self.floor, self.z = y, s, floor, z
-        self.log_floor = math.log1p(floor)
+    def __init__(self, y: list, s: list, margin: float, z: float):
+        self.y, self.s, self.margin, self.z = y, s, margin, z
+        self.log_margin = math.log1p(margin)
 
     def sigma(self, bounds: list, levels: list) -> float:
         """The series' noise: the larger of the residuals' scale about the
@@ -263,7 +264,7 @@ class _Detector:
 
     def test(self, f: _Fit, k: int) -> tuple:
         """The change between segments k and k + 1: (d, e, T, m), m the
-        margin the test compares with T: |d|, or where a segment has fewer
+        size the test compares with T: |d|, or where a segment has fewer
         than 3 points, the distance to the other level of its point nearest
         to it (0 when that point lies on the other side)."""
         d = f.levels[k + 1] - f.levels[k]
@@ -275,7 +276,7 @@ class _Detector:
         if g - c < 3:
             hi = min(self.y[c:g]) if d > 0 else max(self.y[c:g])
         m = abs(hi - lo) if (hi - lo) * d > 0 else 0.0
-        return d, e, max(self.log_floor, self.z * e), m
+        return d, e, max(self.log_margin, self.z * e), m
 
     def passes(self, cuts: list, new: tuple) -> bool:
         f = self.fit(cuts)
@@ -341,7 +342,7 @@ class _Detector:
 def detect(
     medians: Sequence[Optional[float]],
     spreads: Optional[Sequence[Optional[float]]] = None,
-    floor: float = FLOOR,
+    margin: float = MARGIN,
     better: str = "lower",
     z: float = Z,
 ) -> list:
@@ -360,7 +361,7 @@ def detect(
     for i in keep:
         v = spreads[i] if spreads is not None and i < len(spreads) else None
         s.append(v if v is not None and math.isfinite(v) and v > 0 else 0.0)
-    det = _Detector(y, s, floor, z)
+    det = _Detector(y, s, margin, z)
     f = det.prune(det.search())
     out = []
     for k in range(len(f.levels) - 1):
@@ -378,7 +379,7 @@ def detect(
                 noise=f.sigma,
                 se=e,
                 z=z,
-                floor=floor,
+                margin=margin,
                 start=keep[f.bounds[k][0]],
                 end=keep[f.bounds[k + 1][1] - 1] + 1,
             )
@@ -392,10 +393,10 @@ def medians_spreads(series: Series) -> tuple:
     return [point_median(p.values) for p in series.points], [point_spread(p.values) for p in series.points]
 
 
-def changes(series: Series, floor: float = FLOOR) -> list:
+def changes(series: Series, margin: float = MARGIN) -> list:
     """detect() on the series' points: their medians and spreads from their samples."""
     meds, spreads = medians_spreads(series)
-    return detect(meds, spreads, floor=floor, better=series.better)
+    return detect(meds, spreads, margin=margin, better=series.better)
 
 
 # ---- the page -------------------------------------------------------------------------------
@@ -415,13 +416,13 @@ def _found(found: dict, i: int, s: Series) -> list:
     return list(found.get(series_key(s), []))
 
 
-def _lead(series_list: list, found: dict, floor: float) -> str:
+def _lead(series_list: list, found: dict, margin: float) -> str:
     flagged = [c for i, s in enumerate(series_list) for c in _found(found, i, s)]
     worse = sum(1 for c in flagged if c.kind == "regression")
     return (
         "Each series' run medians are fitted in log space with piecewise-constant levels (binary segmentation on "
         f"ranks, levels of at least {MIN_SEGMENT} runs), and a change between two levels is flagged "
-        f"when their ratio exceeds both the floor of {_pct(floor)} and {Z:g} standard errors of their difference, "
+        f"when their ratio exceeds both the margin of {_pct(margin)} and {Z:g} standard errors of their difference, "
         "the noise taken from the series' own scatter (about its levels and from run to run) and never below what each "
         "run's samples say about its median (the method in full: `roundbench.store.trends`). "
         f"{len(series_list)} series, {len(flagged)} change(s) flagged: {worse} regression(s), "
@@ -444,14 +445,14 @@ def _changes_table(series_list: list, found: dict) -> str:
                     p.date if p else "—",
                     f"{fmt_unit(c.before, s.unit)} → {fmt_unit(c.after, s.unit)} {s.unit}",
                     f"×{c.ratio:.3f}",
-                    f"{_pct(c.threshold)} ({'noise' if c.by_noise else 'floor'})",
+                    f"{_pct(c.threshold)} ({'noise' if c.by_noise else 'margin'})",
                     f"{c.kind} ({s.better} is better)",
                     p.source if p else "—",
                 )
             )
             n += 1
     if not n:
-        return "No change exceeds its series' noise and the floor."
+        return "No change exceeds its series' noise and the margin."
     return "\n".join(rows)
 
 
@@ -485,21 +486,23 @@ def _series_table(series_list: list, found: dict) -> str:
     return "\n".join(rows)
 
 
-def _sections(series_list: list, found: dict, floor: float) -> list:
+def _sections(series_list: list, found: dict, margin: float) -> list:
     """(heading, Markdown) of the page before its pictures."""
     return [
-        ("", _lead(series_list, found, floor)),
+        ("", _lead(series_list, found, margin)),
         ("Changes flagged", _changes_table(series_list, found)),
         ("Every series", _series_table(series_list, found)),
     ]
 
 
-def markdown(series_list: list, found: dict, figures: Sequence = (), floor: float = FLOOR, notes: Sequence = ()) -> str:
+def markdown(
+    series_list: list, found: dict, figures: Sequence = (), margin: float = MARGIN, notes: Sequence = ()
+) -> str:
     """trends.md: the lead, the changes flagged, every series, the pictures
     (charts.Figure, their files beside the page) and the notes. found:
     series index (or series_key) -> list[Change]."""
     out = ["# Trends: each series' history, its changes flagged", ""]
-    for heading, text in _sections(series_list, found, floor):
+    for heading, text in _sections(series_list, found, margin):
         if heading:
             out += [f"## {heading}", ""]
         out += [text, ""]
@@ -512,13 +515,13 @@ def markdown(series_list: list, found: dict, figures: Sequence = (), floor: floa
     return "\n".join(out).rstrip() + "\n"
 
 
-def render_html(series_list: list, found: dict, figures: Sequence = (), floor: float = FLOOR, notes=()) -> str:
+def render_html(series_list: list, found: dict, figures: Sequence = (), margin: float = MARGIN, notes=()) -> str:
     """trends.html: the page of markdown() in one self-contained file.
     Raises ImportError without jinja2 or markdown-it-py."""
     return _page.html(
         "roundbench trends",
         "Trends: each series' history, its changes flagged",
-        _sections(series_list, found, floor),
+        _sections(series_list, found, margin),
         figures,
         notes,
     )
@@ -664,17 +667,17 @@ def draw(series_list: list, found: dict, out_dir: Path) -> tuple:
     return figures, notes
 
 
-def write_page(series_list: list, out_dir, floor: float = FLOOR) -> list:
+def write_page(series_list: list, out_dir, margin: float = MARGIN) -> list:
     """trends.md, trends.html (self-contained) and trends-<n>.png in
     out_dir; returns their paths, trends.md first. Without matplotlib the
     page says it has no pictures; without jinja2 or markdown-it-py it has
     no HTML and the Markdown says so."""
-    found = {i: changes(s, floor) for i, s in enumerate(series_list)}
+    found = {i: changes(s, margin) for i, s in enumerate(series_list)}
     return _page.write(
         out_dir,
         "trends",
         lambda d: draw(series_list, found, d),
-        lambda figures, notes: render_html(series_list, found, figures, floor, notes),
-        lambda figures, notes: markdown(series_list, found, figures, floor, notes),
+        lambda figures, notes: render_html(series_list, found, figures, margin, notes),
+        lambda figures, notes: markdown(series_list, found, figures, margin, notes),
         [],
     )

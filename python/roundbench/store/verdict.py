@@ -672,13 +672,13 @@ def draw(settings: list, rows: list, out_dir: Path) -> list:
     return figures
 
 
-def write_page(settings: list, out_dir, older: Optional[dict] = None) -> list:
+def write_page(settings: list, out_dir, older: Optional[dict] = None, rule: Optional[decide.Rule] = None) -> list:
     """verdict.md, verdict.html (self-contained) and verdict-<level>.png in
     out_dir; returns their paths, verdict.md first. Without matplotlib the
     page says it has no pictures; without jinja2 or markdown-it-py it has no
     HTML and the Markdown says so. older: Setting.key -> [source of a run
     of that setting not shown]."""
-    rows = across(settings)
+    rows = across(settings, rule)
     return _page.write(
         out_dir,
         "verdict",
