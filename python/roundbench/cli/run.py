@@ -11,8 +11,8 @@ from pathlib import Path
 
 from .. import rounds
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError, exit_for_signal
-from ._common import rounds_arg, use_python
-from ..run import userfile
+from ._common import add_rule_options, rounds_arg, rule_of, use_python
+from ..run import placebo, userfile
 
 DESCRIPTION = """\
 roundbench measures the same work ("rounds") done in C, through the Python
@@ -170,6 +170,16 @@ def add_parser(sub) -> None:
         "installed Go, no go= key. The report scores the newest Go against the newest CPython, and the Go "
         "release nearest in date to that CPython against it too (docs/runtimes.md)",
     )
+    r.add_argument(
+        "--placebo",
+        choices=placebo.SIDES,
+        metavar="SIDE",
+        help="a placebo run, to check the verdict's rule on this machine: SIDE's variants (py or go) stand in for "
+        "both sides, each also run under the other side's name (go-placebo-py-numba), interleaved like any "
+        "variant; every cell the verdict then decides as faster is a false decision, and the report counts them "
+        "against the nominal rate, by this rule and by the rule it replaced",
+    )
+    add_rule_options(r)
     r.add_argument("--no-report", action="store_true", help="write results only")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     g = r.add_argument_group(
@@ -333,6 +343,7 @@ def cmd_run(args) -> int:
     from ..run import runner
 
     selected = rounds_arg(args.rounds)
+    rule = rule_of(args)
     pythons = args.python or []
     use_python(pythons[0] if len(pythons) == 1 else None)
     axes = runtime_axes(args.go or [], pythons if len(pythons) > 1 else [])
@@ -382,8 +393,14 @@ def cmd_run(args) -> int:
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"
     plans = runner.make_plans(selected, impls or None, args.quick, overrides, options, axes or None)
+    if args.placebo:
+        plans = placebo.plans(plans, args.placebo)
+        if not plans:
+            raise UsageError(f"--placebo {args.placebo}: no selected cell has a {args.placebo} variant to stand in")
     header = runner.header_for(selected, policy, args.quick, place, plans)
     header.update(runtime_items(axes))
+    if args.placebo:
+        header.update(placebo.header_line(args.placebo))
     r = runner.Runner(
         out_file,
         policy,
@@ -393,6 +410,7 @@ def cmd_run(args) -> int:
         notices=sys.stderr,
         bound_factor=args.bound,
         bound_floor_s=args.bound_floor,
+        margin=rule.margin,
     )
     more = "" if fixed is not None else " at least"
     budget_text = (
@@ -433,7 +451,7 @@ def cmd_run(args) -> int:
     except OSError:
         pass
     if not args.no_report and (r.ok or r.failed):
-        path = document.write_report(out_dir)
+        path = document.write_report(out_dir, rule=rule)
         print(f"roundbench: report in {path}", file=sys.stderr)
     skipped = f", {r.skipped} skipped (this machine cannot run them)" if r.skipped else ""
     known = ""

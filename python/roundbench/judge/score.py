@@ -25,6 +25,7 @@ verdict and the comparison of two runs all read the score from here.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Optional
@@ -33,6 +34,7 @@ from ..results import benchfmt
 from .. import rounds
 from .cells import metric_for
 from . import decide
+from ..results import levels
 from ..results.levels import LEVELS, level
 from ..results.textfmt import fmt_bytes, ratio_text, size_label
 
@@ -223,6 +225,24 @@ def _score_cell(cells: dict, go_impls, py_impls, unit, better, info) -> ScoreCel
     return ScoreCell(point(go, py, go_impls, py_impls, cells, unit, better), note=_concurrency_note(info, go, py))
 
 
+def _pairs(info, cells: dict) -> list:
+    """A round of crossings' pairs; in a placebo run (stand-ins among the
+    cells: run/placebo.py), each pair's variants against their stand-ins,
+    a pair with no stand-in left out."""
+    pairs = info.pairs if info is not None else []
+    stand_ins = [i for i in cells if levels.placebo_of(i)]
+    if not pairs or not stand_ins:
+        return pairs
+    side = rounds.language(stand_ins[0])
+    original = "py" if side == "go" else "go"
+    out = []
+    for p in pairs:
+        names = getattr(p, original)
+        if names and all(rounds.language(n) == original for n in names):
+            out.append(dataclasses.replace(p, **{side: tuple(levels.placebo_name(n, side) for n in names)}))
+    return out
+
+
 def cell_unit(rnd_name: str, params: dict, rs: benchfmt.ResultSet) -> tuple:
     """The unit a cell is scored by and which way is better, with the
     round's declaration (None for a round this version does not know)."""
@@ -253,7 +273,7 @@ def score(grouped: dict, rs: benchfmt.ResultSet, rule: Optional[decide.Rule] = N
                 levels[lvl] = _score_cell(
                     cells, level_impls(cells, "go", lvl), level_impls(cells, "py", lvl), unit, better, info
                 )
-            groups = info.pairs if info is not None else []
+            groups = _pairs(info, cells)
             if groups:
                 levels["core"] = _score_cell(cells, groups[0].go, groups[0].py, unit, better, info)
             else:
@@ -331,3 +351,45 @@ def agreement(rows_a: list, rows_b: list) -> tuple:
             else:
                 changed.append((r.label, lvl, ca.text(), cb.text()))
     return agree, total, changed
+
+
+@dataclass
+class PlaceboCounts:
+    """A placebo run's decisions (every side's best a stand-in for the
+    other's, so every *faster* is false): by the rule in force and by the
+    rule it replaced (decide.legacy), over the same counted cells."""
+
+    cells: int
+    faster: int
+    equivalent: int
+    legacy_faster: int
+    alpha: float
+
+    @property
+    def rate(self) -> float:
+        return self.faster / self.cells if self.cells else 0.0
+
+    @property
+    def legacy_rate(self) -> float:
+        return self.legacy_faster / self.cells if self.cells else 0.0
+
+
+def placebo_counts(rows: list, iv, rule: Optional[decide.Rule] = None) -> PlaceboCounts:
+    """The decisions of a placebo run's score rows (judged as always), and
+    the replaced rule's on the same cells: the two chosen variants' 95%
+    percentile-bootstrap interval (iv: intervals.Intervals) excludes 1 and
+    the ratio is 2% or more from 1."""
+    rule = rule or decide.DEFAULT_RULE
+    points = counted(rows)
+    legacy = 0
+    for p in points:
+        va, vb = p.a.cell.values(p.unit), p.b.cell.values(p.unit)
+        ci = iv.ratio_ci(va, vb) if p.better == "lower" else iv.ratio_ci(vb, va)
+        legacy += decide.legacy(p.ratio, ci) == decide.FASTER
+    return PlaceboCounts(
+        len(points),
+        sum(p.outcome == decide.FASTER for p in points),
+        sum(p.outcome == decide.EQUIVALENT for p in points),
+        legacy,
+        rule.alpha,
+    )

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..results import benchfmt, levels, stats
-from . import runtime_axis, summary
+from . import runtime_axis, scorechanges, summary
 from ..judge import checks
 from ..judge import intervals
 from ..judge import decide, score
@@ -344,6 +344,11 @@ class Document:
     # every row, the other runtimes' included (results holds the newest pair's).
     age: Optional[runtime_axis.AgeScore] = None
     all_results: Optional[benchfmt.ResultSet] = field(default=None, repr=False)
+    # A placebo run's false decisions (run/placebo.py), in words; "" otherwise.
+    placebo: str = ""
+    # The outcomes held to an earlier run of the same settings on this
+    # machine (`earlier`), in words; "" without one.
+    repeatability: str = ""
 
 
 # make suite's companion run: the pure py loop and aspects cells under every
@@ -446,6 +451,8 @@ def build(
         grouped=grouped,
         results=rs,
         age=runtime_axis.age_score(full, rows, rule),
+        placebo=_placebo_text(rows, iv, rule, config),
+        repeatability=_repeatability_text(rows, earlier, rule),
         all_results=full,
     )
 
@@ -494,6 +501,36 @@ def _fairness(rs: benchfmt.ResultSet, warned: list, built: list = ()) -> str:
     out.append("")
     out.append(fairness_table([*rs.configs, checks.provenance_items(list(built))]))
     return "\n".join(out)
+
+
+def _placebo_text(rows: list, iv, rule: decide.Rule, config: dict) -> str:
+    """A placebo run's false-decision rate beside the nominal one, by the
+    rule in force and by the one it replaced; "" for any other run."""
+    if "placebo" not in config:
+        return ""
+    c = score.placebo_counts(rows, iv, rule)
+    if not c.cells:
+        return f"**Placebo run** ({config['placebo']}): no cell measured both names."
+    return (
+        f"**Placebo run** ({config['placebo']}). Of its {c.cells} counted cells the rule decided "
+        f"{c.faster} as faster ({c.rate * 100:.1f}%, every one false; nominal: at most {c.alpha * 100:g}%, the "
+        f"false-discovery rate it holds) and {c.equivalent} as equivalent. The rule it replaced (the chosen "
+        "variants' 95% interval excluding 1, the ratio 2% from 1) decides "
+        f"{c.legacy_faster} of the same cells as faster ({c.legacy_rate * 100:.1f}%)."
+    )
+
+
+def _repeatability_text(rows: list, earlier: Optional[benchfmt.ResultSet], rule: decide.Rule) -> str:
+    """The score's outcomes held to an earlier run's, scored by the same
+    rule; "" without one."""
+    if earlier is None:
+        return ""
+    when = earlier.configs[0].get("date", "an earlier date") if earlier.configs else "an earlier date"
+    old = score.score(group(earlier), earlier, rule)
+    return (
+        f"**Repeatability**, against the run of {when} with the same settings on this machine (from the results "
+        f"store): {scorechanges.agreement_text(old, rows)}."
+    )
 
 
 SCORE_EXPLAIN = (
@@ -552,6 +589,9 @@ def render_markdown(doc: Document) -> str:
         w(f"*{note}.*\n")
     pair = f" ({doc.info.pair})" if doc.info.pair else ""
     w(f"**Verdict{pair}.** {_cap(doc.verdict)}\n")
+    for extra in (doc.placebo, doc.repeatability):
+        if extra:
+            w(extra + "\n")
     w("### Score: Go against Python, level by level\n")
     w(SCORE_EXPLAIN + "\n")
     if doc.score:

@@ -21,6 +21,10 @@ name no loaded round declares (an old results file's):
              the work together, so it scores in a column of its own;
   published  a published program as published (`...-published`): shown
              beside the fair variant, never scored.
+
+A placebo run's stand-in (`roundbench run --placebo`) is named
+`<other language>-placebo-<variant>` (placebo_name): the variant's own
+program under the other side's name, at the variant's own level.
 """
 
 LEVELS = ("alone", "ecosystem", "core", "program")
@@ -54,6 +58,20 @@ CROSSING_WORDS = {"c", "cgo", "ctypes", "cffi", "roundbench"}
 # timed from outside, start to exit (round aspects' launch cells).
 PROGRAM_WORDS = {"binary", "run", "script"}
 PUBLISHED_SUFFIX = "-published"
+PLACEBO_WORD = "placebo"
+
+
+def placebo_name(variant: str, side: str) -> str:
+    """The name under which `variant` stands in for side `side` (go or py)
+    in a placebo run: go-placebo-py-numba."""
+    return f"{side}-{PLACEBO_WORD}-{variant}"
+
+
+def placebo_of(variant: str):
+    """The variant a placebo stand-in's name stands for, or None."""
+    _, _, how = variant.partition("-")
+    head, _, rest = how.partition("-")
+    return rest if head == PLACEBO_WORD and rest else None
 
 
 # Variant name -> the level its round declares, for the rounds loaded.
@@ -79,6 +97,9 @@ def level(variant: str) -> str:
 
 def by_name(variant: str) -> str:
     """The level a variant's name gives (see the module's doc)."""
+    original = placebo_of(variant)
+    if original is not None:
+        return level(original)
     if variant.endswith(PUBLISHED_SUFFIX):
         return "published"
     lang, _, how = variant.partition("-")

@@ -137,6 +137,10 @@ class Variant:
     # published program as published, "c" for the ceiling. None: the level
     # the name gives (levels.by_name), filled in here.
     level: Optional[str] = None
+    # A placebo run's stand-in (`roundbench run --placebo`): the variant
+    # whose child this one runs, under its own name on the other side
+    # (levels.placebo_name); None for every declared variant.
+    stands_for: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.level is None:
@@ -157,6 +161,11 @@ class Variant:
     @property
     def language(self) -> str:
         return language(self.name)
+
+    @property
+    def runs_as(self) -> str:
+        """The variant its child runs: its own, or a stand-in's original."""
+        return self.stands_for or self.name
 
     @property
     def key(self) -> str:

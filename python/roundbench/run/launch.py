@@ -67,10 +67,10 @@ def command(rnd: Round, v: Variant, params: dict, program: Optional[Path] = None
     Go release: the runner finds it, gotoolchains.program_path)."""
     kv = [f"{k}={params[k]}" for k in params]
     if v.program == "generated":
-        return [*v.argv, rnd.name, v.name, *kv]
+        return [*v.argv, rnd.name, v.runs_as, *kv]
     if v.program == "python":
-        return [_interpreter(v), "-m", "roundbench.run.child", rnd.name, v.name, *kv]
-    return [str(program or programs.path(program_of(rnd, v))), rnd.name, v.name, *kv]
+        return [_interpreter(v), "-m", "roundbench.run.child", rnd.name, v.runs_as, *kv]
+    return [str(program or programs.path(program_of(rnd, v))), rnd.name, v.runs_as, *kv]
 
 
 def unavailable(rnd: Round, v: Variant) -> Optional[str]:

@@ -558,11 +558,11 @@ def score_pairs(rnd: rounds.Round, impls) -> list:
     return pairs
 
 
-def closeness(a: list, b: list) -> float:
+def closeness(a: list, b: list, margin: float = decide.MARGIN) -> float:
     """How near the score's decision between two sides' runs is to its
     threshold, from 1 (on it) towards 0 (decided): 1 / (1 + (gap/width)^2),
     where gap is the distance of |log(median a / median b)| from
-    log(1 + decide.MARGIN), the edge of the decision rule's margin, and width the two
+    log(1 + margin), the edge of the decision rule's margin, and width the two
     medians' 95% CI half-widths (as logs) combined in quadrature, the
     ratio's interval as the order statistics give it (the report's
     bootstrap interval is too dear to draw each wave). A side without an
@@ -572,14 +572,14 @@ def closeness(a: list, b: list) -> float:
     wa, wb = stats.median_half_width(a), stats.median_half_width(b)
     if ma <= 0 or mb <= 0 or wa is None or wb is None or not math.isfinite(wa + wb):
         return 1.0
-    gap = abs(abs(math.log(ma / mb)) - math.log1p(decide.MARGIN))
+    gap = abs(abs(math.log(ma / mb)) - math.log1p(margin))
     width = math.hypot(math.log1p(wa), math.log1p(wb))
     if width == 0:
         return 1.0 if gap == 0 else 0.0
     return 1.0 / (1.0 + (gap / width) ** 2)
 
 
-def decision_weights(rnd: rounds.Round, params: dict, values: dict) -> dict:
+def decision_weights(rnd: rounds.Round, params: dict, values: dict, margin: float = decide.MARGIN) -> dict:
     """variant -> the closeness of the closest score decision it is a side
     of (0 for none: not its language's best at any level, the C core, a
     published program, a round that is not scored, a cell that decides
@@ -595,7 +595,7 @@ def decision_weights(rnd: rounds.Round, params: dict, values: dict) -> dict:
         p = score.best_side(view, py_impls, unit, better)
         if g is None or p is None:
             continue
-        w = closeness(values[g.impl], values[p.impl])
+        w = closeness(values[g.impl], values[p.impl], margin)
         for side in (g.impl, p.impl):
             out[side] = max(out[side], w)
     return out
@@ -705,12 +705,16 @@ class Runner:
         notices=None,
         bound_factor: float = BOUND_FACTOR,
         bound_floor_s: float = BOUND_FLOOR_S,
+        margin: float = decide.MARGIN,
     ):
         self.out_file = out_file
         # A run's bound from its cell's finished runs (BOUND_FACTOR), within
         # [bound_floor_s, timeout]; bound_factor 0: the flat timeout only.
         self.bound_factor = bound_factor
         self.bound_floor_s = bound_floor_s
+        # The decision rule's margin: the adaptive runs go to the decisions
+        # nearest to it.
+        self.margin = margin
         self.policy = policy
         self.timeout = timeout
         self.progress = progress
@@ -920,7 +924,7 @@ class Runner:
             rt = v.runtime
             if rt is None or self.newest.get(rt.kind) == rt.label:
                 rows[v.name] = v.key
-        weights = decision_weights(c.plan.round, c.plan.params, {n: c.values[k] for n, k in rows.items()})
+        weights = decision_weights(c.plan.round, c.plan.params, {n: c.values[k] for n, k in rows.items()}, self.margin)
         return {rows[n]: w for n, w in weights.items()}
 
     def _affordable(self, c: _Cell, name: str) -> bool:
@@ -1095,7 +1099,7 @@ class Runner:
         return text
 
     def _run_one(self, fh, p: Plan, v, k: int, c: "_Cell") -> Outcome:
-        child_name = bench_name(p.round, v.name, p.params)
+        child_name = bench_name(p.round, v.runs_as, p.params)
         name = bench_name(p.round, v.name, p.params, v.runtime)
         version = launch.go_toolchain(v)
         program = None
