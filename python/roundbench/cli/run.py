@@ -337,6 +337,24 @@ class _Stop:
         return False
 
 
+def _earlier_run(out_dir: Path):
+    """The store's newest earlier run of this run's settings on this
+    machine (store/views.py's earlier_run), for the report's repeatability
+    figure; None without a store or such a run. A store that cannot be read
+    is said in one line and is no failure: the report is written without."""
+    # The store's modules load only here, after the runs: a run needs none.
+    from ..results import benchfmt
+    from ..store import db, views
+
+    try:
+        with db.open_store(create=False) as store:
+            return views.earlier_run(store, benchfmt.read_dir(out_dir))
+    except UsageError as e:
+        if "no such store" not in str(e):
+            print(f"roundbench: no repeatability figure: {e}", file=sys.stderr)
+        return None
+
+
 def cmd_run(args) -> int:
     from ..measure import placement
     from ..report import document
@@ -451,7 +469,7 @@ def cmd_run(args) -> int:
     except OSError:
         pass
     if not args.no_report and (r.ok or r.failed):
-        path = document.write_report(out_dir, rule=rule)
+        path = document.write_report(out_dir, rule=rule, earlier=_earlier_run(out_dir))
         print(f"roundbench: report in {path}", file=sys.stderr)
     skipped = f", {r.skipped} skipped (this machine cannot run them)" if r.skipped else ""
     known = ""

@@ -17,11 +17,12 @@ does not depend on the Go or Python release of the run.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 from .. import rounds, runtimes
 from ..report import compare
 from ..results import benchfmt
-from . import query, trends, verdict
+from . import ingest, query, trends, verdict
 from .db import Store
 
 
@@ -108,3 +109,30 @@ def series(store: Store, terms: query.Terms) -> list:
         s.points.sort(key=lambda p: p.date)
     out.sort(key=lambda s: (s.machine, s.round, s.size, s.variant, s.runtimes, s.unit))
     return out
+
+
+def earlier_run(store: Store, rs: benchfmt.ResultSet) -> Optional[benchfmt.ResultSet]:
+    """The newest stored run of the same settings as result set rs, on the
+    same machine: the same machine fingerprint, Go release, interpreter,
+    rounds and --quick, dated before rs and not rs itself; None when the
+    store holds none. The suite's report holds its outcomes to it
+    (repeatability)."""
+    cfg: dict = {}
+    for c in rs.configs:
+        cfg.update(c)
+    machine = ingest.machine_of(cfg)["fingerprint"]
+    go, py = ingest.go_of(cfg), ingest.python_of(cfg)
+    names = sorted({ingest.split(i.name)[0] for i in (*rs.runs, *rs.failures, *rs.skips)})
+    date = cfg.get("date", "")
+    found = None
+    for run in query.runs(store, query.Terms()):
+        same = (run.machine, run.go, run.python, run.rounds.split(), run.config.get("quick")) == (
+            machine,
+            go,
+            py,
+            names,
+            cfg.get("quick"),
+        )
+        if same and run.date < date:
+            found = run
+    return result_set(store, found, query.Terms()) if found is not None else None
