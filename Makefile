@@ -243,7 +243,7 @@ pgo-profiles: $(VENV_READY) ## refresh the PGO profiles of the Go build twins (g
 OPENBLAS_OK := $(call library_found,$(rb-go-matmul-netlib.library))
 NETLIB_GO = CGO_LDFLAGS="$(rb-go-matmul-netlib.LDFLAGS)" $(GO)
 
-py: $(VENV_READY) ## build the Python extension in place (python/roundbench), and round loop's Cython and mypyc modules
+py: $(VENV_READY) ## build the Python extension in place (python/roundbench), and round loop's Cython, mypyc and Pythran modules
 	$(VPY) setup.py -q build_ext --inplace
 	PYTHONPATH=python $(VPY) -m roundbench.runtimes.aotbuild
 

@@ -270,7 +270,7 @@ RUN_LIMIT = 1200
 # the Go sources and the PGO profile it ships.
 LOOP_VARIANTS = ("c", "go", "go-c", "go-pgo", "go-v3", "go-pgo-v3", "py", "py-c", "py-module-published")
 # The loop variants whose tools a plain `pip install .` does not bring.
-COMPILED = ("py-numba", "py-cython", "py-mypyc")
+COMPILED = ("py-numba", "py-cython", "py-mypyc", "py-pythran")
 
 
 def _source_copy(dest: Path) -> Path:

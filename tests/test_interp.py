@@ -174,6 +174,23 @@ def test_build_says_when_there_is_no_compiler(tmp_path, monkeypatch):
     )
 
 
+def test_the_cxx_toolchain_is_the_interpreters_cxx_as_setuptools_makes_it(monkeypatch):
+    """C++ sources (Pythran's) are compiled by CXX and linked by
+    LDCXXSHARED, with the interpreter's CFLAGS; CXX in the environment
+    replaces the compiler, in the linker's command too."""
+    for var in ("CC", "CXX", "LDSHARED", "LDCXXSHARED"):
+        monkeypatch.delenv(var, raising=False)
+    got = _info(cc="gcc", cxx="g++", cflags="-O3 -Wall", ldshared="gcc -shared", ldcxxshared="g++ -shared -Wl,-O1")
+    tools = extbuild.Toolchain(got, cxx=True)
+    assert tools.cc == ["g++"] and tools.ldshared == ["g++", "-shared", "-Wl,-O1"]
+    assert tools.cflags == ["-O3", "-Wall", "-fPIC"]
+    assert extbuild.Toolchain(got).cc == ["gcc"]
+    monkeypatch.setenv("CXX", "clang++")
+    tools = extbuild.Toolchain(got, cxx=True)
+    assert tools.cc == ["clang++"] and tools.ldshared == ["clang++", "-shared", "-Wl,-O1"]
+    assert extbuild.Toolchain(got).cc == ["gcc"]
+
+
 def test_a_failed_build_quotes_the_compilers_last_lines(tmp_path, monkeypatch):
     monkeypatch.setenv("ROUNDBENCH_BUILD", str(tmp_path / "build"))
     include = tmp_path / "include"

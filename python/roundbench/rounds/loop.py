@@ -9,13 +9,14 @@ py-module-published is the published Python program as published: the same
 loop written at module level, where every name it touches is a global of
 the module, beside py, which keeps the loop inside a function.
 
-py-numba, py-cython and py-mypyc are the compilers a Python expert reaches
-for (level ecosystem): numba's @njit of pure/loop.py's function, compiled
-in the child on its first call (timed apart: compile-ns); a typed Cython
-module (pure/loop_cython.pyx); pure/loop.py unchanged, compiled by mypyc.
-The last two are built for the children's interpreter before the runs
-(runtimes/aotbuild.py), and each run reports the build's tool and wall time
-as facts (`tool`, `build-ns`).
+py-numba, py-cython, py-mypyc and py-pythran are the compilers a Python
+expert reaches for (level ecosystem): numba's @njit of pure/loop.py's
+function, compiled in the child on its first call (timed apart:
+compile-ns); a typed Cython module (pure/loop_cython.pyx); pure/loop.py
+unchanged, compiled by mypyc, and by Pythran with its exports in
+pure/loop.pythran. The last three are built for the children's interpreter
+before the runs (runtimes/aotbuild.py), and each run reports the build's
+tool and wall time as facts (`tool`, `build-ns`).
 """
 
 from __future__ import annotations
@@ -79,6 +80,16 @@ ROUND = Round(
             "python",
             "the py function's module unchanged, compiled by mypyc for the interpreter before the runs",
             requires=needs_all(needs_module("mypyc", "pip install mypy"), needs_aot("loop_mypyc")),
+        ),
+        Variant(
+            "py-pythran",
+            "python",
+            "the py function's module unchanged, its export (int64) in a .pythran file, compiled to C++ by Pythran "
+            "for the interpreter before the runs",
+            requires=needs_all(
+                needs_module("pythran", "pip install pythran: requirements-dev.txt pins it from Python 3.12 on"),
+                needs_aot("loop_pythran"),
+            ),
         ),
     ],
     sizes=[{"n": 20_000_000}],
@@ -176,17 +187,27 @@ def run_py_mypyc(args: harness.Args) -> None:
     _run(args, _built(args, "loop_mypyc"))
 
 
+@harness.implements("loop", "py-pythran", units=["ns/iter"])
+def run_py_pythran(args: harness.Args) -> None:
+    _run(args, _built(args, "loop_pythran"))
+
+
+# The variants built once per interpreter before the runs (aotbuild), whose
+# build the report section and the break-even table count.
+BUILT = ("py-cython", "py-mypyc", "py-pythran")
+
+
 def report_section(size: dict, cells: dict, config: dict) -> str:
     """What the compiled variants cost outside their timed runs: numba's
-    compile in every process, Cython's and mypyc's build once per
-    interpreter, from this run's figures."""
+    compile in every process, Cython's, mypyc's and Pythran's build once
+    per interpreter, from this run's figures."""
     costs = []
     numba = cells.get("py-numba")
     compile_ns = numba.median_of("compile-ns") if numba is not None else None
     if compile_ns is not None:
         tool = numba.facts.get("tool", "numba")
         costs.append(f"py-numba compiles in every process, on its first call: {compile_ns / 1e6:.3g} ms ({tool})")
-    for impl in ("py-cython", "py-mypyc"):
+    for impl in BUILT:
         cell = cells.get(impl)
         built = cell.facts.get("build-ns") if cell is not None else None
         if built:
@@ -207,11 +228,11 @@ def _fmt_n(n: float) -> str:
 
 def break_even(cells: dict) -> str:
     """The N from which each compiled variant's cost outside its timed loop
-    (numba's import and compile, paid in every process; Cython's and
-    mypyc's build, once per interpreter) is paid back: against the pure py
-    loop, and, for numba, against Go's fastest build from start to exit (a
-    numba program imports numba and compiles before its loop; a Go binary
-    was compiled before it started). From this run's medians; interpreter
+    (numba's import and compile, paid in every process; Cython's, mypyc's
+    and Pythran's build, once per interpreter) is paid back: against the
+    pure py loop, and, for numba, against Go's fastest build from start to
+    exit (a numba program imports numba and compiles before its loop; a Go
+    binary was compiled before it started). From this run's medians; interpreter
     and process start-up are the startup round's."""
     ns = {impl: c.median_of("ns/iter") for impl, c in cells.items() if c.median_of("ns/iter")}
     py = ns.get("py")
@@ -230,7 +251,7 @@ def break_even(cells: dict) -> str:
             cost = f"import {import_ns / 1e6:.3g} ms + compile {compile_ns / 1e6:.3g} ms, every process"
             when = _fmt_n((import_ns + compile_ns) / (tg - t)) if tg > t else f"never: {t:.3g} against {tg:.3g} ns/iter"
             rows.append(f"| py-numba | {cost} | {go}, from start to exit | {when} |")
-    for impl in ("py-cython", "py-mypyc"):
+    for impl in BUILT:
         cell = cells.get(impl)
         built = cell.facts.get("build-ns") if cell is not None else None
         if built and impl in ns and py and py > ns[impl]:

@@ -28,7 +28,7 @@ that interpreter (hello-py-nuitka, hello-py-nuitka-onefile: a standalone
 folder, and one file that unpacks it at every start), built before the
 runs where it is missing or stale (runtimes/nuitkabuild.py): a compiler
 from outside the distribution, so the ecosystem level, the one where the
-loop round's Cython and mypyc score.
+loop round's Cython, mypyc and Pythran score.
 """
 
 from __future__ import annotations

@@ -80,8 +80,8 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
     and a variant that calls the core needs it. A Go runner built with
     another Go release is not looked for here: the runner asks
     gotoolchains, which builds it. A variant's `requires` may build what it
-    needs too (rounds.needs_aot: the modules Cython and mypyc compile), so
-    that it is built here, before the runs."""
+    needs too (rounds.needs_aot: the modules Cython, mypyc and Pythran
+    compile), so that it is built here, before the runs."""
     rt = v.runtime
     exe = rt.where if rt is not None and rt.kind == runtimes.PYTHON and v.program == "python" else None
     if exe is not None:

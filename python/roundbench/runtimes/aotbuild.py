@@ -1,22 +1,28 @@
-"""Python compiled ahead of time: the modules that Cython and mypyc build
-from the project's sources for one interpreter (the loop round's py-cython
-and py-mypyc), built before the runs and loaded by the children.
+"""Python compiled ahead of time: the modules that Cython, mypyc and
+Pythran build from the project's sources for one interpreter (the loop
+round's py-cython, py-mypyc and py-pythran), built before the runs and
+loaded by the children.
 
 Each module of MODULES is made by the interpreter's own tool (`EXE -m
-cython`; mypyc's mypycify run by EXE, which writes the C for that Python)
-and compiled against its headers with its compiler settings, as extbuild.py
-compiles roundbench._core (extbuild.Toolchain: what setuptools would do).
+cython`; mypyc's mypycify run by EXE, which writes the C for that Python;
+Pythran's PythranExtension run by EXE, which writes the C++ and says how
+pythran's own build would compile it) and compiled against its headers
+with its compiler settings, as extbuild.py compiles roundbench._core
+(extbuild.Toolchain: what setuptools would do; its C++ compiler for
+Pythran's).
 It goes into the build folder, never the package: build_root()/py-<key>/
 aot/<name>/<name><EXT_SUFFIX> (key: interp.key), beside <name>.build.json,
 which records the tool, its version and the build's wall time (the child
 reports them as facts: what the variant costs before it runs). It is built
-when it is missing, older than its source, or made by another version of
-its tool, under a file lock there, so that runners started at once build
-it once.
+when it is missing, older than one of its inputs, or made by another
+version of its tool, under a file lock there, so that runners started at
+once build it once.
 
-The source is copied into the build folder under the module's name first:
-mypyc compiles pure/loop.py unchanged as loop_mypyc, so the pure module
-keeps its name and the `py` variant keeps importing the interpreted one.
+The source is copied into the build folder under the module's name first
+(with the files its tool reads beside it: Pythran's exports, loop.pythran):
+mypyc and Pythran compile pure/loop.py unchanged as loop_mypyc and
+loop_pythran, so the pure module keeps its name and the `py` variant keeps
+importing the interpreted one.
 
 Runner side: ensure(name, exe), which a variant's `requires` calls
 (rounds.needs_aot), so that the build happens before the runs and is never
@@ -45,18 +51,30 @@ from . import extbuild, interp
 
 CYTHON = "Cython"
 MYPYC = "mypyc"
+PYTHRAN = "Pythran"
 
 
 @dataclass(frozen=True)
 class Module:
     """One module compiled ahead of time: its import name (and its file's
-    stem), the tool that compiles it, its source, and the distribution whose
-    version the build records (mypyc comes with mypy)."""
+    stem), the tool that compiles it, its source, the distribution whose
+    version the build records (mypyc comes with mypy), and the files the
+    tool reads beside the source (Pythran's exports: a .pythran file of the
+    source's stem, pythran's manual, ".pythran files")."""
 
     name: str
     tool: str
     source: Path
     dist: str
+    beside: tuple = ()
+
+    @property
+    def inputs(self) -> tuple:
+        """What the module is built from: it is stale when one is newer."""
+        return (self.source, *self.beside)
+
+    def newest_input_ns(self) -> int:
+        return max(p.stat().st_mtime_ns for p in self.inputs)
 
 
 _PURE = extbuild.PACKAGE / "pure"
@@ -65,6 +83,7 @@ MODULES = {
     for m in (
         Module("loop_cython", CYTHON, _PURE / "loop_cython.pyx", "Cython"),
         Module("loop_mypyc", MYPYC, _PURE / "loop.py", "mypy"),
+        Module("loop_pythran", PYTHRAN, _PURE / "loop.py", "pythran", (_PURE / "loop.pythran",)),
     )
 }
 
@@ -75,6 +94,23 @@ import json, sys
 from mypyc.build import mypycify
 exts = mypycify([sys.argv[1]], opt_level="3", target_dir=sys.argv[2])
 print(json.dumps([[e.name, e.sources, e.include_dirs, e.extra_compile_args] for e in exts]))
+"""
+
+# Pythran's setuptools extension (its manual, "Distutils Integration") run
+# by the target interpreter: reading the sources translates the module and
+# its .pythran exports into C++; its fields are the flags pythran's own
+# build compiles and links that C++ with (its include folders and numpy's,
+# its macros, -std=c++17 and the rest of its configuration, BLAS only when
+# the code needs it).
+_PYTHRANIZE = """\
+import json, sys
+from pythran.dist import PythranExtension
+ext = PythranExtension(sys.argv[1], [sys.argv[2]])
+sources = ext.sources
+macros = ["-D" + n + ("" if v is None else "=" + v) for n, v in ext.define_macros]
+compile_args = [*macros, *("-U" + n for n in ext.undef_macros), *("-I" + d for d in ext.include_dirs)]
+link_args = [*ext.extra_objects, *("-L" + d for d in ext.library_dirs), *("-l" + n for n in ext.libraries)]
+print(json.dumps([sources, compile_args + ext.extra_compile_args, link_args + ext.extra_link_args]))
 """
 
 _VERSION = "import importlib.metadata, sys; print(importlib.metadata.version(sys.argv[1]))"
@@ -125,9 +161,9 @@ def tool_version(dist: str, exe: str) -> Optional[str]:
 
 
 def _stale(m: Module, target: Path, version: str) -> bool:
-    """Whether `target`, m's build, is missing, older than its source, or
-    made by another version of its tool than `version`."""
-    if not target.exists() or target.stat().st_mtime_ns < m.source.stat().st_mtime_ns:
+    """Whether `target`, m's build, is missing, older than one of its
+    inputs, or made by another version of its tool than `version`."""
+    if not target.exists() or target.stat().st_mtime_ns < m.newest_input_ns():
         return True
     record = read_record(_record_path(target.parent, m.name))
     return record is None or record.get("version") != version
@@ -136,7 +172,7 @@ def _stale(m: Module, target: Path, version: str) -> bool:
 def _cythonize(exe: str, source: Path, work: Path) -> tuple:
     out = work / f"{source.stem}.c"
     extbuild.run_step([exe, "-m", "cython", "-3", "--fast-fail", "-o", str(out), str(source)], "cython", work)
-    return [out], []
+    return [out], [], []
 
 
 def _mypycify(exe: str, source: Path, work: Path) -> tuple:
@@ -145,7 +181,23 @@ def _mypycify(exe: str, source: Path, work: Path) -> tuple:
         ((_, sources, include_dirs, args),) = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError) as e:
         raise extbuild.Failed(f"mypyc wrote no build of one module ({e}): {out[-200:]!r}") from None
-    return [work / s for s in sources], [*(f"-I{d}" for d in include_dirs), *args]
+    return [work / s for s in sources], [*(f"-I{d}" for d in include_dirs), *args], []
+
+
+def _pythranize(exe: str, source: Path, work: Path) -> tuple:
+    out = extbuild.run_step([exe, "-c", _PYTHRANIZE, source.stem, source.name], "pythran", work)
+    try:
+        sources, compile_args, link_args = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError) as e:
+        raise extbuild.Failed(f"pythran wrote no build of the module ({e}): {out[-200:]!r}") from None
+    return [work / s for s in sources], compile_args, link_args
+
+
+# How each tool writes the C (or C++) of a module, run by the target
+# interpreter: (sources, compile flags, link flags).
+_TRANSLATE = {CYTHON: _cythonize, MYPYC: _mypycify, PYTHRAN: _pythranize}
+# The tools whose output is C++.
+_CXX = {PYTHRAN}
 
 
 def shown(path: Path) -> str:
@@ -159,7 +211,7 @@ def shown(path: Path) -> str:
 def _build(m: Module, got, target: Path, version: str) -> None:
     """Builds m into `target` for interpreter `got` (an interp.Info), then
     writes its record; Failed says why it could not."""
-    tools = extbuild.Toolchain(got)
+    tools = extbuild.Toolchain(got, cxx=m.tool in _CXX)
     why = tools.missing(got)
     if why:
         raise extbuild.Failed(why)
@@ -167,12 +219,12 @@ def _build(m: Module, got, target: Path, version: str) -> None:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     t0 = time.monotonic_ns()
+    for path in m.inputs:
+        shutil.copyfile(path, work / f"{m.name}{path.suffix}")
     source = work / f"{m.name}{m.source.suffix}"
-    shutil.copyfile(m.source, source)
-    translate = _cythonize if m.tool == CYTHON else _mypycify
-    sources, extra = translate(got.executable, source, work)
-    objects = tools.compile_all(sources, work, [], extra)
-    tools.link(objects, [], target)
+    sources, compile_args, link_args = _TRANSLATE[m.tool](got.executable, source, work)
+    objects = tools.compile_all(sources, work, [], compile_args)
+    tools.link(objects, link_args, target)
     built_ns = time.monotonic_ns() - t0
     record = {
         "module": m.name,
@@ -188,8 +240,11 @@ def _build(m: Module, got, target: Path, version: str) -> None:
 @functools.lru_cache(maxsize=None)
 def _ensure(name: str, exe: str) -> Optional[str]:
     m = MODULES[name]
-    if extbuild.checkout() is None or not m.source.exists():
-        return f"{name} is built from a roundbench checkout, and this one has no {m.source.name}"
+    lacking = [p.name for p in m.inputs if not p.exists()]
+    if extbuild.checkout() is None or lacking:
+        return (
+            f"{name} is built from a roundbench checkout, and this one has no {' or '.join(lacking or [m.source.name])}"
+        )
     try:
         got = interp.info(exe)
     except interp.BadInterpreter as e:
@@ -230,7 +285,7 @@ def load(name: str) -> tuple:
     """(module, record): module `name` as built for the interpreter running
     this process, imported from its build folder, and its build record (a
     dict: tool, version, build_ns, ...). NotBuilt when it is missing or
-    older than its source (ensure builds it)."""
+    older than one of its inputs (ensure builds it)."""
     m = MODULES[name]
     where = folder(name, interp.running_key())
     path = where / f"{name}{sysconfig.get_config_var('EXT_SUFFIX')}"
@@ -240,8 +295,9 @@ def load(name: str) -> tuple:
             f"{name} is not built for {sys.executable} (want {path}: `make build` builds it for the venv's "
             "interpreter, `roundbench run` for the one it runs)"
         )
-    if m.source.exists() and path.stat().st_mtime_ns < m.source.stat().st_mtime_ns:
-        raise NotBuilt(f"{path} is older than {m.source.name} (`make build` or `roundbench run` builds it again)")
+    newer = [p.name for p in m.inputs if p.exists() and path.stat().st_mtime_ns < p.stat().st_mtime_ns]
+    if newer:
+        raise NotBuilt(f"{path} is older than {newer[0]} (`make build` or `roundbench run` builds it again)")
     spec = importlib.util.spec_from_file_location(name, path)
     module: ModuleType = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -143,24 +143,31 @@ def run_step(
 class Toolchain:
     """The compiler and linker command lines for one interpreter, as
     setuptools makes them: CC and LDSHARED from the environment, else the
-    interpreter's sysconfig."""
+    interpreter's sysconfig. With cxx=True, for C++ sources (pythran's):
+    CXX and LDCXXSHARED instead, the flags the same (setuptools gives a
+    C++ source the interpreter's CFLAGS too)."""
 
-    def __init__(self, got):
-        cc_env, ld_env = os.environ.get("CC"), os.environ.get("LDSHARED")
-        self.cc = shlex.split(cc_env or got.cc or "cc")
-        ldshared = got.ldshared or f"{got.cc or 'cc'} -shared"
+    def __init__(self, got, cxx: bool = False):
+        default = "c++" if cxx else "cc"
+        compiler, linker = (got.cxx, got.ldcxxshared) if cxx else (got.cc, got.ldshared)
+        cc_env = os.environ.get("CXX" if cxx else "CC")
+        ld_env = os.environ.get("LDCXXSHARED" if cxx else "LDSHARED")
+        self.cc = shlex.split(cc_env or compiler or default)
+        ldshared = linker or f"{compiler or default} -shared"
         if ld_env:
             ldshared = ld_env
-        elif cc_env and got.cc and ldshared.startswith(got.cc):
-            ldshared = cc_env + ldshared[len(got.cc) :]
+        elif cc_env and compiler and ldshared.startswith(compiler):
+            ldshared = cc_env + ldshared[len(compiler) :]
         self.ldshared = shlex.split(ldshared)
         self.cflags = shlex.split(got.cflags) + shlex.split(got.ccshared or "-fPIC")
         self.include = got.include
         self.after = buildtable.multiarch_flags(got.include)
+        self.language = "C++" if cxx else "C"
 
     def missing(self, got) -> Optional[str]:
         if shutil.which(self.cc[0]) is None:
-            return f"no C compiler: {self.cc[0]} is not on PATH (Debian: build-essential)"
+            package = "g++" if self.language == "C++" else "build-essential"
+            return f"no {self.language} compiler: {self.cc[0]} is not on PATH (Debian: {package})"
         if not self.include or not (Path(self.include) / "Python.h").is_file():
             return f"Python.h is missing for {got.describe()}: {_headers_package(got)}"
         return None

@@ -79,6 +79,8 @@ print(json.dumps({
     "cflags": var("CFLAGS") or "",
     "ccshared": var("CCSHARED") or "",
     "ldshared": var("LDSHARED") or "",
+    "cxx": var("CXX") or "",
+    "ldcxxshared": var("LDCXXSHARED") or "",
     "config_args": var("CONFIG_ARGS") or "",
     "py_cflags_nodist": var("PY_CFLAGS_NODIST") or "",
     "py_enable_shared": bool(var("Py_ENABLE_SHARED")),
@@ -112,6 +114,8 @@ class Info:
     cflags: str = ""
     ccshared: str = ""
     ldshared: str = ""
+    cxx: str = ""  # its C++ compiler and linker (C++ modules: pythran's)
+    ldcxxshared: str = ""
     # How it was built, as sysconfig records it (pybuild.py reads these
     # beside what the binary shows): configure's arguments, the core's own
     # flags, Py_ENABLE_SHARED, the compiler; and where it lives (a virtual
