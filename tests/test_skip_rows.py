@@ -17,6 +17,7 @@ from roundbench.runtimes import interp
 NEEDS = {
     ("jsonl", "py-msgspec-batch"): "msgspec",
     ("http", "py-granian-rsgi"): "granian",
+    ("aspects", "py-numba"): "numba",
 }
 
 
