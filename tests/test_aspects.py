@@ -677,6 +677,50 @@ def test_numba_compile_input_is_robust_and_checked():
     assert (nb.search(data, terms, True, out.append), "".join(out)) == (matches, text)
 
 
+NUMBA_SCRIPT = ROOT / "python" / "roundbench" / "rounds" / "aspects" / "with_numba.py"
+
+
+def _numba_script(*args, importtime=False, cwd=None):
+    # Run as a user runs it: a file, from elsewhere, no PYTHONPATH.
+    env = {k: v for k, v in child_env().items() if k != "PYTHONPATH"}
+    flags = ["-X", "importtime"] if importtime else []
+    cmd = [sys.executable, *flags, str(NUMBA_SCRIPT), *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
+
+
+def test_numba_script_prints_the_reference_outputs(tmp_path):
+    out = _numba_script(EPHEMERIS, DATA / "events.tsv", importtime=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout == (DATA / "test1.out").read_text()
+    # A program, not the suite: the round's package (its declaration, the
+    # runner's machinery) is never imported; numpy and numba are.
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert {"numpy", "numba", "roundbench.pure.aspects"} <= imported
+    assert not {m for m in imported if m.startswith("roundbench.") and not m.startswith("roundbench.pure")} - {
+        "roundbench._core"
+    }
+    out = _numba_script(EPHEMERIS, DATA / "events.tsv", "--print", cwd=tmp_path)
+    assert out.stdout == (DATA / "test2.out").read_text()
+    out = _numba_script(EPHEMERIS, DATA / "events.tsv", "--combo=Mercury-90-Pluto,MC-90-Asc", cwd=tmp_path)
+    assert out.stdout == (DATA / "test1-second-combo.out").read_text()
+    out = _numba_script(EPHEMERIS, DATA / "events-no-bytes.tsv", cwd=tmp_path)
+    assert out.returncode == 0 and out.stdout == (DATA / "empty.out").read_text()
+
+
+def test_numba_script_errors(tmp_path):
+    out = _numba_script(EPHEMERIS, DATA / "events.tsv", "--combo", "Moon-120-Jupiter,Asc-45-Mars")
+    assert out.returncode == 2 and "bad combo term 'Asc-45-Mars'" in out.stderr
+    assert out.stderr.startswith("usage: with_numba.py EPHEMERIS EVENTS")
+    out = _numba_script("--help")
+    assert out.returncode == 0 and "(round aspects, numba)" in out.stdout
+    bad = DATA / "bad" / "ev-polar-north.tsv"
+    out = _numba_script(EPHEMERIS, bad)
+    assert out.returncode == 1 and out.stdout == ""
+    assert f"with_numba.py: {bad}:4: Ascendant undefined beyond the polar circles (|lat| > 66)" in out.stderr
+    out = _numba_script(EPHEMERIS, DATA / "no-such-file.tsv")
+    assert out.returncode == 1 and "No such file" in out.stderr
+
+
 def test_numba_child_reports_its_import_and_compile(tmp_path):
     out = _child("py-numba", _data_env(tmp_path, "events.tsv"), "events=38")
     assert out.returncode == 0, out.stderr

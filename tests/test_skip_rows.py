@@ -18,6 +18,7 @@ NEEDS = {
     ("jsonl", "py-msgspec-batch"): "msgspec",
     ("http", "py-granian-rsgi"): "granian",
     ("aspects", "py-numba"): "numba",
+    ("aspects", "py-script-numba"): "numba",
 }
 
 

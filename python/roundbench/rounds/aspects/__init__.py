@@ -351,6 +351,9 @@ def _needs_go_sources() -> str | None:
     return None if main.is_dir() else f"{main} is missing: `go run` needs the module's sources"
 
 
+# py-script-numba's program: the py-numba variant's module, run as a file.
+_NUMBA_SCRIPT = Path(__file__).resolve().parent / "with_numba.py"
+
 # Variant -> the variables that tell the launcher where its program is.
 PROGRAM_ENV: dict = {}
 
@@ -411,6 +414,15 @@ LAUNCH_VARIANTS = [
         "`python aspects.py` (python/roundbench/pure/aspects.py: the py variant's code, standard library only), "
         "with the interpreter the Python children run",
         lambda: {"RB_ASPECTS_PYTHON": interp.executable(), "RB_ASPECTS_SCRIPT": str(Path(pa.__file__).resolve())},
+    ),
+    _launch(
+        "py-script-numba",
+        "`python with_numba.py` (python/roundbench/rounds/aspects/with_numba.py: the py-numba variant's code), "
+        "with the interpreter the Python children run: each start imports numpy and numba and compiles the kernel "
+        "(not cached); at the pipe only, one start a run (over a second each)",
+        lambda: {"RB_ASPECTS_PYTHON": interp.executable(), "RB_ASPECTS_SCRIPT": str(_NUMBA_SCRIPT)},
+        requires=needs_module("numba", "pip install numba"),
+        where=lambda p: p.get("sink") == "pipe",
     ),
 ]
 LAUNCH_SIZES = [{"events": DEFAULT_EVENTS, "test": 1, "sink": "pipe"}] + [
@@ -551,6 +563,18 @@ def _launch_section(size: dict, cells: dict, config: dict) -> str:
             + (f" (C {ms(c)})" if c is not None else "")
             + ". The published 3.8x .. 404x was Python with pandas against compiled Go: the in-process table "
             "above has the pandas search itself, and round startup the cost of `import pandas`.",
+            "",
+        ]
+    numba = med("py-script-numba")
+    if numba is not None and (py is not None or go is not None):
+        against = [f"against `python aspects.py` {times('py-script-numba', 'py-script')}"] if py is not None else []
+        if go is not None:
+            against.append(f"against the Go binary {times('py-script-numba', 'go-binary')}")
+        w += [
+            f"The numba program, `python with_numba.py` ({ms(numba)}): " + ", ".join(against) + ". Every start "
+            "imports numpy and numba and compiles its kernel (not cached) before its compiled search, and the whole "
+            "program's level counts them; the in-process py-numba cells time the search alone, with the compile "
+            "(compile-ns) and numba's import (import-ns) beside it.",
             "",
         ]
     return "\n".join(w) + "\n"

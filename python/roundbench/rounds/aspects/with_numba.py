@@ -25,16 +25,51 @@ one function). numba is also the tool rounds temps and cores measure, so
 its import and compile read the same across rounds. What Cython would
 change is the start: built ahead of time, it compiles nothing at start-up,
 where numba compiles in every process (compile-ns says how long).
+
+This file is also a program, the numba version as a user runs it:
+
+    python with_numba.py EPHEMERIS EVENTS [--print] [--combo C]
+
+the command line of pure/aspects.py. Its start-to-exit time includes
+importing numpy and numba and the compile of the kernel on its first call.
+Run as a program, it loads the plain variant's module and with_numpy, not
+this package's __init__: that declares the round and imports the runner's
+machinery, none of which a user's program would import.
 """
 
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 
-from ...pure import aspects as plain
-from . import with_numpy as vec
+
+def _program_imports() -> tuple:
+    """(pure.aspects, with_numpy) when this file runs as a program: the
+    package's root on sys.path, and with_numpy loaded from its file under
+    its own name, so that its relative import of pure.aspects resolves but
+    this round's __init__ (the declaration, the runner's machinery) is
+    never run."""
+    import importlib.util  # only a program run needs it
+
+    here = Path(__file__).resolve().parent
+    sys.path.insert(0, str(here.parents[2]))
+    from roundbench.pure import aspects as pure
+
+    name = "roundbench.rounds.aspects.with_numpy"  # its relative imports resolve from its name
+    spec = importlib.util.spec_from_file_location(name, here / "with_numpy.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return pure, module
+
+
+if __package__:
+    from ...pure import aspects as plain
+    from . import with_numpy as vec
+else:  # python with_numba.py ...: a program, not the package's module
+    plain, vec = _program_imports()
 
 # Events per call of the kernel: the arrays it fills for the writer (512 x 66
 # angles and orbs) stay within the caches, as py-numpy's blocks do.
@@ -191,3 +226,11 @@ def search(data, combo: list, print_all: bool, write) -> int:
     """The plain variant's search, its numbers from the compiled kernel;
     combo as parsed by plain.parse_combo."""
     return vec.write_text(data, combo, print_all, write, _blocks(data, combo))
+
+
+def main(argv=None) -> int:
+    return plain.run_program(argv, "with_numba.py", "numba", load, search)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
