@@ -4,6 +4,7 @@ the angles against an independent computation, bad input, and the
 generator (deterministic, robust, and its .expect right)."""
 
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -65,13 +66,15 @@ def _py_c(eph_path, events_path, combo, print_all):
 IMPLS = {
     "py": _py,
     "py-numpy": _module_runner("with_numpy"),
+    "py-numba": _module_runner("with_numba"),
     "py-pandas": _module_runner("with_pandas"),
     "py-c": _py_c,
 }
 
 
 def test_library_variants_present():
-    """numpy and pandas are in requirements-dev.txt: their absence is a setup failure."""
+    """numpy, numba and pandas are in requirements-dev.txt: their absence is a setup failure."""
+    import numba  # noqa: F401
     import numpy  # noqa: F401
     import pandas  # noqa: F401
 
@@ -378,7 +381,7 @@ def test_generated_events_are_robust_and_expected(table, tmp_path):
     assert lines[0].startswith(f"test=1 combo={pa.DEFAULT_COMBO} matches=")
     small = tmp_path / "small.tsv"
     small.write_text("".join(path.read_text().splitlines(keepends=True)[:301]))
-    for impl in ("py", "py-numpy", "py-pandas"):
+    for impl in ("py", "py-numpy", "py-numba", "py-pandas"):
         for test in (1, 2):
             # The whole set for the fast variants, the first 300 for pandas.
             events = small if impl == "py-pandas" else path
@@ -533,7 +536,7 @@ def test_round_runs_with_generated_data(tmp_path):
     itself against the generator's .expect, and the runner finds their
     result lines equal."""
     impls = [v for v in VARIANTS if _implemented(v)]
-    assert {"py", "py-numpy", "py-pandas"} <= set(impls)
+    assert {"py", "py-numpy", "py-numba", "py-pandas"} <= set(impls)
     args = ["run", "aspects", "--quick", "--runs", "1", "--no-report", "--out", str(tmp_path)]
     out = run_roundbench(*args, *(x for impl in impls for x in ("--impl", impl)))
     assert out.returncode == 0, out.stderr[-2000:]
@@ -541,11 +544,25 @@ def test_round_runs_with_generated_data(tmp_path):
     for impl in impls:
         assert f"BenchmarkAspects/impl={impl}/events=277 1 " in text
     assert "FAIL" not in text
+    # numba's import and its compile, each timed apart, beside the search
+    (line,) = [ln for ln in text.splitlines() if ln.startswith("BenchmarkAspects/impl=py-numba/")]
+    assert " import-ns" in line and " compile-ns" in line
 
 
 def test_declaration():
     names = {v.name for v in rnd.ROUND.variants} - LAUNCH
-    assert names == {"c", "go", "go-columns", "go-reflect", "go-c", "py", "py-c", "py-numpy", "py-pandas"} | {
+    assert names == {
+        "c",
+        "go",
+        "go-columns",
+        "go-reflect",
+        "go-c",
+        "py",
+        "py-c",
+        "py-numpy",
+        "py-numba",
+        "py-pandas",
+    } | {
         "go-pgo",
         "go-v3",
         "go-pgo-v3",
@@ -555,6 +572,10 @@ def test_declaration():
     assert pandas.default_if({"events": 277}) and not pandas.default_if({"events": 100_000})
     assert "newcomer" in pandas.explain
     assert programs  # the module the children are found through
+    numba = rnd.ROUND.variant("py-numba")
+    assert numba.level == "ecosystem" and numba.default_if({"events": 100_000})
+    assert not numba.default_if({"events": 277, "test": 1, "sink": "pipe"})  # no launch cell
+    assert {"compile-ns", "import-ns"} <= set(rnd.ROUND.units)
 
 
 def test_report_section_ratios_and_steps():
@@ -604,3 +625,121 @@ def test_combo_has_at_most_64_terms():
     assert len(pa.parse_combo(",".join(terms[:64]))) == 64
     with pytest.raises(ValueError, match=f"bad combo term '{terms[64]}': a combination has at most 64 terms"):
         pa.parse_combo(",".join(terms[:65]))
+
+
+# ---- py-numba: the compiled kernel, in process and as a program ------------------
+
+
+@pytest.mark.parametrize("block", [1, 7, 64])
+def test_numba_blocks_join_seamlessly(monkeypatch, block):
+    """The kernel's blocks (512 events by default) split the reference sets
+    at many places and print the same bytes, through one compiled kernel."""
+    from roundbench.rounds.aspects import with_numba as nb
+
+    monkeypatch.setattr(nb, "BLOCK", block)
+    for v in OUTPUTS:
+        if v["events"] == "events-300.tsv" or v["out"] == "test2.out":
+            text, n = IMPLS["py-numba"](EPHEMERIS, DATA / v["events"], v["combo"], v["test"] == "2")
+            data = text.encode()
+            assert (n, len(data), f"{zlib.crc32(data):08x}") == (int(v["matches"]), int(v["len"]), v["crc"])
+    assert len(nb.kernel().signatures) == 1
+
+
+def test_numba_kernel_numbers_are_numpys():
+    """The kernel's block arrays against py-numpy's, event by event, on the
+    reference events: the same angles, and orbs and cusps equal to the last
+    few bits (libm's sine against LLVM's call of it)."""
+    from roundbench.rounds.aspects import with_numba as nb
+    from roundbench.rounds.aspects import with_numpy as an
+
+    data = an.load(EPHEMERIS, DATA / "events-300.tsv")
+    terms = pa.parse_combo("Mercury-90-Pluto,MC-90-Asc")
+    got = [(lo, a.copy(), o.copy(), c.copy(), m.copy(), k.copy()) for lo, a, o, c, m, k in nb._blocks(data, terms)]
+    want = list(an._blocks(data, terms))
+    assert len(got) == len(want) >= 1
+    for g, w in zip(got, want):
+        assert g[0] == w[0]
+        assert np.array_equal(g[1], w[1]) and np.array_equal(g[4], w[4]) and np.array_equal(g[5], w[5])
+        assert np.allclose(g[2], w[2], rtol=0, atol=1e-9) and np.allclose(g[3], w[3], rtol=0, atol=1e-9)
+
+
+def test_numba_compile_input_is_robust_and_checked():
+    """The compiling first call's input (one event on two generated days)
+    obeys the robustness rule, so the plain variant's text for it is what
+    the kernel must print, and that text has a whole test 2 block."""
+    from roundbench.rounds.aspects import with_numba as nb
+
+    data, terms, (text, matches) = rnd._compile_input(nb.Data)
+    eph = pa.Ephemeris("-", data.first, [tuple(r) for r in data.table.tolist()])
+    assert ephemeris.fragile(eph, int(data.s[0]), float(data.lat[0]), float(data.lon[0])) is None
+    assert text.startswith("event\tcompile\t") and text.count("\n\t") >= 1 and matches in (0, 1)
+    out = []
+    assert (nb.search(data, terms, True, out.append), "".join(out)) == (matches, text)
+
+
+NUMBA_SCRIPT = ROOT / "python" / "roundbench" / "rounds" / "aspects" / "with_numba.py"
+
+
+def _numba_script(*args, importtime=False, cwd=None):
+    # Run as a user runs it: a file, from elsewhere, no PYTHONPATH.
+    env = {k: v for k, v in child_env().items() if k != "PYTHONPATH"}
+    flags = ["-X", "importtime"] if importtime else []
+    cmd = [sys.executable, *flags, str(NUMBA_SCRIPT), *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
+
+
+def test_numba_script_prints_the_reference_outputs(tmp_path):
+    out = _numba_script(EPHEMERIS, DATA / "events.tsv", importtime=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout == (DATA / "test1.out").read_text()
+    # A program, not the suite: the round's package (its declaration, the
+    # runner's machinery) is never imported; numpy and numba are.
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert {"numpy", "numba", "roundbench.pure.aspects"} <= imported
+    assert not {m for m in imported if m.startswith("roundbench.") and not m.startswith("roundbench.pure")} - {
+        "roundbench._core"
+    }
+    out = _numba_script(EPHEMERIS, DATA / "events.tsv", "--print", cwd=tmp_path)
+    assert out.stdout == (DATA / "test2.out").read_text()
+    out = _numba_script(EPHEMERIS, DATA / "events.tsv", "--combo=Mercury-90-Pluto,MC-90-Asc", cwd=tmp_path)
+    assert out.stdout == (DATA / "test1-second-combo.out").read_text()
+    out = _numba_script(EPHEMERIS, DATA / "events-no-bytes.tsv", cwd=tmp_path)
+    assert out.returncode == 0 and out.stdout == (DATA / "empty.out").read_text()
+
+
+def test_numba_script_errors(tmp_path):
+    out = _numba_script(EPHEMERIS, DATA / "events.tsv", "--combo", "Moon-120-Jupiter,Asc-45-Mars")
+    assert out.returncode == 2 and "bad combo term 'Asc-45-Mars'" in out.stderr
+    assert out.stderr.startswith("usage: with_numba.py EPHEMERIS EVENTS")
+    out = _numba_script("--help")
+    assert out.returncode == 0 and "(round aspects, numba)" in out.stdout
+    bad = DATA / "bad" / "ev-polar-north.tsv"
+    out = _numba_script(EPHEMERIS, bad)
+    assert out.returncode == 1 and out.stdout == ""
+    assert f"with_numba.py: {bad}:4: Ascendant undefined beyond the polar circles (|lat| > 66)" in out.stderr
+    out = _numba_script(EPHEMERIS, DATA / "no-such-file.tsv")
+    assert out.returncode == 1 and "No such file" in out.stderr
+
+
+def test_numba_child_reports_its_import_and_compile(tmp_path):
+    out = _child("py-numba", _data_env(tmp_path, "events.tsv"), "events=38")
+    assert out.returncode == 0, out.stderr
+    line = next(ln for ln in out.stdout.splitlines() if ln.startswith("BenchmarkAspects/"))
+    for unit in ("ns/event", "import-ns", "compile-ns"):
+        assert re.search(rf" [0-9.e+]+ {unit}( |$)", line), (unit, line)
+    import numba
+
+    assert f"fact: tool numba {numba.__version__}, llvmlite " in out.stdout
+
+
+def test_numba_child_without_numba_cannot_run_and_says_so(tmp_path):
+    """Where numba is missing (a package on the path that fails to import,
+    as an absent one does), the child exits 4 (a skip row) naming it."""
+    shadow = tmp_path / "shadow" / "numba"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'numba'\", name='numba')\n")
+    env = _data_env(tmp_path, "events.tsv")
+    env["PYTHONPATH"] = f"{shadow.parent}:{ROOT / 'python'}"
+    out = _child("py-numba", env, "events=38")
+    assert out.returncode == 4, out.stderr
+    assert out.stderr.startswith("cannot run here: ") and "Python module numba is not installed" in out.stderr

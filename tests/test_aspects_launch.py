@@ -1,5 +1,5 @@
 """Round aspects' launch modes: the launcher (build/rb-c-static, variants
-c-binary, go-binary, go-run, go-run-cold, py-script) starts the whole
+c-binary, go-binary, go-run, go-run-cold, py-script, py-script-numba) starts the whole
 program with its stdout on each sink, and every start's bytes reach it
 unchanged: the result line carries the CRC-32 of the reference output
 files of testdata/aspects/, which the launcher checked against the .expect
@@ -16,6 +16,7 @@ import pytest
 
 from roundbench import rounds
 from roundbench.judge.cells import Cell
+from roundbench.results import levels
 from roundbench.rounds import aspects
 
 from conftest import BUILD, ROOT, child_env
@@ -45,9 +46,12 @@ def _env(impl: str, tmp_path, **extra) -> dict:
     return env
 
 
-def _launch(impl: str, tmp_path, *params, env=None, timeout=300):
+def _launch(impl: str, tmp_path, *params, env=None, timeout=300, params_default=True):
+    """The launcher on the reference events, one start a run unless
+    params_default is False (the mode's own count) or params say."""
     given = {p.split("=", 1)[0] for p in params}
-    params = [p for p in ("events=38", "starts=1") if p.split("=", 1)[0] not in given] + list(params)
+    defaults = ("events=38", "starts=1") if params_default else ("events=38",)
+    params = [p for p in defaults if p.split("=", 1)[0] not in given] + list(params)
     return subprocess.run(
         [str(LAUNCHER), "aspects", impl, *params],
         capture_output=True,
@@ -120,6 +124,19 @@ def test_script_and_go_run_print_the_reference(tmp_path):
     assert _result(_launch("go-run", tmp_path, "sink=pipe")) == _want(1)
 
 
+@pytest.mark.parametrize("test", [1, 2])
+def test_numba_script_prints_the_reference(tmp_path, test):
+    """`python with_numba.py`, its import of numpy and numba and its compile
+    in every start: one start a run by default, and its bytes checked."""
+    out = _launch("py-script-numba", tmp_path, "sink=pipe", f"test={test}", params_default=False)
+    assert _result(out) == _want(test)
+    line = _line(out)
+    assert line.startswith(f"BenchmarkAspects/impl=py-script-numba/events=38/sink=pipe/test={test} 1 "), line
+    out = _launch("py-script-numba", tmp_path, "sink=pipe", "combo=Mercury-90-Pluto,MC-90-Asc")
+    ref = (DATA / "test1-second-combo.out").read_bytes()
+    assert _result(out) == f"matches=8 crc={zlib.crc32(ref):08x} len={len(ref)}"
+
+
 def test_go_run_cold_builds_in_a_cache_of_its_own(tmp_path):
     """Every start of go-run-cold compiles everything into a new GOCACHE
     under TMPDIR, removed after it; GOPROXY=off keeps it off the network."""
@@ -172,7 +189,11 @@ def test_a_second_combination(tmp_path):
 def test_cells_and_variants():
     rnd = rounds.get("aspects")
     launch = {v.name for v in aspects.LAUNCH_VARIANTS}
-    assert launch == {"c-binary", "go-binary", "go-run", "go-run-cold", "py-script"}
+    assert launch == {"c-binary", "go-binary", "go-run", "go-run-cold", "py-script", "py-script-numba"}
+    # Whole programs, start to exit (numba's import and compile in its time);
+    # the C program is the ceiling.
+    for v in aspects.LAUNCH_VARIANTS:
+        assert v.level == levels.level(v.name) == ("c" if v.name == "c-binary" else "program"), v.name
     cells = [s for s in rnd.sizes if "sink" in s]
     assert {(s["test"], s["sink"]) for s in cells} == {(1, "pipe")} | {(2, k) for k in aspects.SINKS}
     for size in rnd.sizes:
@@ -183,6 +204,7 @@ def test_cells_and_variants():
         assert ran <= launch, size
         assert ("go-run-cold" in ran) == (size["test"] == 1), size
         assert ("go-run" in ran) == (size["sink"] == "pipe"), size
+        assert ("py-script-numba" in ran) == (size["sink"] == "pipe"), size
         assert {"c-binary", "go-binary", "py-script"} <= ran, size
         assert rnd.budget_s(size) == 0
     assert rnd.budget_s({"events": 100_000}) > 0
@@ -190,10 +212,12 @@ def test_cells_and_variants():
     assert quick and all(s.get("starts") == 1 and s["sink"] == "pipe" for s in quick)
     for size in quick:  # the cold `go run` is left out of --quick: each start compiles the runtime
         ran = {v.name for v in rnd.variants if v.default_if is None or v.default_if(size)}
-        assert "go-run-cold" not in ran and {"c-binary", "go-binary", "go-run", "py-script"} <= ran, size
+        assert "go-run-cold" not in ran and {"c-binary", "go-binary", "go-run", "py-script", "py-script-numba"} <= ran
     v = rnd.variant("go-run")
     env = {**v.env({"events": 277}), **v.make_inputs({"events": 277})}
     assert env["RB_ASPECTS_GO_MODULE"] == str(ROOT) and os.path.isabs(env[aspects.EVENTS_ENV])
+    env = rnd.variant("py-script-numba").env({"events": 277})
+    assert env["RB_ASPECTS_SCRIPT"] == str(ROOT / "python" / "roundbench" / "rounds" / "aspects" / "with_numba.py")
 
 
 def _cell(impl, **metrics):
@@ -209,6 +233,7 @@ def test_report_section_for_the_launch_cells():
         "go-run": _cell("go-run", ms=150.0),
         "go-run-cold": _cell("go-run-cold", **{"ms": 10_000.0, "cpu-ms": 12_000.0}),
         "py-script": _cell("py-script", ms=400.0),
+        "py-script-numba": _cell("py-script-numba", ms=1_600.0),
     }
     text = aspects.report_section({"events": 277, "test": 1, "sink": "pipe"}, test1, {})
     assert "`go run` against the compiled program (50 ms)" in text
@@ -216,6 +241,10 @@ def test_report_section_for_the_launch_cells():
     assert "with an empty build cache 10,000 ms (200x the binary; 12,000 ms of CPU" in text
     assert "after the third start" in text
     assert "`python aspects.py` against the Go binary 8x, against the C binary 20x" in text
+    assert (
+        "The numba program, `python with_numba.py` (1,600 ms): against `python aspects.py` 4x, against the Go "
+        "binary 32x. Every start imports numpy and numba and compiles its kernel" in text
+    )
 
     test2 = {
         impl: _cell(impl, **{"ms": t2, "t1-ms": t1, "print-ms": t2 - t1})

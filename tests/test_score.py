@@ -105,6 +105,21 @@ def test_whole_programs_score_in_their_own_column(tmp_path):
     )
 
 
+def test_the_numba_program_is_a_whole_program_with_its_jit_cost(tmp_path):
+    """py-script-numba (start to exit: numba's import and compile in every
+    start) is one of Python's whole programs: the column takes Python's
+    faster program, whichever it is."""
+    size = "/events=277/test=1/sink=pipe"
+    for numba, best in ((2_000_000.0, "py-script"), (300_000.0, "py-script-numba")):
+        text = HEADER + "Unit ns/event better=lower\n"
+        text += lines("aspects", "go-binary", size, "ns/event", 80000.0)
+        text += lines("aspects", "py-script", size, "ns/event", 500000.0)
+        text += lines("aspects", "py-script-numba", size, "ns/event", numba)
+        (row,) = _rows(text, tmp_path)
+        assert row.levels["ecosystem"].point is None and row.levels["program"].winner == "go"
+        assert f"(aspects: go-binary against {best})" in summary.verdict([row]), best
+
+
 def test_the_verdict_names_each_side_and_its_range(tmp_path):
     v = summary.verdict(_rows(suite_text(), tmp_path))
     sentences = re.split(r"(?<=\.) (?=[A-Z])", v)

@@ -17,6 +17,8 @@ from roundbench.runtimes import interp
 NEEDS = {
     ("jsonl", "py-msgspec-batch"): "msgspec",
     ("http", "py-granian-rsgi"): "granian",
+    ("aspects", "py-numba"): "numba",
+    ("aspects", "py-script-numba"): "numba",
 }
 
 

@@ -30,7 +30,7 @@
  * registration; "The launch modes" below). */
 typedef enum launch_how {
     LAUNCH_BINARY,      /* the program itself: build/aspects-c, build/aspects-go */
-    LAUNCH_SCRIPT,      /* python aspects.py */
+    LAUNCH_SCRIPT,      /* python SCRIPT: aspects.py, with_numba.py */
     LAUNCH_GO_RUN,      /* go run, with the build cache as the environment has it */
     LAUNCH_GO_RUN_COLD, /* go run, with a new, empty build cache for every start */
 } launch_how;
@@ -46,13 +46,17 @@ typedef struct launch_mode {
 static const launch_mode c_binary = {LAUNCH_BINARY, "RB_ASPECTS_C", 5, 5};
 static const launch_mode go_binary = {LAUNCH_BINARY, "RB_ASPECTS_GO", 3, 3};
 static const launch_mode py_script = {LAUNCH_SCRIPT, "RB_ASPECTS_PYTHON", 2, 1};
+/* python with_numba.py: every start imports numpy and numba and compiles its
+ * kernel, over a second a start, so one start (or pair) a run. */
+static const launch_mode py_script_numba = {LAUNCH_SCRIPT, "RB_ASPECTS_PYTHON", 1, 1};
 static const launch_mode go_run = {LAUNCH_GO_RUN, "RB_ASPECTS_GO_TOOL", 3, 3};
 static const launch_mode go_run_cold = {LAUNCH_GO_RUN_COLD, "RB_ASPECTS_GO_TOOL", 1, 1};
 
 #define LAUNCH_UNITS "ns/event ms spread-ms start-peak-B cpu-ms t1-ms print-ms"
 RBC_ROUND("aspects", run_aspects, {"c", "ns/event", NULL}, {"c-binary", LAUNCH_UNITS, &c_binary},
           {"go-binary", LAUNCH_UNITS, &go_binary}, {"go-run", LAUNCH_UNITS, &go_run},
-          {"go-run-cold", LAUNCH_UNITS, &go_run_cold}, {"py-script", LAUNCH_UNITS, &py_script});
+          {"go-run-cold", LAUNCH_UNITS, &go_run_cold}, {"py-script", LAUNCH_UNITS, &py_script},
+          {"py-script-numba", LAUNCH_UNITS, &py_script_numba});
 
 static int run_launch(const rbc_args *a);
 
@@ -211,7 +215,8 @@ static int run_aspects(const rbc_args *a)
  *
  * The programs, each named by a variable that the round's env hook sets:
  * RB_ASPECTS_C and RB_ASPECTS_GO (the compiled programs), RB_ASPECTS_PYTHON
- * with RB_ASPECTS_SCRIPT (the interpreter, and pure/aspects.py), and
+ * with RB_ASPECTS_SCRIPT (the interpreter, and pure/aspects.py or
+ * rounds/aspects/with_numba.py), and
  * RB_ASPECTS_GO_TOOL with RB_ASPECTS_GO_MODULE (the go command, and the
  * module holding go/cmd/aspects). `go run` is started with GOPROXY=off
  * (the module's dependencies are in the module cache, so nothing is

@@ -403,33 +403,35 @@ def run(ephemeris_path, events_path, combo: str = DEFAULT_COMBO, print_all: bool
     return "".join(out), n
 
 
-USAGE = "usage: aspects.py EPHEMERIS EVENTS [--print] [--combo C]"
-HELP = f"""{USAGE}
+PROG = "aspects.py"
+USAGE = "usage: {prog} EPHEMERIS EVENTS [--print] [--combo C]"
+HELP = """{usage}
 
-Search events for a combination of planetary aspects (round aspects, plain Python).
+Search events for a combination of planetary aspects (round aspects, {what}).
 
   EPHEMERIS   the daily table (roundbench gen-ephemeris)
   EVENTS      time, lat, lon, name per line
   --print     test 2: print every event's aspects too
-  --combo C   the combination (default {DEFAULT_COMBO})
+  --combo C   the combination (default {combo})
 """
 
 
-def _args(argv: list) -> tuple:
+def _args(argv: list, prog: str = PROG, what: str = "plain Python") -> tuple:
     """(ephemeris, events, print_all, combo) from the command line, or
     SystemExit(2) with the usage and what was wrong. The words are few
     enough to read by hand, which also keeps argparse's import out of the
     program's start-up, which the round times."""
+    usage = USAGE.format(prog=prog)
 
     def fail(why: str):
-        print(f"{USAGE}\naspects.py: error: {why}", file=sys.stderr)
+        print(f"{usage}\n{prog}: error: {why}", file=sys.stderr)
         raise SystemExit(2)
 
     paths, print_all, combo = [], False, DEFAULT_COMBO
     words = iter(argv)
     for w in words:
         if w in ("-h", "--help"):
-            print(HELP, end="")
+            print(HELP.format(usage=usage, what=what, combo=DEFAULT_COMBO), end="")
             raise SystemExit(0)
         if w == "--print":
             print_all = True
@@ -450,18 +452,34 @@ def _args(argv: list) -> tuple:
     return paths[0], paths[1], print_all, combo
 
 
-def main(argv=None) -> int:
-    eph_path, events_path, print_all, combo = _args(sys.argv[1:] if argv is None else argv)
+def run_program(argv, prog: str, what: str, load, search) -> int:
+    """The program's main, for this file and for the round's other Python
+    programs (rounds/aspects/with_numba.py): the command line above,
+    load(ephemeris path, events path) -> data, search(data, terms,
+    print_all, write) onto stdout. Exit status 0; 1 for a file that cannot
+    be read or holds bad input (`PROG: PATH:LINE: ...` on stderr); 2 for a
+    bad command line."""
+    eph_path, events_path, print_all, combo = _args(sys.argv[1:] if argv is None else argv, prog, what)
     terms = parse_combo(combo)
     try:
-        eph = load_ephemeris(eph_path)
-        events = load_events(events_path, eph)
+        data = load(eph_path, events_path)
     except (OSError, InputError) as e:
-        print(f"aspects.py: {e}", file=sys.stderr)
+        print(f"{prog}: {e}", file=sys.stderr)
         return 1
-    search(eph, events, terms, print_all, sys.stdout.write)
+    search(data, terms, print_all, sys.stdout.write)
     sys.stdout.flush()
     return 0
+
+
+def _load(eph_path, events_path) -> tuple:
+    eph = load_ephemeris(eph_path)
+    return eph, load_events(events_path, eph)
+
+
+def main(argv=None) -> int:
+    return run_program(
+        argv, PROG, "plain Python", _load, lambda data, terms, print_all, write: search(*data, terms, print_all, write)
+    )
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from ...measure import harness
 from ...runtimes import interp, programs
 from ...pure import aspects as pa
 from . import ephemeris
+from .. import _numba as jit
 from .. import (
     go_build_twins,
     Headline,
@@ -148,6 +149,15 @@ ROUND = Round(
             requires=needs_module("numpy", "pip install numpy"),
         ),
         _v(
+            "py-numba",
+            "python",
+            "numba: an @njit kernel over py-numpy's arrays, one event at a time (points, cusps, the 66 pairs' "
+            "aspects, the combination and the counts), the text written by py-numpy's writer; fastmath off, not "
+            "cached: each run compiles, and compile-ns is that first call on a one-event input, timed apart",
+            requires=needs_module("numba", "pip install numba"),
+            level="ecosystem",
+        ),
+        _v(
             "py-pandas",
             "python",
             "the newcomer's version, on purpose: DataFrames from pd.read_csv, each event a row of iterrows(), its "
@@ -163,7 +173,9 @@ ROUND = Round(
     # The whole round, 6 runs of every variant at both sizes, within 5
     # minutes: py at 100,000 events takes several seconds a run.
     budget_s=30.0,
-    units={"ns/event": "lower"},
+    units={"ns/event": "lower", "compile-ns": "lower", "import-ns": "lower"},
+    # A JIT's compile beside its run time (numba's first call), as round loop's.
+    columns=[("compile-ns", "JIT compile (ns)")],
     metric_explain=(
         "ns/event: wall time of one search over all events (test 1, output into memory, files loaded "
         "beforehand) divided by the number of events"
@@ -339,6 +351,9 @@ def _needs_go_sources() -> str | None:
     return None if main.is_dir() else f"{main} is missing: `go run` needs the module's sources"
 
 
+# py-script-numba's program: the py-numba variant's module, run as a file.
+_NUMBA_SCRIPT = Path(__file__).resolve().parent / "with_numba.py"
+
 # Variant -> the variables that tell the launcher where its program is.
 PROGRAM_ENV: dict = {}
 
@@ -399,6 +414,15 @@ LAUNCH_VARIANTS = [
         "`python aspects.py` (python/roundbench/pure/aspects.py: the py variant's code, standard library only), "
         "with the interpreter the Python children run",
         lambda: {"RB_ASPECTS_PYTHON": interp.executable(), "RB_ASPECTS_SCRIPT": str(Path(pa.__file__).resolve())},
+    ),
+    _launch(
+        "py-script-numba",
+        "`python with_numba.py` (python/roundbench/rounds/aspects/with_numba.py: the py-numba variant's code), "
+        "with the interpreter the Python children run: each start imports numpy and numba and compiles the kernel "
+        "(not cached); at the pipe only, one start a run (over a second each)",
+        lambda: {"RB_ASPECTS_PYTHON": interp.executable(), "RB_ASPECTS_SCRIPT": str(_NUMBA_SCRIPT)},
+        requires=needs_module("numba", "pip install numba"),
+        where=lambda p: p.get("sink") == "pipe",
     ),
 ]
 LAUNCH_SIZES = [{"events": DEFAULT_EVENTS, "test": 1, "sink": "pipe"}] + [
@@ -541,6 +565,18 @@ def _launch_section(size: dict, cells: dict, config: dict) -> str:
             "above has the pandas search itself, and round startup the cost of `import pandas`.",
             "",
         ]
+    numba = med("py-script-numba")
+    if numba is not None and (py is not None or go is not None):
+        against = [f"against `python aspects.py` {times('py-script-numba', 'py-script')}"] if py is not None else []
+        if go is not None:
+            against.append(f"against the Go binary {times('py-script-numba', 'go-binary')}")
+        w += [
+            f"The numba program, `python with_numba.py` ({ms(numba)}): " + ", ".join(against) + ". Every start "
+            "imports numpy and numba and compiles its kernel (not cached) before its compiled search, and the whole "
+            "program's level counts them; the in-process py-numba cells time the search alone, with the compile "
+            "(compile-ns) and numba's import (import-ns) beside it.",
+            "",
+        ]
     return "\n".join(w) + "\n"
 
 
@@ -559,11 +595,12 @@ def _paths(args: harness.Args) -> tuple:
     return tuple(paths)
 
 
-def _run(args: harness.Args, load, head, search) -> None:
+def _run(args: harness.Args, load, head, search, extra: dict | None = None) -> None:
     """The protocol of every Python variant: load(ephemeris, events) -> data
     (untimed), head(data, k) -> the data of the first k events (the
     warm-up), search(data, combo text, terms, print_all) -> (output as str
-    or bytes, matches) (timed)."""
+    or bytes, matches) (timed); `extra`, metrics that load measured
+    (numba's compile-ns and import-ns), is emitted with the run."""
     eph_path, events_path = _paths(args)
     expect = harness.expect_path(EXPECT_ENV, events_path)
     # A user's events file has no expected output, and its events=... only
@@ -602,7 +639,7 @@ def _run(args: harness.Args, load, head, search) -> None:
         harness.check("output length", str(len(raw)), want["len"])
         harness.check("output CRC-32", f"{crc:08x}", want["crc"])
         harness.result(text)
-    harness.emit(args, 1, elapsed, {"ns/event": elapsed / n if n else 0.0})
+    harness.emit(args, 1, elapsed, {"ns/event": elapsed / n if n else 0.0, **(extra or {})})
 
 
 def _into_memory(search):
@@ -644,6 +681,53 @@ def run_py_numpy(args: harness.Args) -> None:
     from . import with_numpy as m
 
     _run(args, m.load, m.head, _into_memory(m.search))
+
+
+def _compile_input(data_class) -> tuple:
+    """(data, terms, (text, matches)): numba's compiling first call's input,
+    one event on a two-day table of the generator's longitudes, as
+    data_class (with_numpy.Data: the types of the run's data, so that the
+    run compiles nothing more), at a time the generator's robustness rule
+    moved it to, so that the plain variant's test 2 output for it, the
+    third item, is exact."""
+    day = pa.day_number("2000-01-01")
+    eph = pa.Ephemeris("-", day, [tuple(x % 360.0 for x in ephemeris.longitudes(d)) for d in (day, day + 1)])
+    lat, lon = 40.0, 10.0
+    s = ephemeris.robust_time(eph, day * pa.DAY + pa.DAY // 2, lat, lon)
+    event = pa.Event("compile", pa.time_text(s), s, lat, lon)
+    terms = pa.parse_combo(pa.DEFAULT_COMBO)
+    out: list = []
+    matches = pa.search(eph, [event], terms, True, out.append)
+    return data_class(eph, [event]), terms, ("".join(out), matches)
+
+
+@harness.implements("aspects", "py-numba", units=UNITS + jit.UNITS)
+def run_py_numba(args: harness.Args) -> None:
+    harness.require("numpy")
+    # imported by the variant that needs it: numpy is optional for the round
+    from . import with_numba as m
+
+    extra: dict = {}
+
+    def load(ephemeris_path, events_path):
+        # Called once the parameters are checked: numba's import and the
+        # compile are paid only by a run that can go ahead.
+        _, extra["import-ns"] = jit.load()
+        data = m.load(ephemeris_path, events_path)
+        tiny, terms, want = _compile_input(m.Data)
+        extra["compile-ns"] = jit.compile_ns(lambda: search(tiny, pa.DEFAULT_COMBO, terms, True), want)
+        return data
+
+    in_memory = _into_memory(m.search)
+
+    def search(data, combo, terms, print_all):
+        out = in_memory(data, combo, terms, print_all)
+        # The compile was the first call's: a search that compiled again
+        # (another argument type) would time a compile as work.
+        harness.check("the kernel's compiled signatures", len(m.kernel().signatures), 1)
+        return out
+
+    _run(args, load, m.head, search, extra)
 
 
 @harness.implements("aspects", "py-pandas", units=UNITS)

@@ -9,7 +9,9 @@ caches: at 100,000 events this runs 3x faster than blocks of 4096 (whole
 arrays would allocate hundreds of megabytes), and the published 277 events
 are one block. What stays a Python loop is the
 text: the lines of the matching events (test 1), and every event's block
-(test 2), whose top 20 aspects come from one argsort per block.
+(test 2), whose top 20 aspects come from one argsort per block. That text
+is write_text, from each block's numbers, which with_numba's compiled
+kernel feeds as well.
 
 The formulas and the output are the plain variant's
 (roundbench.pure.aspects), to the byte; the files are read and checked by
@@ -130,10 +132,11 @@ def aspects(p: np.ndarray) -> tuple:
 def search(data: Data, combo: list, print_all: bool, write) -> int:
     """The plain variant's search over arrays; combo as parsed by
     plain.parse_combo."""
-    names, pts = plain.POINTS, plain.POINTS
-    counts = np.zeros(len(plain.POINTS), dtype=np.int64)
-    matches = 0
-    match_lines = []
+    return write_text(data, combo, print_all, write, _blocks(data, combo))
+
+
+def _blocks(data: Data, combo: list):
+    """The numeric work of each block of events, as write_text takes it."""
     for lo in range(0, len(data.s), BLOCK):
         hi = min(lo + BLOCK, len(data.s))
         p = points(data, lo, hi)
@@ -142,10 +145,25 @@ def search(data: Data, combo: list, print_all: bool, write) -> int:
         match = np.ones(hi - lo, dtype=bool)
         for pair, a, _, _ in combo:
             match &= angle[:, pair] == a
-        has = angle >= 0
-        per_pair = has[match].sum(axis=0)
-        counts += np.bincount(_I, per_pair, len(names)).astype(np.int64)
-        counts += np.bincount(_J, per_pair, len(names)).astype(np.int64)
+        per_pair = (angle >= 0)[match].sum(axis=0)
+        counts = np.bincount(_I, per_pair, len(plain.POINTS)) + np.bincount(_J, per_pair, len(plain.POINTS))
+        yield lo, angle, orb, c, match, counts.astype(np.int64)
+
+
+def write_text(data: Data, combo: list, print_all: bool, write, blocks) -> int:
+    """The search's text, the plain variant's bytes, from the numbers of
+    consecutive blocks of events: `blocks` yields (lo, angle, orb, cusps,
+    match, counts) for events lo, lo+1, ...: angle and orb (events, 66) as
+    aspects() gives them, cusps (events, 12) as cusps(), match whether the
+    combination holds, counts the aspects each point formed in the block's
+    matching events (12). Each block is read before the next is asked for,
+    so a producer may reuse its buffers. Returns the number of matches."""
+    names, pts = plain.POINTS, plain.POINTS
+    total = np.zeros(len(plain.POINTS), dtype=np.int64)
+    matches = 0
+    match_lines = []
+    for lo, angle, orb, c, match, counts in blocks:
+        total += counts
         lines = []
         for e in np.flatnonzero(match).tolist():
             terms = "".join(f"\t{pts[i]} {a} {pts[j]} {orb[e, pair]:.2f}" for pair, a, i, j in combo)
@@ -156,6 +174,7 @@ def search(data: Data, combo: list, print_all: bool, write) -> int:
                 write(line)
             continue
         match_lines += lines
+        has = angle >= 0
         key = np.where(has, np.floor(orb * 100.0 + 0.5).astype(np.int64) * len(plain.PAIRS) + _PAIR, _UNSET)
         order = np.argsort(key, axis=1, kind="stable")[:, : plain.MAX_LISTED]
         listed = np.minimum(has.sum(axis=1), plain.MAX_LISTED).tolist()
@@ -173,5 +192,5 @@ def search(data: Data, combo: list, print_all: bool, write) -> int:
             write("".join(out))
     for line in match_lines:
         write(line)
-    write("count" + "".join(f"\t{name} {n}" for name, n in zip(names, counts.tolist())) + "\n")
+    write("count" + "".join(f"\t{name} {n}" for name, n in zip(names, total.tolist())) + "\n")
     return matches
