@@ -88,6 +88,15 @@ if [ ! -x "$VENV/bin/python" ]; then
   rm -f python/roundbench/_core.*.so python/roundbench/_cffi_api.*.so
 fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+# Round loop's py-pythran: pythran 0.19.0 asks for setuptools<60 under
+# Python 3.11 and older, which the build's setuptools rules out, so
+# requirements-dev.txt installs it from 3.12 on; below that it is installed
+# here without that one stale requirement (it builds fine under setuptools
+# 84), its own dependencies pinned, so the row runs on every interpreter.
+if ! "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 12))'; then
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+    pythran==0.19.0 gast==0.7.0 beniget==0.5.0 ply==3.11
+fi
 # make's sign that the venv is complete (Makefile, VENV_READY).
 touch "$ready"
 

@@ -87,7 +87,7 @@ ROUND = Round(
             "the py function's module unchanged, its export (int64) in a .pythran file, compiled to C++ by Pythran "
             "for the interpreter before the runs",
             requires=needs_all(
-                needs_module("pythran", "pip install pythran: requirements-dev.txt pins it from Python 3.12 on"),
+                needs_module("pythran", "make setup installs it (scripts/setup.sh, requirements-dev.txt)"),
                 needs_aot("loop_pythran"),
             ),
         ),
