@@ -87,7 +87,11 @@ ROUND = Round(
             "the py function's module unchanged, its export (int64) in a .pythran file, compiled to C++ by Pythran "
             "for the interpreter before the runs",
             requires=needs_all(
-                needs_module("pythran", "make setup installs it (scripts/setup.sh, requirements-dev.txt)"),
+                needs_module(
+                    "pythran",
+                    "pip install pythran; under Python 3.11: pip install --no-deps pythran==0.19.0 gast==0.7.0 "
+                    "beniget==0.5.0 ply==3.11, as scripts/setup.sh does",
+                ),
                 needs_aot("loop_pythran"),
             ),
         ),
