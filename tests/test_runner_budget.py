@@ -16,7 +16,7 @@ from roundbench.results import benchfmt
 from roundbench import rounds
 from roundbench.run import runner
 from roundbench.results import textfmt
-from roundbench.rounds import Round, Variant
+from roundbench.rounds import Param, Round, Variant
 
 # A figure that never settles: its median's 95% CI stays at ±50%.
 NOISY = [50.0, 150.0]
@@ -60,6 +60,7 @@ def make_round(name: str, impls, **kw) -> Round:
         variants=[Variant(i, "python", i) for i in impls],
         sizes=[{"n": 1}],
         quick=[{"n": 1}],
+        params=[Param("n", "the size", 0, 10)],
         metric="ns/iter",
         units={"ns/iter": "lower", "p99-ns": "lower"},
         cross_check=False,

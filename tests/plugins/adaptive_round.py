@@ -7,7 +7,7 @@ import ctypes
 import os
 
 from roundbench.measure import harness
-from roundbench.rounds import Round, Variant
+from roundbench.rounds import Param, Round, Variant
 
 ADDR_NO_RANDOMIZE = 0x0040000
 
@@ -22,6 +22,7 @@ ROUND = Round(
         Variant("py-where", "python", "reports its CPUs and layout"),
         Variant("py-where-many", "python", "the same, declared multi-threaded", threads="many"),
     ],
+    params=[Param("n", "the size", 0, 10)],
     sizes=[{"n": 1}],
     quick=[{"n": 1}],
     metric="ns/iter",

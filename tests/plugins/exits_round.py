@@ -3,7 +3,7 @@ through ROUNDBENCH_PLUGINS by tests/test_exit_statuses.py: each variant
 ends its child the way its name says."""
 
 from roundbench.measure import harness
-from roundbench.rounds import Round, Variant
+from roundbench.rounds import Param, Round, Variant
 
 UNITS = ["ns/iter"]
 NAMES = ("py-ok", "py-usage", "py-wrong", "py-cannot", "py-failed")
@@ -13,6 +13,7 @@ ROUND = Round(
     title="exits: one variant per exit status of a child",
     explain="Test round.",
     variants=[Variant(n, "python", n) for n in NAMES],
+    params=[Param("n", "the size", 0, 10)],
     sizes=[{"n": 3}],
     quick=[{"n": 3}],
     metric="ns/iter",

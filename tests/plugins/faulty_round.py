@@ -6,7 +6,7 @@ import sys
 import time
 
 from roundbench.measure import harness
-from roundbench.rounds import Round, Variant
+from roundbench.rounds import Param, Round, Variant
 
 UNITS = ["ns/iter"]
 
@@ -18,6 +18,7 @@ ROUND = Round(
         Variant(n, "python", n)
         for n in ("py-good", "py-exit", "py-crash", "py-wrong", "py-disagree", "py-hang", "py-silent", "py-good2")
     ],
+    params=[Param("n", "the size", 0, 10)],
     sizes=[{"n": 3}],
     quick=[{"n": 3}],
     metric="ns/iter",

@@ -8,7 +8,7 @@ import sys
 import time
 
 from roundbench.measure import harness
-from roundbench.rounds import RUN_INDEX_ENV, Round, Variant
+from roundbench.rounds import Param, Round, RUN_INDEX_ENV, Variant
 
 ROUND = Round(
     name="stall",
@@ -18,6 +18,7 @@ ROUND = Round(
         Variant("py-steady", "python", "always quick"),
         Variant("py-stall", "python", "stalls from run 3", tail="it sleeps for ever from its third run on, on purpose"),
     ],
+    params=[Param("n", "the size", 0, 10)],
     sizes=[{"n": 1}],
     quick=[{"n": 1}],
     metric="ns/iter",

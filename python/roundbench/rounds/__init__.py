@@ -190,6 +190,65 @@ class Option:
     setting: bool = False
 
 
+@dataclass(frozen=True)
+class Param:
+    """A parameter a round's cells take (a size's key, an Option's param,
+    `--param NAME=VALUE`): its name and what a value must be. `roundbench
+    run` checks every value given against it before any child starts, with
+    the message a child would give (measure/harness.Args.int). An integer
+    parameter takes lo..hi, the range that every variant's child accepts;
+    any other is checked by `parse` (a function of the text that raises
+    ValueError saying what it wants)."""
+
+    name: str
+    help: str
+    lo: Optional[int] = None
+    hi: Optional[int] = None
+    parse: Optional[Callable[[str], object]] = None
+
+    def __post_init__(self) -> None:
+        if self.parse is None and (self.lo is None or self.hi is None):
+            raise ValueError(f"parameter {self.name}: an integer one needs lo and hi, else a parse function")
+
+    def check(self, round_name: str, raw: object) -> None:
+        """ValueError with the child's message when raw is no value of it."""
+        text = str(raw)
+        if self.parse is not None:
+            try:
+                self.parse(text)
+            except ValueError as e:
+                raise ValueError(f"{round_name}: {self.name}={text}: {e}") from None
+            return
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise ValueError(f"{round_name}: {self.name}={text} is not an integer") from None
+        if not self.lo <= value <= self.hi:
+            raise ValueError(f"{round_name}: {self.name}={value} is out of range [{self.lo}, {self.hi}]")
+
+    def wants(self) -> str:
+        """What a value must be, for --help and errors."""
+        return f"an integer in [{self.lo}, {self.hi}]" if self.parse is None else self.help
+
+
+def one_of(*choices: str) -> Callable[[str], str]:
+    """A Param parser: one of these words."""
+
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise ValueError(f"want one of {', '.join(choices)}")
+        return text
+
+    return parse
+
+
+def a_path(text: str) -> str:
+    """A Param parser: a file's path (run/userfile.py reads the file)."""
+    if not text:
+        raise ValueError("want a file's path")
+    return text
+
+
 def int_at_least(lo: int) -> Callable[[str], int]:
     """An Option parser: an integer >= lo."""
 
@@ -389,8 +448,26 @@ class Round:
     # (the cell's token, its whole path).
     user_input: Optional[UserInput] = None
     user_file: Optional[tuple] = None
+    # The parameters its cells take (Param): every key of its sizes, its
+    # Options' params and its user input's must be one, and every value
+    # given on the command line is checked against them before any child
+    # starts (check_params).
+    params: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        declared = {p.name: p for p in self.params}
+        if len(declared) != len(self.params):
+            raise ValueError(f"round {self.name}: a parameter is declared twice")
+        used = [(k, v) for size in self.sizes + self.quick for k, v in size.items()]
+        used += [(o.param, None) for o in self.options]
+        used += [(self.user_input.param, None)] if self.user_input else []
+        for key, value in used:
+            if key not in declared:
+                raise ValueError(f"round {self.name}: parameter {key!r} is used but not declared (Round.params)")
+            # A cell bound to a user's file names it by a token (userfile).
+            bound = self.user_file is not None and key == self.user_input.param
+            if value is not None and not bound:
+                declared[key].check(self.name, value)
         names = {v.name for v in self.variants}
         for v in self.variants:
             levels.declare(v.name, v.level)
@@ -698,6 +775,25 @@ def modules() -> dict:
                 raise ValueError(f"round {name!r} is declared twice: in {_loaded[name].__name__} and {mod.__name__}")
             _loaded[name] = mod
     return _loaded
+
+
+def check_params(selected: list, given: dict) -> dict:
+    """The parameters given on the command line (--n, --param), checked
+    against the selected rounds' declarations before anything runs: round
+    name -> {param: value}, each round getting the ones it declares. A name
+    no selected round declares, or a value a round that declares it does
+    not accept, is a ValueError naming it and what was wanted."""
+    out: dict = {r.name: {} for r in selected}
+    for key, value in given.items():
+        owners = [r for r in selected if any(p.name == key for p in r.params)]
+        if not owners:
+            have = "; ".join(f"{r.name}: {', '.join(p.name for p in r.params) or 'none'}" for r in selected)
+            raise ValueError(f"no selected round has a parameter {key!r} (their parameters: {have})")
+        for r in owners:
+            param = next(p for p in r.params if p.name == key)
+            param.check(r.name, value)
+            out[r.name][key] = value
+    return out
 
 
 def all_rounds() -> list:

@@ -46,7 +46,7 @@ from typing import Optional
 
 from ..measure import harness
 from ..runtimes import interp
-from . import Headline, int_at_least, needs_module, Option, Round, Variant
+from . import Headline, int_at_least, needs_module, Option, Param, Round, Variant
 
 DEFAULT_N = 100_000
 THREADS_N = 1_000  # py-threads' default size: one OS thread per task
@@ -192,6 +192,11 @@ ROUND = Round(
             "process (ns/hop: the first run's setup and pass per task; first-ns, second-ns in the section below)",
             model="stackful",
         ),
+    ],
+    params=[
+        Param("n", "tasks in the chain", 1, MAX_N),
+        Param("hop-work", "loop iterations each task does per hop", 0, INT64_MAX),
+        Param("parallel", "values passed along the chain at once", 1, MAX_PARALLEL),
     ],
     sizes=[
         {"n": DEFAULT_N, "hop-work": 0, "parallel": 1},

@@ -24,7 +24,7 @@ from typing import Optional
 
 from ..measure import harness, machine
 from . import _numba as jit
-from . import Headline, needs_module, Round, Variant
+from . import Headline, needs_module, Param, Round, Variant
 from .loop import MAX_N, expected
 
 MAX_WORKERS = 4096  # RB_CORES_MAX_WORKERS
@@ -171,6 +171,10 @@ ROUND = Round(
     ],
     # 100,000,000: the pure-Python workers take seconds a run, the others
     # tens of milliseconds, timed inside the child.
+    params=[
+        Param("n", "the loop's iterations, split among the workers", 0, MAX_N),
+        Param("workers", "threads, goroutines or processes", 1, MAX_WORKERS),
+    ],
     sizes=[{"n": 100_000_000, "workers": 1}, {"n": 100_000_000, "workers": cores()}],
     quick=[{"n": 2_000_000, "workers": 1}, {"n": 2_000_000, "workers": cores()}],
     metric="speedup",

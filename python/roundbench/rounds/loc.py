@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..measure import harness
 from ..runtimes import programs
-from . import Round, Variant, module_names
+from . import module_names, Param, Round, Variant
 
 FILES = {
     "py": "python/roundbench/pure/{}.py",
@@ -37,6 +37,13 @@ def _counted_rounds() -> list:
     # By name: their suite order is in their declarations, which a loc
     # child does not import.
     return [m for m in module_names() if m != "loc"]
+
+
+def _counted_round(name: str) -> str:
+    """Param parser of `round`: a round of the suite other than loc."""
+    if name not in _counted_rounds():
+        raise ValueError(f"want a round of the suite ({', '.join(_counted_rounds())})")
+    return name
 
 
 def _has_file(lang: str):
@@ -79,6 +86,7 @@ ROUND = Round(
             default_if=_has_file("py-pandas"),
         ),
     ],
+    params=[Param("round", "the round whose lines are counted", parse=_counted_round)],
     sizes=[{"round": r} for r in _counted_rounds()],
     quick=[{"round": r} for r in _counted_rounds()],
     metric="lines",

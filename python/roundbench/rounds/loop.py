@@ -24,7 +24,7 @@ from __future__ import annotations
 from . import go_build_twins
 from ..measure import harness
 from ..runtimes import aotbuild
-from . import Headline, Round, Variant, needs_all, needs_aot, needs_module
+from . import Headline, needs_all, needs_aot, needs_module, Param, Round, Variant
 
 MAX_N = 3037000500  # (n-1)^2 must fit in int64: the same bound as the core's
 
@@ -96,6 +96,7 @@ ROUND = Round(
             ),
         ),
     ],
+    params=[Param("n", "iterations", 0, MAX_N)],
     sizes=[{"n": 20_000_000}],
     quick=[{"n": 200_000}],
     metric="ns/iter",

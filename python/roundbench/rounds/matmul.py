@@ -41,7 +41,7 @@ from pathlib import Path
 
 from ..measure import harness, machine
 from ..runtimes import programs
-from . import Headline, needs_module, Option, Round, Variant
+from . import Headline, needs_module, Option, Param, Round, Variant
 
 MAX_N = 20_000  # three matrices of 20000^2 float64 are 9.6 GB
 SEED = 1
@@ -135,6 +135,11 @@ ROUND = Round(
             env=thread_env,
             requires=needs_module("numpy", "pip install numpy"),
         ),
+    ],
+    params=[
+        Param("n", "rows and columns of each matrix", 0, MAX_N),
+        # The C runner's bound (csrc/runner/run_matmul.c); the others take more.
+        Param("threads", "BLAS and library threads", 1, 1024),
     ],
     sizes=[{"n": 300, "threads": 1}, {"n": 1000, "threads": 1}, {"n": 2000, "threads": 1}],
     quick=[{"n": 64, "threads": 1}],

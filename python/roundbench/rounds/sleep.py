@@ -34,7 +34,7 @@ from __future__ import annotations
 import sys
 
 from ..measure import harness
-from . import Headline, needs_module, Round, Variant
+from . import Headline, needs_module, Param, Round, Variant
 
 MAX_N = 100_000_000  # RB_SLEEP_MAX_N: the core's counters are 32-bit
 BASELINE_WAIT_NS = 1_000_000
@@ -154,6 +154,11 @@ ROUND = Round(
     # threads): one run's wake-up there took from 6.6 s to 396 s, nearly all
     # of it kernel time (every thread wakes into the GIL at once), which made
     # the suite's length a lottery; 10,000 threads take seconds.
+    params=[
+        Param("n", "tasks", 1, MAX_N),
+        Param("fit", "1: the cell that thread variants fit in", 0, 1),
+        Param("wait_ms", "each task's wait in ms", 0, 3_600_000),
+    ],
     sizes=[{"n": 100_000}, {"n": 10_000, "fit": 1}],
     # --quick waits 100 ms, not 1 s: the round's overhead is what comes after
     # the wait, and the quick suite runs every variant six times.

@@ -37,7 +37,7 @@ import os
 from typing import Optional
 
 from ..runtimes import interp, nuitkabuild, programs
-from . import Headline, needs_module, needs_nuitka, needs_program, Round, Variant
+from . import Headline, needs_module, needs_nuitka, needs_program, Param, Round, Variant
 
 LAUNCHER = "rb-c-static"
 
@@ -119,6 +119,8 @@ ROUND = Round(
             "at every start",
         ),
     ],
+    # The C launcher's bound (csrc/runner/run_startup.c, MAX_STARTS).
+    params=[Param("starts", "process starts a run", 1, 10_000)],
     sizes=[{"starts": 20}],
     quick=[{"starts": 3}],
     metric="ms",

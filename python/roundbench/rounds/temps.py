@@ -23,7 +23,7 @@ from typing import Optional
 
 from ..measure import harness
 from . import _numba as jit
-from . import Headline, needs_module, Round, Variant
+from . import Headline, needs_module, Param, Round, Variant
 from .loop import expected
 from . import go_build_twins
 
@@ -106,6 +106,7 @@ ROUND = Round(
             requires=_needs_numba,
         ),
     ],
+    params=[Param("n", "elements of the array", 0, MAX_N)],
     sizes=[{"n": 20_000_000}],
     quick=[{"n": 200_000}],
     metric="ns/elem",

@@ -47,6 +47,8 @@ from .. import _numba as jit
 from .. import (
     go_build_twins,
     Headline,
+    one_of,
+    Param,
     Round,
     UserInput,
     Variant,
@@ -116,6 +118,16 @@ def _v(name: str, program: str, explain: str, **kw) -> Variant:
 # The round's own subcommand (cli.py adds it): its input's generator.
 GENERATORS = (ephemeris.generator(),)
 
+# Where a launch cell's program writes its output (sink=...).
+SINKS = ("pipe", "file", "devnull", "pty")
+
+
+def _combo(text: str) -> str:
+    """Param parser of `combo`: a combination the search understands."""
+    pa.parse_combo(text)
+    return text
+
+
 ROUND = Round(
     name="aspects",
     title="aspects: search dated events for a combination of planetary aspects",
@@ -165,6 +177,15 @@ ROUND = Round(
             requires=needs_module("pandas", "pip install pandas"),
             default_if=_small,
         ),
+    ],
+    # The bounds every child takes (the C runner's launch starts: 1000).
+    params=[
+        Param("events", "generated events (an integer), or an events file of the user's own", 0, MAX_EVENTS),
+        Param("seed", "the generated events' seed", 0, 2**63 - 1),
+        Param("combo", "a combination, POINT-ANGLE-POINT,...", parse=_combo),
+        Param("test", "1: the matches; 2: every event's angles too", 1, 2),
+        Param("sink", f"a launch cell's output: {', '.join(SINKS)}", parse=one_of(*SINKS)),
+        Param("starts", "a launch cell's starts a run", 1, 1000),
     ],
     sizes=[{"events": DEFAULT_EVENTS}, {"events": 100_000}],
     quick=[{"events": DEFAULT_EVENTS}],
@@ -315,7 +336,6 @@ def _section(at: str, cells: dict) -> str:
 # table to its in-process search.
 
 LAUNCHER = "rb-c-static"
-SINKS = ("pipe", "file", "devnull", "pty")
 SINK_WHAT = {
     "pipe": "a pipe the launcher reads while the program runs (`aspects | consumer`)",
     "file": "a file (`aspects > out`: a temporary file, in the page cache, read back after the program exits)",

@@ -65,7 +65,19 @@ from .load import WRK_TIMEOUT_S
 from . import servers
 from .servers import GO_SERVERS, split_cpus
 from .stress import CHECKS
-from .. import FASTER, Headline, needs_all, needs_command, needs_module, needs_program, Round, RUN_INDEX_ENV, Variant
+from .. import (
+    FASTER,
+    Headline,
+    needs_all,
+    needs_command,
+    needs_module,
+    needs_program,
+    one_of,
+    Param,
+    Round,
+    RUN_INDEX_ENV,
+    Variant,
+)
 
 # The core's servers.
 CORE_VARIANTS = ("c", "py-c", "go-c")
@@ -417,6 +429,19 @@ ROUND = Round(
                 ),
             ),
         ),
+    ],
+    params=[
+        Param("conns", "connections the load holds open", 1, 20_000),
+        Param("secs", "measured seconds", 1, 3600),
+        Param("warmup", "seconds of load before them", 0, 600),
+        Param("rate", "requests a second (0: as fast as the server answers)", 0, 10_000_000),
+        Param(
+            "load",
+            f"the load generator: wrk, or {PUBLISHED_LOAD} (the published load)",
+            parse=one_of("wrk", PUBLISHED_LOAD),
+        ),
+        Param("requests", f"requests {PUBLISHED_LOAD} sends", 1, 100_000_000),
+        Param("flask-workers", "flask's gunicorn workers (0: its default)", 0, 1024),
     ],
     sizes=[
         # Measured seconds after a 1-second warm-up: wrk makes some 100,000

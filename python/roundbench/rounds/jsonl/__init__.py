@@ -50,7 +50,7 @@ from ...measure import harness
 from ...runtimes import programs
 from ...pure import jsonl as pure
 from . import genlog
-from .. import go_build_twins, Headline, needs_module, Round, UserInput, user_result, Variant
+from .. import a_path, go_build_twins, Headline, needs_module, Param, Round, UserInput, user_result, Variant
 
 FILE_ENV = "ROUNDBENCH_JSONL_FILE"
 # The file holding the log's expected result (harness.expect_path): the
@@ -73,11 +73,19 @@ def bad_rate(params: dict) -> float:
     if raw is None:
         return BAD_RATE
     try:
-        rate = float(raw)
+        return bad_rate_value(str(raw))
+    except ValueError:
+        raise ValueError(f"jsonl: bad-rate={raw} is not a share in [0, 1]") from None
+
+
+def bad_rate_value(text: str) -> float:
+    """A bad-rate's text as a share; ValueError saying what it wants."""
+    try:
+        rate = float(text)
     except ValueError:
         rate = -1.0
     if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"jsonl: bad-rate={raw} is not a share in [0, 1]")
+        raise ValueError("want a share in [0, 1]")
     return rate
 
 
@@ -229,6 +237,11 @@ ROUND = Round(
     helpers=("simdjson-info",),
     # The second size is a clean log (no bad or awkward line): the published
     # programs run there, beside every other variant.
+    params=[
+        Param("lines", "lines in the generated log", 0, MAX_LINES),
+        Param("bad-rate", "a share in [0, 1]: the log's bad or awkward lines", parse=bad_rate_value),
+        Param("file", "a JSON Lines log of the user's own (run/userfile.py)", parse=a_path),
+    ],
     sizes=[{"lines": genlog.DEFAULT_LINES}, {"lines": genlog.DEFAULT_LINES, "bad-rate": 0}],
     quick=[{"lines": 20_000}, {"lines": 20_000, "bad-rate": 0}],
     metric="MB/s",
