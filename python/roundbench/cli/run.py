@@ -206,6 +206,23 @@ def _overrides(args) -> dict:
     return out
 
 
+def _checked_params(args, selected: list, overrides: dict) -> dict:
+    """--n and --param checked against the selected rounds' declared
+    parameters (rounds.check_params): round name -> {param: value}. An
+    unknown name or a value out of a round's range is a usage error naming
+    the option, before any child starts."""
+    out: dict = {}
+    for key, value in overrides.items():
+        flag = f"--n {value}" if key == "n" and args.n is not None and value == args.n else f"--param {key}={value}"
+        try:
+            mine = rounds.check_params(selected, {key: value})
+        except ValueError as e:
+            raise UsageError(f"{flag}: {e}") from None
+        for name, params in mine.items():
+            out.setdefault(name, {}).update(params)
+    return out
+
+
 def _declared_options() -> dict:
     """flag -> [(round, Option)]: the options the rounds declare."""
     out: dict = {}
@@ -235,6 +252,7 @@ def _options(args, selected: list) -> dict:
         for rnd, o in mine:
             try:
                 value = o.parse(text)
+                next(p for p in rnd.params if p.name == o.param).check(rnd.name, value)
             except ValueError as e:
                 raise UsageError(f"{flag} {text!r}: {e}") from None
             out.setdefault(rnd.name, {})[o.param] = value
@@ -407,7 +425,12 @@ def cmd_run(args) -> int:
     # A user's file (jsonl's file=PATH, aspects' events=PATH) is checked now,
     # before any child, and becomes its round's one cell.
     selected, overrides = userfile.user_inputs(selected, overrides)
+    # Every other parameter is checked against the rounds' declarations now,
+    # and goes only to the rounds that declare it.
     options = _options(args, selected)
+    for name, params in _checked_params(args, selected, overrides).items():
+        options[name] = {**params, **options.get(name, {})}
+    overrides = {}
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"
     plans = runner.make_plans(selected, impls or None, args.quick, overrides, options, axes or None)
