@@ -417,3 +417,74 @@ def test_a_cached_venv_gets_the_requirements_added_since_it_was_made(monkeypatch
     # Wheels only, but Nuitka, which PyPI has as a source archive alone.
     assert ran[-2:] == [["numpy==2.4.6", "numba==0.68.1", "Cython==3.3.1"], ["nuitka==4.3.3"]]
     assert ":all:" in calls[-2] and ":all:" not in calls[-1]
+
+
+# -- --only and --rebuild: exact names and the aliases, checked first --------
+
+
+@pytest.fixture
+def stubbed(monkeypatch, tmp_path):
+    """_provision with every step stubbed: what it would build, by name."""
+    built = []
+
+    def trixie(root, version, source, suffix, args):
+        built.append(f"cpython-{version}{suffix}")
+        return provision.Interpreter(f"cpython-{version}{suffix}", version, "/p", "/b", "trixie", "", 0.0, 0, "")
+
+    def sid(sid_root, seconds, size):
+        built.append("sid")
+        return [
+            provision.Interpreter(f"cpython-{v}.0", f"{v}.0", "/p", "/b", "unstable", "", 0.0, 0, "")
+            for v in provision.SID_VERSIONS
+        ]
+
+    monkeypatch.setattr(provision, "_install_build_packages", lambda: None)
+    monkeypatch.setattr(provision, "_fetch_trixie_source", lambda root: ("3.13.5", tmp_path))
+    monkeypatch.setattr(provision, "_build_trixie", trixie)
+    monkeypatch.setattr(provision, "_sid_root", lambda root, again: (tmp_path, 0.0, 0))
+    monkeypatch.setattr(provision, "_sid_interpreters", sid)
+    monkeypatch.setattr(provision, "_make_venv", lambda root, i, checkout: i)
+    monkeypatch.setattr(provision, "_sync_venv", lambda i, checkout: i)
+    monkeypatch.setattr(provision, "_write_manifest", lambda root, have: None)
+    monkeypatch.setattr(provision, "read_manifest", lambda root=None: {})
+
+    def run(only):
+        built.clear()
+        provision._provision(tmp_path, tmp_path, only, None)
+        return list(built)
+
+    return run
+
+
+@pytest.mark.parametrize(
+    "only, want",
+    [
+        (["cpython-3.13.5t"], ["cpython-3.13.5t"]),
+        (["cpython-3.13.5"], ["cpython-3.13.5"]),
+        (["cpython-3.13"], ["cpython-3.13.5", "cpython-3.13.5t"]),
+        (["cpython-3.15"], ["sid"]),
+        (["sid"], ["sid"]),
+        (["cpython-3.13.5t", "sid"], ["cpython-3.13.5t", "sid"]),
+        (["all"], ["cpython-3.13.5", "cpython-3.13.5t", "sid"]),
+        (None, ["cpython-3.13.5", "cpython-3.13.5t", "sid"]),
+    ],
+)
+def test_only_provisions_exactly_what_it_names(stubbed, only, want):
+    assert stubbed(only) == want
+
+
+@pytest.mark.parametrize("option", ["--only", "--rebuild"])
+@pytest.mark.parametrize("name", ["nonsense", "cpython-3.13.5x", "cpython", "", "3.15"])
+def test_a_name_it_does_not_provision_is_refused_with_the_valid_ones(monkeypatch, capsys, option, name):
+    """Exit 2, one line naming the option, the name and every valid one,
+    before anything is fetched: the stubs would fail the test if reached."""
+    from roundbench import cli
+
+    monkeypatch.setattr(provision, "read_manifest", lambda root=None: {})
+    monkeypatch.setattr(provision, "provision", lambda *a, **k: pytest.fail("provisioned after a bad name"))
+    assert cli.main(["pythons", option, name]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert f"{option} {name!r}" in err[0]
+    for valid in (*provision.TRIXIE_NAMES, *provision.ALIASES):
+        assert valid in err[0]

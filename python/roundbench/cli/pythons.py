@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import EXIT_FAILED, EXIT_OK
+from ..errors import EXIT_FAILED, EXIT_OK, UsageError
 from ..runtimes import extbuild, interp, provision
 
 
@@ -48,14 +48,16 @@ def add_parser(sub) -> None:
         "--only",
         action="append",
         metavar="NAME",
-        help="provision only these (cpython-3.13 for both 3.13.5 builds, cpython-3.15 or sid for Debian unstable's "
-        "root with 3.14 and 3.15; repeatable); make suite provisions sid itself",
+        help="provision only these: a name --list prints, cpython-3.13.5 or cpython-3.13.5t (one build), "
+        "cpython-3.13 (both 3.13.5 builds), cpython-3.14, cpython-3.15 or sid (Debian unstable's root, which holds "
+        "3.14 and 3.15), all; repeatable; anything else is refused (exit 2). make suite provisions sid itself",
     )
     p.add_argument(
         "--rebuild",
         action="append",
         metavar="NAME",
-        help="make NAME again although it is there (a name from --list, sid for the root, all for everything)",
+        help="make NAME again although it is there: the names --only takes (cpython-3.13 both 3.13.5 builds, sid "
+        "or cpython-3.14/3.15 the root, all everything); anything else is refused (exit 2)",
     )
     p.set_defaults(func=main_args)
 
@@ -71,6 +73,12 @@ def _show(interps: dict) -> None:
 
 
 def main_args(args) -> int:
+    # The names are checked first, before anything is listed, fetched or built.
+    for option, given in (("--only", args.only), ("--rebuild", args.rebuild)):
+        try:
+            provision.check_names(option, given)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     if args.newest:
         got = provision.newest()
         if got is not None:

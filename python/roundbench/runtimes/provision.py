@@ -79,6 +79,18 @@ BUILDS = (
     ("", ["--enable-optimizations", "--with-lto"]),
     ("t", ["--enable-optimizations", "--with-lto", "--disable-gil"]),
 )
+# The names of trixie's two builds, as --list prints them once made (the
+# source package's version: TRIXIE_SOURCE is 3.13.5).
+TRIXIE_NAMES = ("cpython-3.13.5", "cpython-3.13.5t")
+# What --only and --rebuild take besides the names --list prints.
+ALIASES = {
+    "cpython-3.13": "both builds of CPython 3.13.5 (with the GIL, and free-threaded)",
+    "cpython-3.14": "Debian unstable's root, which holds 3.14 and 3.15",
+    "cpython-3.15": "the same root",
+    "sid": "the same root",
+    "all": "every one",
+}
+SID_ALIASES = ("cpython-3.14", "cpython-3.15", "sid")
 # The PGO training run: CPython's own (-m test --pgo), failures re-run once.
 PROFILE_TASK = "-m test --pgo --timeout=1200"
 PROFILE_FAILED = "roundbench: the PGO training run had failing tests"
@@ -631,6 +643,38 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
 
 
+def valid_names(have: Optional[dict] = None) -> list:
+    """What --only and --rebuild take: the names of what is provisioned
+    (--list), of trixie's two builds, and the aliases."""
+    have = read_manifest() if have is None else have
+    return sorted(set(have) | set(TRIXIE_NAMES)) + list(ALIASES)
+
+
+def check_names(option: str, given: Optional[list], have: Optional[dict] = None) -> None:
+    """ValueError naming the first of `given` that is none of valid_names."""
+    valid = valid_names(have)
+    for name in given or ():
+        if name not in valid:
+            raise ValueError(
+                f"{option} {name!r}: not a Python this provisions; want one of {', '.join(valid)} "
+                "(roundbench pythons --help says what each alias stands for)"
+            )
+
+
+def _wants_trixie(only: Optional[list], free_threaded: bool) -> bool:
+    """Whether --only asks for trixie's build with (or without) the GIL."""
+    if not only or "all" in only or "cpython-3.13" in only:
+        return True
+    return any(o.startswith("cpython-3.13.") and o.endswith("t") == free_threaded for o in only)
+
+
+def _wants_sid(only: Optional[list], sid_names: list) -> bool:
+    """Whether --only asks for Debian unstable's root (3.14 and 3.15)."""
+    if not only or "all" in only:
+        return True
+    return any(o in SID_ALIASES or o in sid_names for o in only)
+
+
 def provision(checkout: Path, only: Optional[list] = None, rebuild: Optional[list] = None) -> dict:
     """Provisions what is missing (or named in `rebuild`); the manifest."""
     why = refusal()
@@ -651,15 +695,16 @@ def provision(checkout: Path, only: Optional[list] = None, rebuild: Optional[lis
 def _provision(root: Path, checkout: Path, only: Optional[list], rebuild: Optional[list]) -> dict:
     rebuild = set(rebuild or [])
     have = read_manifest(root)
-    wanted = lambda name: not only or any(name.startswith(o) or o in name for o in only)  # noqa: E731
     _install_build_packages()
-    # trixie's 3.13, both builds
-    if wanted("cpython-3.13"):
+    # trixie's 3.13, each build asked for
+    builds = [(suffix, args) for suffix, args in BUILDS if _wants_trixie(only, suffix == "t")]
+    if builds:
         version, source = None, None
-        for suffix, args in BUILDS:
+        for suffix, args in builds:
             names = [n for n in have if n.startswith("cpython-3.13.") and n.endswith("t") == (suffix == "t")]
             name = names[0] if names else None
-            if name and name not in rebuild and "all" not in rebuild:
+            again = name in rebuild or "all" in rebuild or "cpython-3.13" in rebuild
+            if name and not again:
                 _say(f"{name}: provisioned already ({have[name].python}); --rebuild {name} makes it again")
                 have[name] = _sync_venv(have[name], checkout)
                 continue
@@ -671,8 +716,8 @@ def _provision(root: Path, checkout: Path, only: Optional[list], rebuild: Option
             _say(f"{interp.name}: {interp.seconds / 60:.1f} min, {interp.bytes / 2**20:.0f} MiB")
     # sid's 3.14 and 3.15
     sid_names = [n for n, i in have.items() if "unstable" in i.source]
-    if wanted("cpython-3.14") or wanted("cpython-3.15") or "sid" in (only or []):
-        again = bool(rebuild & set(sid_names)) or "all" in rebuild or "sid" in rebuild
+    if _wants_sid(only, sid_names):
+        again = bool(rebuild & (set(sid_names) | set(SID_ALIASES))) or "all" in rebuild
         if sid_names and not again and len(sid_names) == len(SID_VERSIONS):
             for n in sid_names:
                 _say(f"{n}: provisioned already ({have[n].python}); --rebuild sid makes the root again")
