@@ -127,6 +127,7 @@ def _round(dc: d.Declaration, mechanisms: list, vals: list, buffer_size: int, li
         variants=[v for v in variants] + [v for v, _ in skipped],
         sizes=[{"sym": dc.name}],
         quick=[{"sym": dc.name}],
+        params=[rounds.Param("sym", "the C function the prototype names", parse=str)],
         metric="ns/call",
         units={"ns/call": "lower"},
         metric_explain="ns/call: time of one call, loop overhead subtracted",
