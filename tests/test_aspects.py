@@ -444,7 +444,7 @@ def test_gen_ephemeris_command(tmp_path, table):
     assert out.stdout.startswith(f"test=1 combo={pa.DEFAULT_COMBO} matches=")
     assert (tmp_path / "e.tsv.expect").read_text() == out.stdout
     out = run_roundbench("gen-ephemeris", "--events", "-1", str(tmp_path / "x.tsv"))
-    assert out.returncode == 2 and "must be >= 0" in out.stderr
+    assert out.returncode == 2 and "--events -1: want a count of events >= 0" in out.stderr
 
 
 # ---- the children: every variant of the round -----------------------------------

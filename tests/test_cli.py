@@ -13,7 +13,7 @@ USAGE_ERRORS = [
     (["run", "loop", "--timeout", "0"], "roundbench run: --timeout 0: want a number of seconds > 0"),
     (["run", "loop", "--budget", "-1"], "roundbench run: --budget -1: want a number of seconds >= 0"),
     (["run", "loop", "--time-budget", "0"], "roundbench run: --time-budget 0: want a number of minutes > 0"),
-    (["run", "loop", "--placement", "sideways"], "argument --placement: invalid choice: 'sideways'"),
+    (["run", "loop", "--placement", "sideways"], "roundbench run: --placement: invalid choice: 'sideways'"),
     (["run", "loop", "--n", "-1"], "roundbench run: --n -1: want an integer >= 0"),
     (["run", "loop", "--param", "n"], "roundbench run: --param 'n': want key=value"),
     (["run", "matmul", "--threads", "none"], "roundbench run: --threads 'none': want 'all' or a count >= 1"),
@@ -23,15 +23,18 @@ USAGE_ERRORS = [
         ["run", "loop", "--parallel", "2"],
         "roundbench run: --parallel is an option of round chain, which this run does not include",
     ),
-    (["run", "loop", "--bogus"], "roundbench: error: unrecognized arguments: --bogus"),
+    (["run", "loop", "--bogus"], "roundbench run: unrecognized arguments: --bogus (roundbench run --help)"),
     (["run", "loop", "--runs", "many"], "roundbench run: --runs many: want 'auto' or a count of at least 1"),
     ([], "roundbench: a command is required"),
-    (["frobnicate"], "argument COMMAND: invalid choice: 'frobnicate'"),
-    (["list", "extra"], "roundbench: error: unrecognized arguments: extra"),
-    (["report", "/nonexistent/roundbench-results"], "roundbench report: no result files (*.txt) in "),
-    (["gen-log", "out.jsonl", "--kinds", "nope"], "roundbench gen-log: unknown kind 'nope' (kinds: "),
-    (["gen-log", "out.jsonl", "--lines", "-1"], "roundbench gen-log: lines must be >= 0"),
-    (["gen-log", "out.jsonl", "--bad-rate", "2"], "roundbench gen-log: bad_rate must be in [0, 1]"),
+    (["frobnicate"], "roundbench: COMMAND: invalid choice: 'frobnicate'"),
+    (["list", "extra"], "roundbench list: unrecognized arguments: extra (roundbench list --help)"),
+    (
+        ["report", "/nonexistent/roundbench-results"],
+        "roundbench report: DIR: '/nonexistent/roundbench-results': want a file or folder to read (there is none)",
+    ),
+    (["gen-log", "out.jsonl", "--kinds", "nope"], "roundbench gen-log: --kinds 'nope': want one or more of not-json, "),
+    (["gen-log", "out.jsonl", "--lines", "-1"], "roundbench gen-log: --lines -1: want a count of lines >= 0"),
+    (["gen-log", "out.jsonl", "--bad-rate", "2"], "roundbench gen-log: --bad-rate 2: want a fraction in [0, 1]"),
 ]
 
 
@@ -40,6 +43,7 @@ def test_usage_error_exits_2_and_says_what(tmp_path, argv, message):
     out = run_roundbench(*argv, cwd=tmp_path)
     assert out.returncode == 2, (out.returncode, out.stderr)
     assert message in out.stderr
+    assert len(out.stderr.splitlines()) == 1, out.stderr  # one line, no usage dump
     assert "Traceback" not in out.stderr
     assert list(tmp_path.iterdir()) == []  # nothing run, nothing written
 

@@ -122,7 +122,7 @@ def test_cli_usage_errors_exit_2(tmp_path):
     a = write(tmp_path / "a.txt", {"BenchmarkLoop/impl=c": [(v, 1) for v in SAME]})
     other = write(tmp_path / "o.txt", {"BenchmarkOther/impl=c": [(v, 1) for v in SAME]})
     missing = run_cli(str(a), str(tmp_path / "nope"))
-    assert missing.returncode == 2 and "no result files" in missing.stderr
+    assert missing.returncode == 2 and "B: " in missing.stderr and "(there is none)" in missing.stderr
     disjoint = run_cli(str(a), str(other))
     assert disjoint.returncode == 2 and "no benchmark and unit in common" in disjoint.stderr
     assert run_cli(str(a), str(a), "--alpha", "2").returncode == 2

@@ -286,7 +286,7 @@ def test_gen_log_command(tmp_path):
         env=child_env(),
         timeout=60,
     )
-    assert bad.returncode == 2 and "unknown kind 'nope'" in bad.stderr
+    assert bad.returncode == 2 and "--kinds 'nope': want one or more of" in bad.stderr
 
 
 def test_empty_and_one_byte_files(tmp_path):

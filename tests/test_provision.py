@@ -71,7 +71,7 @@ def test_the_command_prints_a_refusal_and_exits_0(monkeypatch, capsys):
         raise provision.Refused("roundbench pythons: needs root (test)")
 
     monkeypatch.setattr(provision, "provision", refused)
-    args = pythons_args(newest=False, cpythons=False, list=False, only=None, rebuild=None)
+    args = pythons_args(newest=False, cpythons=False, free_threaded=False, list=False, only=None, rebuild=None)
     assert pythons.main_args(args) == 0
     assert capsys.readouterr().out.strip() == "roundbench pythons: needs root (test)"
 

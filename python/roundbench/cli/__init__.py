@@ -21,8 +21,21 @@ from . import compare, crossing, generate, listing, machine, pythons, report, ru
 COMMANDS = (run, listing, report, machine, pythons, compare, store, crossing, generate)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser with the project's usage contract: a bad option is
+    one line on stderr, naming the command, the option and what was wanted,
+    and exit status 2 (errors.EXIT_USAGE). argparse would print the whole
+    usage first; the line says where the usage is instead. Subcommands'
+    parsers are made by add_subparsers and are of this class too."""
+
+    def error(self, message):
+        # "argument --out: ...": the option's own name is enough
+        message = message.removeprefix("argument ")
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} ({self.prog} --help)\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="roundbench",
         description=run.DESCRIPTION,
         epilog=run.EPILOG,
@@ -34,17 +47,30 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _innermost(p: argparse.ArgumentParser, args) -> argparse.ArgumentParser:
+    """The parser of the (sub)command that `args` chose, so that its error
+    names it: `roundbench store list: ...`."""
+    while True:
+        sub = next((a for a in p._actions if isinstance(a, argparse._SubParsersAction)), None)
+        chosen = getattr(args, sub.dest, None) if sub else None
+        if chosen not in (sub.choices if sub else {}):
+            return p
+        p = sub.choices[chosen]
+
+
 def main(argv=None) -> int:
     p = parser()
-    args = p.parse_args(argv)  # argparse's own usage errors exit 2 as well
+    args, extra = p.parse_known_args(argv)  # argparse's own usage errors exit 2 as well
+    if extra:
+        _innermost(p, args).error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "func", None):
-        p.print_usage(sys.stderr)
         print("roundbench: a command is required (roundbench --help lists them)", file=sys.stderr)
         return EXIT_USAGE
     try:
         return args.func(args)
     except UsageError as e:
-        print(f"roundbench {args.command}: {e}", file=sys.stderr)
+        verb = getattr(args, "verb", None)  # store's: `roundbench store trends: ...`
+        print(f"roundbench {args.command}{' ' + verb if verb else ''}: {e}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         # `roundbench list | head`: the reader left; that is not an error.

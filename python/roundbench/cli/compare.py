@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
 from ..report import compare, scorechanges
+from . import _types
 from ._common import add_rule_options, rule_of
 
 
@@ -20,17 +21,18 @@ def add_parser(sub) -> None:
         description=compare.__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("a", metavar="A", help="the baseline: a results directory or one result file")
-    c.add_argument("b", metavar="B", help="the one compared with it")
+    c.add_argument("a", type=_types.in_path, metavar="A", help="the baseline: a results directory or one result file")
+    c.add_argument("b", type=_types.in_path, metavar="B", help="the one compared with it")
     c.add_argument(
         "--unit",
         action="append",
+        type=_types.text("a unit, e.g. ns/op"),
         metavar="U",
         help="compare only this unit (repeatable; default every unit but peak-B, user-ns/op and sys-ns/op)",
     )
     add_rule_options(c)
-    c.add_argument("--md", metavar="FILE", help="also write the comparison as a Markdown table")
-    c.add_argument("--html", metavar="FILE", help="also write the comparison as an HTML page")
+    c.add_argument("--md", type=_types.out_file, metavar="FILE", help="also write the comparison as a Markdown table")
+    c.add_argument("--html", type=_types.out_file, metavar="FILE", help="also write the comparison as an HTML page")
     c.add_argument(
         "--repeatability",
         action="store_true",
@@ -40,7 +42,7 @@ def add_parser(sub) -> None:
     )
     c.add_argument(
         "--fail-above",
-        type=float,
+        type=_types.number(0, what="a percentage"),
         metavar="PCT",
         help="exit 1 when a cell is worse than in A by the rule (its interval beyond the margin) and by more than "
         "PCT percent",
@@ -63,9 +65,17 @@ def run_command(args) -> int:
         return status
     print(scorechanges.format_text(found, rows_a, rows_b, args.a, args.b))
     if args.md:
-        with Path(args.md).open("a", encoding="utf-8") as fh:
+        with _written(args.md).open("a", encoding="utf-8") as fh:
             fh.write(scorechanges.format_markdown(found, rows_a, rows_b, args.a, args.b))
     return status
+
+
+def _written(path: str) -> Path:
+    """--md or --html as a path whose folder exists (made when missing;
+    _types.out_file checked that it can be)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    return p
 
 
 def _cells(args) -> int:
@@ -89,7 +99,7 @@ def _cells(args) -> int:
         text = compare.format_repeatability(rep, args.a, args.b)
         print(text.split("\n\n| cell")[0])
         if args.md:
-            Path(args.md).write_text(text, encoding="utf-8")
+            _written(args.md).write_text(text, encoding="utf-8")
         return EXIT_OK
     rows = compare.compare(a, b, units=args.unit, rule=rule)
     if not rows:
@@ -101,9 +111,9 @@ def _cells(args) -> int:
     if new:
         print(f"only in B ({len(new)}): " + ", ".join(new[:10]) + (" ..." if len(new) > 10 else ""))
     if args.md:
-        Path(args.md).write_text(compare.format_markdown(rows, args.a, args.b, rule), encoding="utf-8")
+        _written(args.md).write_text(compare.format_markdown(rows, args.a, args.b, rule), encoding="utf-8")
     if args.html:
-        Path(args.html).write_text(compare.format_html(rows, args.a, args.b, rule), encoding="utf-8")
+        _written(args.html).write_text(compare.format_html(rows, args.a, args.b, rule), encoding="utf-8")
     if args.fail_above is not None:
         bad = compare.regressions(rows, args.fail_above)
         if bad:

@@ -9,6 +9,7 @@ import signal
 import sys
 
 from ..errors import EXIT_FAILED, EXIT_OK, exit_for_signal
+from . import _types
 
 DESCRIPTION = """\
 Measures what one call to a C function in a shared library costs by every
@@ -81,7 +82,7 @@ def add_parser(sub) -> None:
     )
     c.add_argument(
         "--buffer-size",
-        type=int,
+        type=_types.integer(0, 1 << 30),
         default=DEFAULT_BUFFER,
         metavar="N",
         help=f"the buffer's size in bytes, for a declaration with one (default {DEFAULT_BUFFER}, the ffi round's)",
@@ -89,6 +90,7 @@ def add_parser(sub) -> None:
     c.add_argument(
         "--python",
         action="append",
+        type=_types.text("an interpreter: a path or a name on PATH"),
         metavar="PATH",
         help="the interpreter of the Python mechanisms (default: the one running roundbench). Repeatable: each "
         "interpreter's rows are named by a python= key, the extension and cffi's module built for each",
@@ -96,6 +98,7 @@ def add_parser(sub) -> None:
     c.add_argument(
         "--go",
         action="append",
+        type=_types.text("a Go release, X.Y or X.Y.Z"),
         metavar="VERSION",
         help="build the Go mechanisms with this Go release (1.20 means the newest 1.20.x; 1.20.14 that one), "
         "fetched by the go command from the module proxy as `roundbench run --go` fetches it. Repeatable: each "
@@ -105,21 +108,38 @@ def add_parser(sub) -> None:
     c.add_argument(
         "--impl",
         action="append",
+        type=_types.text("a mechanism's name"),
         metavar="NAME",
         help="run only this mechanism (repeatable; c-dlsym, the baseline, always runs)",
     )
-    c.add_argument("--out", metavar="DIR", help="the output folder (default results/crossing-<symbol>-<time>)")
     c.add_argument(
-        "--cache", metavar="DIR", help="the build cache (default $ROUNDBENCH_CROSSING_CACHE, else build/crossing)"
+        "--out", type=_types.out_dir, metavar="DIR", help="the output folder (default results/crossing-<symbol>-<time>)"
     )
-    c.add_argument("--runs", type=int, metavar="K", help="exactly K runs per mechanism (default: adaptive, at least 6)")
+    c.add_argument(
+        "--cache",
+        type=_types.out_dir,
+        metavar="DIR",
+        help="the build cache (default $ROUNDBENCH_CROSSING_CACHE, else build/crossing)",
+    )
+    c.add_argument(
+        "--runs",
+        type=_types.integer(1),
+        metavar="K",
+        help="exactly K runs per mechanism (default: adaptive, at least 6)",
+    )
     c.add_argument(
         "--budget",
-        type=float,
+        type=_types.number(0, what="a number of seconds"),
         metavar="S",
         help="seconds of runs beyond the minimum that the mechanisms share (default 60, the ffi round's)",
     )
-    c.add_argument("--timeout", type=float, default=900, metavar="S", help="kill a run after S seconds (default 900)")
+    c.add_argument(
+        "--timeout",
+        type=_types.number(0, above=True, what="a number of seconds"),
+        default=900,
+        metavar="S",
+        help="kill a run after S seconds (default 900)",
+    )
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     c.set_defaults(func=cmd_crossing)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import rounds
 from ..errors import EXIT_OK, UsageError
+from . import _types
 
 
 def add_parser(sub) -> None:
@@ -15,8 +16,8 @@ def add_parser(sub) -> None:
 
 def _add(sub, gen: rounds.Generator) -> None:
     g = sub.add_parser(gen.name, help=gen.help, description=gen.description, epilog=gen.epilog)
-    g.add_argument("out", metavar="OUT", help="the file to write")
-    g.add_argument("--seed", type=int, default=gen.default_seed, metavar="S", help=gen.seed_help)
+    g.add_argument("out", type=_types.out_file, metavar="OUT", help="the file to write")
+    g.add_argument("--seed", type=_types.integer(0), default=gen.default_seed, metavar="S", help=gen.seed_help)
     for flag, keywords in gen.options:
         g.add_argument(flag, **keywords)
 

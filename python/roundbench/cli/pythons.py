@@ -79,6 +79,16 @@ def main_args(args) -> int:
             provision.check_names(option, given)
         except ValueError as e:
             raise UsageError(str(e)) from None
+    # --newest, --cpythons and --list only read; each is a question of its own.
+    asked = [
+        flag for flag, on in (("--newest", args.newest), ("--cpythons", args.cpythons), ("--list", args.list)) if on
+    ]
+    if len(asked) > 1:
+        raise UsageError(f"{' and '.join(asked)}: give one of them (each prints its own answer)")
+    if asked and (args.only or args.rebuild):
+        raise UsageError(f"{asked[0]} only reads what is provisioned: --only and --rebuild provision, give them alone")
+    if args.free_threaded and not args.cpythons:
+        raise UsageError("--free-threaded goes with --cpythons (it adds the free-threaded builds to that list)")
     if args.newest:
         got = provision.newest()
         if got is not None:

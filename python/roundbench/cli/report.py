@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from ..report import document
+from . import _types
 from ._common import add_rule_options, rule_of
 
 
@@ -14,10 +15,13 @@ def add_parser(sub) -> None:
     rep = sub.add_parser(
         "report", help="write report.md and report.html (with their pictures, report-*.png) from result files"
     )
-    rep.add_argument("dir", metavar="DIR", help="a results directory (every *.txt in it) or one result file")
+    rep.add_argument(
+        "dir", type=_types.in_path, metavar="DIR", help="a results directory (every *.txt in it) or one result file"
+    )
     rep.add_argument(
         "-o",
         "--output",
+        type=_types.out_file,
         metavar="FILE",
         help="where to write the Markdown (default DIR/report.md); the HTML and the pictures go beside it",
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .. import rounds
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError, exit_for_signal
+from . import _types
 from ._common import add_rule_options, rounds_arg, rule_of, use_python
 from ..run import placebo, userfile
 
@@ -66,7 +67,13 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     r.add_argument("rounds", nargs="*", metavar="ROUND", help="rounds to run (default: all; see `roundbench list`)")
-    r.add_argument("--impl", action="append", metavar="NAME", help="run only this variant (repeatable)")
+    r.add_argument(
+        "--impl",
+        action="append",
+        type=_types.text("a variant's name"),
+        metavar="NAME",
+        help="run only this variant (repeatable)",
+    )
     r.add_argument(
         "--runs",
         default="auto",
@@ -111,11 +118,17 @@ def add_parser(sub) -> None:
         help="every round at its small sizes, for tests and CI (adaptive runs stop at 12 runs, and a cell's runs "
         "beyond the minimum share 2 s)",
     )
-    r.add_argument("--out", metavar="DIR", help="where results.txt and report.md go (default results/<date-time>)")
+    r.add_argument(
+        "--out",
+        type=_types.out_dir,
+        metavar="DIR",
+        help="where results.txt and report.md go (default results/<date-time>)",
+    )
     r.add_argument("--n", type=int, metavar="N", help="set the size parameter n of every round that has one")
     r.add_argument(
         "--param",
         action="append",
+        type=_types.text("key=value"),
         metavar="KEY=VALUE",
         help="set any size parameter (repeatable). Your own input instead of the generated one: jsonl "
         "--param file=PATH (a JSON Lines log) and aspects --param events=PATH (an events file; an integer is "
@@ -148,6 +161,7 @@ def add_parser(sub) -> None:
     r.add_argument(
         "--python",
         action="append",
+        type=_types.text("an interpreter: a path, a name on PATH or a provisioned version"),
         metavar="PATH",
         help="run every Python child with this interpreter (default: the one running roundbench; also "
         "ROUNDBENCH_PYTHON=PATH), e.g. a newer CPython; a version (3.15, 3.13.5, 3.13t) names one that "
@@ -160,6 +174,7 @@ def add_parser(sub) -> None:
     r.add_argument(
         "--go",
         action="append",
+        type=_types.text("a Go release, X.Y or X.Y.Z"),
         metavar="VERSION",
         help="build the Go runners with this Go toolchain and run every Go variant they run under it "
         "(repeatable: one set of rows per toolchain, named by a go= key, e.g. go=1.20.14, so that "
@@ -380,9 +395,6 @@ def cmd_run(args) -> int:
 
     selected = rounds_arg(args.rounds)
     rule = rule_of(args)
-    pythons = args.python or []
-    use_python(pythons[0] if len(pythons) == 1 else None)
-    axes = runtime_axes(args.go or [], pythons if len(pythons) > 1 else [])
     impls = set(args.impl or [])
     if impls:
         known = {v.name for r in selected for v in r.variants}
@@ -431,6 +443,11 @@ def cmd_run(args) -> int:
     for name, params in _checked_params(args, selected, overrides).items():
         options[name] = {**params, **options.get(name, {})}
     overrides = {}
+    # Last, the checks that start something (an interpreter, the go command
+    # asking the module proxy): every option above was refused without them.
+    pythons = args.python or []
+    use_python(pythons[0] if len(pythons) == 1 else None)
+    axes = runtime_axes(args.go or [], pythons if len(pythons) > 1 else [])
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"
     plans = runner.make_plans(selected, impls or None, args.quick, overrides, options, axes or None)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError
 from ..store import db, ingest, query
+from . import _types
 from ._common import add_rule_options, rule_of
 
 DESCRIPTION = """\
@@ -57,6 +58,7 @@ def add_parser(sub) -> None:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--store",
+        type=_types.text("a SQLite file or a postgresql:// URL"),
         metavar="PATH|URL",
         help="the store: a SQLite file or a postgresql:// URL (default $ROUNDBENCH_STORE, else "
         f"{db.default_path().as_posix().replace(str(Path.home()), '~')})",
@@ -70,7 +72,7 @@ def add_parser(sub) -> None:
         "in one transaction: a file that does not parse, is truncated or was edited after its run is refused with "
         "its line and nothing of it is stored. The same file again adds nothing.",
     )
-    i.add_argument("paths", nargs="+", metavar="PATH")
+    i.add_argument("paths", nargs="+", type=_types.in_path, metavar="PATH")
     i.add_argument(
         "--allow-unended",
         action="store_true",
@@ -95,7 +97,7 @@ def add_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     e.add_argument("terms", nargs="*", metavar="KEY:VALUE")
-    e.add_argument("-o", "--output", metavar="FILE", help="write there (default standard output)")
+    e.add_argument("-o", "--output", type=_types.out_file, metavar="FILE", help="write there (default standard output)")
     e.set_defaults(func=_export)
     for name, func, what, default in (
         (
@@ -121,7 +123,9 @@ def add_parser(sub) -> None:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         p.add_argument("terms", nargs="*", metavar="KEY:VALUE")
-        p.add_argument("--out", metavar="DIR", default=f"results/{default}", help=f"default results/{default}")
+        p.add_argument(
+            "--out", type=_types.out_dir, metavar="DIR", default=f"results/{default}", help=f"default results/{default}"
+        )
         if name in ("verdict", "trends"):
             add_rule_options(p, alpha=name == "verdict")
         p.set_defaults(func=func)
@@ -129,7 +133,6 @@ def add_parser(sub) -> None:
 
 
 def _no_verb(p) -> int:
-    p.print_usage(sys.stderr)
     raise UsageError("a verb is required: import, list, machines, export, verdict or trends")
 
 
@@ -164,10 +167,11 @@ def _import(args) -> int:
 
 
 def _list(args) -> int:
+    terms = query.parse_terms(args.terms)
     with db.open_store(args.store, create=False) as store:
-        chosen = query.runs(store, query.parse_terms(args.terms))
+        chosen = query.runs(store, terms)
         if not chosen:
-            print(f"no runs match {query.parse_terms(args.terms).text()} in {store.target}", file=sys.stderr)
+            print(f"no runs match {terms.text()} in {store.target}", file=sys.stderr)
             return EXIT_FAILED
         print(f"{'run':>4}  {'date':20}  {'machine':12}  {'go':8}  {'python':16}  {'seal':8}  rounds  (file)")
         for r in chosen:
@@ -180,8 +184,9 @@ def _list(args) -> int:
 
 
 def _machines(args) -> int:
+    terms = query.parse_terms(args.terms)
     with db.open_store(args.store, create=False) as store:
-        chosen = query.runs(store, query.parse_terms(args.terms))
+        chosen = query.runs(store, terms)
         fps = {r.machine for r in chosen}
         rows = store.all("SELECT fingerprint, cpu, cpu_id, cores, memory, kernel, simd FROM machines ORDER BY id")
         for fp, cpu, cpu_id, cores, memory, kernel, simd in rows:
@@ -209,6 +214,7 @@ def _export(args) -> int:
             file=sys.stderr,
         )
     if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(text, encoding="utf-8")
         print(f"{len(chosen)} run(s) -> {args.output}", file=sys.stderr)
     else:
@@ -221,6 +227,7 @@ def _verdict(args) -> int:
     from ..store import verdict, views
 
     terms = query.parse_terms(args.terms)
+    rule = rule_of(args)
     with db.open_store(args.store, create=False) as store:
         found = views.settings(store, terms)
     for source, why in found.left_out:
@@ -228,7 +235,7 @@ def _verdict(args) -> int:
     if not found.shown:
         print(f"no run in {terms.text()} has results of both languages", file=sys.stderr)
         return EXIT_FAILED
-    paths = verdict.write_page(found.shown, Path(args.out), older=found.older, rule=rule_of(args))
+    paths = verdict.write_page(found.shown, Path(args.out), older=found.older, rule=rule)
     print(f"{len(found.shown)} setting(s) -> {paths[0]}", file=sys.stderr)
     return EXIT_OK
 
@@ -238,11 +245,12 @@ def _trends(args) -> int:
     from ..store import trends, views
 
     terms = query.parse_terms(args.terms)
+    margin = rule_of(args).margin
     with db.open_store(args.store, create=False) as store:
         found = views.series(store, terms)
     if not found:
         print(f"no series in {terms.text()}", file=sys.stderr)
         return EXIT_FAILED
-    paths = trends.write_page(found, Path(args.out), margin=rule_of(args).margin)
+    paths = trends.write_page(found, Path(args.out), margin=margin)
     print(f"{len(found)} series -> {paths[0]}", file=sys.stderr)
     return EXIT_OK

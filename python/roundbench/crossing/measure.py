@@ -243,14 +243,20 @@ def measure(
     dc, vals = parse(declaration, list(args))
     if dc.buffer is not None and buffer_size < 0:
         raise UsageError(f"--buffer-size {buffer_size}: want a size in bytes >= 0")
-    try:
-        lib = b.find_library(library, dc.name)
-    except b.NotFound as e:
-        raise UsageError(str(e)) from None
     if runs is not None and runs < 1:
         raise UsageError(f"--runs {runs}: want a count of at least 1")
     if budget is not None and not budget >= 0:
         raise UsageError(f"--budget {budget:g}: want a number of seconds >= 0")
+    if not timeout > 0:
+        raise UsageError(f"--timeout {timeout:g}: want a number of seconds > 0")
+    if only:
+        unknown = set(only) - set(b.EXPLAIN)
+        if unknown:
+            raise UsageError(f"unknown mechanism(s) {', '.join(sorted(unknown))} (have: {', '.join(b.EXPLAIN)})")
+    try:
+        lib = b.find_library(library, dc.name)
+    except b.NotFound as e:
+        raise UsageError(str(e)) from None
     exes = []
     for p in pythons or [interp.executable()]:
         exe = os.path.abspath(p) if os.sep in p else p
@@ -262,10 +268,6 @@ def measure(
             raise UsageError(f"--python {p}: {interp.key(exe)} is already named by another --python")
         exes.append(exe)
     releases = _go_releases(gos or [])
-    if only:
-        unknown = set(only) - set(b.EXPLAIN)
-        if unknown:
-            raise UsageError(f"unknown mechanism(s) {', '.join(sorted(unknown))} (have: {', '.join(b.EXPLAIN)})")
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = Path(out or Path("results") / f"crossing-{dc.name}-{stamp}")
     out_file = out_dir / RESULTS

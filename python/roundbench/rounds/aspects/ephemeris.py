@@ -192,6 +192,7 @@ def ephemeris_text(first: int = 0, days: int = DAYS) -> str:
 
 def _write(path, data: bytes) -> None:
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
     tmp.replace(path)
@@ -380,6 +381,15 @@ def ensure_expected(events_path, ephemeris_path, combo: str) -> None:
 
 
 def _write_input(args) -> None:
+    # Every option is checked, naming it, before OUT is written.
+    if args.events is None and args.ephemeris is not None:
+        raise ValueError(
+            f"--ephemeris {args.ephemeris!r} goes with --events N (the table the events are checked against)"
+        )
+    if args.events is not None and args.events < 0:
+        raise ValueError(f"--events {args.events}: want a count of events >= 0")
+    if args.ephemeris is not None and not Path(args.ephemeris).is_file():
+        raise ValueError(f"--ephemeris {args.ephemeris!r}: want the ephemeris file gen-ephemeris wrote (there is none)")
     if args.events is None:
         rows = generate_ephemeris(args.out)
         print(f"{args.out}: {rows} rows, {FIRST_DAY} .. {LAST_DAY}")

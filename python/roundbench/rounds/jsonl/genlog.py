@@ -243,6 +243,7 @@ def generate(
         data += b"\n"
     expect = result_text(lines, blank, valid, invalid, statuses, reported)
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
     tmp.replace(path)
@@ -273,7 +274,16 @@ def expected(path) -> str:
 
 
 def _write_log(args) -> None:
-    kinds = None if args.kinds is None else [k.strip() for k in args.kinds.split(",") if k.strip()]
+    # Every option is checked, naming it, before OUT is written.
+    if args.lines < 0:
+        raise ValueError(f"--lines {args.lines}: want a count of lines >= 0")
+    if not 0.0 <= args.bad_rate <= 1.0:
+        raise ValueError(f"--bad-rate {args.bad_rate:g}: want a fraction in [0, 1]")
+    kinds = None
+    if args.kinds is not None:
+        kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+        if not kinds or any(k not in KINDS for k in kinds):
+            raise ValueError(f"--kinds {args.kinds!r}: want one or more of {', '.join(KINDS)}, comma-separated")
     print(generate(args.out, args.lines, args.seed, args.bad_rate, kinds))
 
 
