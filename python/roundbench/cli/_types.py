@@ -70,8 +70,6 @@ def _creatable(path: Path) -> str | None:
     None: the nearest existing ancestor must be a folder we may write."""
     for up in (path, *path.parents):
         if up.exists():
-            if up == path:
-                return None
             if not up.is_dir():
                 return f"{up} is not a folder"
             if not os.access(up, os.W_OK | os.X_OK):

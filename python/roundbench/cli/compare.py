@@ -103,6 +103,8 @@ def _cells(args) -> int:
         return EXIT_OK
     rows = compare.compare(a, b, units=args.unit, rule=rule)
     if not rows:
+        if args.unit:
+            raise UsageError(f"--unit {', '.join(args.unit)}: {args.a} and {args.b} have no benchmark in common in it")
         raise UsageError(f"{args.a} and {args.b} have no benchmark and unit in common")
     print(compare.format_text(rows, args.a, args.b))
     gone, new = compare.only_in(a, b)

@@ -71,7 +71,12 @@ def add_parser(sub) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("library", metavar="LIBRARY", help="the shared library: a path, or a name the dynamic linker finds")
+    c.add_argument(
+        "library",
+        type=_types.text("a shared library: a path or a name the dynamic linker finds"),
+        metavar="LIBRARY",
+        help="the shared library: a path, or a name the dynamic linker finds",
+    )
     c.add_argument("declaration", metavar="DECLARATION", help='the function\'s C prototype, e.g. "double cos(double)"')
     c.add_argument(
         "--args",
