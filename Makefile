@@ -298,6 +298,13 @@ $(BUILD)/asan/%: csrc/tests/%.c csrc/tests/vectors.h $(CORE_SRC) $(CORE_HDR) $(R
 	@mkdir -p $(dir $@)
 	$(CC) $(SANFLAGS) -Icsrc/tests $< $(CORE_SRC) -o $@ $(BLAS_LIBS) $(CORE_LIBS)
 
+# The C runner under the same sanitizers, for test_args.c's argument sweep,
+# which runs it from beside itself (build/asan/rb-c).
+$(BUILD)/asan/rb-c: $(RUNNER_SRC) $(RUNNER_HDR) $(CORE_SRC) $(CORE_HDR) $(BUILD_TABLE)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) $(RUNNER_SRC) $(CORE_SRC) -o $@ $(BLAS_LIBS) $(CORE_LIBS)
+$(BUILD)/asan/test_args: $(BUILD)/asan/rb-c
+
 # The threads test again under ThreadSanitizer: every entry point the Python
 # extension calls without the GIL, from several threads at once.
 TSAN_BIN := $(BUILD)/tsan/test_threads

@@ -49,6 +49,8 @@ def test_program_errors(prog):
     for args in ((EPHEMERIS,), (EPHEMERIS, DATA / "events.tsv", "extra"), (EPHEMERIS, "--verbose")):
         out = _run(prog, *args)
         assert out.returncode == 2 and b"usage:" in out.stderr, (args, out.stderr)
+        assert len(out.stderr.splitlines()) == 1, out.stderr  # one line, naming the argument
+        assert str(args[-1]).encode() in out.stderr or b"are required" in out.stderr
     out = _run(prog, EPHEMERIS, DATA / "no-such-file.tsv")
     assert out.returncode == 1 and b"no such file" in out.stderr.lower()
     # Every bad file of the shared vectors: its path and line, then the words.

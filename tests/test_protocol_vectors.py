@@ -150,3 +150,16 @@ def test_every_limit_is_checked_once():
         "warmup-calls",
         "calibrate-ns",
     }
+
+
+def test_every_swept_child_parameter_is_a_declared_integer_parameter():
+    """The C and Go argument sweeps (protocol-param) give each of these a
+    wrong value: each must be a parameter its round declares as an integer
+    (rounds.Param with lo and hi), so that the sweep and the command's
+    checks speak of the same parameters, and each is named once."""
+    swept = [(v["round"], v["key"]) for v in load_at_least("protocol-param", 10)]
+    assert len(swept) == len(set(swept)), "each parameter once"
+    for round_name, key in swept:
+        declared = {p.name: p for p in rounds.get(round_name).params}
+        assert key in declared, f"{round_name} declares no parameter {key}"
+        assert declared[key].parse is None, f"{round_name} {key} is not an integer parameter"

@@ -104,10 +104,10 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "--list") == 0)
         return list();
     if (argc < 3) {
-        fprintf(stderr, "usage: %s ROUND IMPL [key=value...] | --list | --info\n%s\n", argv[0],
-                rb_build_info());
-        print_rounds("rounds: ");
-        fprintf(stderr, "\n");
+        /* One line, as every usage error (the child protocol's usage status). */
+        fprintf(stderr, "usage: %s ROUND IMPL [key=value...] | --list | --info ", argv[0]);
+        print_rounds("(rounds: ");
+        fprintf(stderr, ")\n");
         return RBC_EXIT_USAGE;
     }
     rbc_args a = {.round = argv[1], .impl = argv[2]};

@@ -127,6 +127,9 @@ static int run_aspects(const rbc_args *a)
 {
     if (a->variant->data)
         return run_launch(a);
+    /* The parameters first: a wrong one is refused before the inputs are looked for. */
+    rbc_int_arg(a, "seed", 1, 0, INT64_MAX); /* names the events file only */
+    int test = (int)rbc_int_arg(a, "test", 1, 1, 2);
     const char *eph_path, *ev_path;
     if (!input_paths(&eph_path, &ev_path))
         return RBC_EXIT_USAGE;
@@ -134,8 +137,6 @@ static int run_aspects(const rbc_args *a)
     int checked = rbc_expect_path(RBC_ENV_ASPECTS_EXPECT, ev_path, expect_path, sizeof expect_path);
     /* A user's events file: events=... only names it; the count is the file's. */
     int64_t n = checked ? rbc_int_arg(a, "events", 277, 0, INT64_C(1) << 40) : -1;
-    rbc_int_arg(a, "seed", 1, 0, INT64_MAX); /* names the events file only */
-    int test = (int)rbc_int_arg(a, "test", 1, 1, 2);
     const char *combo = rbc_str_arg(a, "combo", RB_ASPECTS_DEFAULT_COMBO);
     search s = {.test = test};
     rb_error err;

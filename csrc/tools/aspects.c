@@ -16,9 +16,12 @@
 
 #include "roundbench.h"
 
-static int usage(const char *prog, const char *why)
+/* Bad usage: one line naming what was wrong (and the argument, when one
+ * was), then what to type. */
+static int usage(const char *prog, const char *why, const char *arg)
 {
-    fprintf(stderr, "%s: %s\nusage: %s EPHEMERIS EVENTS [--print] [--combo C]\n", prog, why, prog);
+    fprintf(stderr, "%s: %s%s%s (usage: %s EPHEMERIS EVENTS [--print] [--combo C])\n", prog, why,
+            arg ? " " : "", arg ? arg : "", prog);
     return 2;
 }
 
@@ -41,14 +44,14 @@ int main(int argc, char **argv)
         else if (strncmp(argv[i], "--combo=", 8) == 0)
             combo_text = argv[i] + 8;
         else if (argv[i][0] == '-' && argv[i][1])
-            return usage(prog, "unknown option");
+            return usage(prog, "unknown option", argv[i]);
         else if (npaths < 2)
             paths[npaths++] = argv[i];
         else
-            return usage(prog, "too many arguments");
+            return usage(prog, "too many arguments:", argv[i]);
     }
     if (npaths != 2)
-        return usage(prog, "EPHEMERIS and EVENTS are required");
+        return usage(prog, "EPHEMERIS and EVENTS are required", NULL);
 
     rb_error err;
     rb_aspects_combo combo;

@@ -40,8 +40,9 @@ func message(err error) string {
 
 func run(args []string) int {
 	prog := filepath.Base(os.Args[0])
+	// Bad usage: one line naming what was wrong, then what to type.
 	usage := func(why string) int {
-		fmt.Fprintf(os.Stderr, "%s: %s\nusage: %s EPHEMERIS EVENTS [--print] [--combo C]\n", prog, why, prog)
+		fmt.Fprintf(os.Stderr, "%s: %s (usage: %s EPHEMERIS EVENTS [--print] [--combo C])\n", prog, why, prog)
 		return 2
 	}
 	var paths []string
@@ -56,11 +57,11 @@ func run(args []string) int {
 		case strings.HasPrefix(arg, "--combo="):
 			combo = strings.TrimPrefix(arg, "--combo=")
 		case len(arg) > 1 && arg[0] == '-':
-			return usage("unknown option")
+			return usage("unknown option " + arg)
 		case len(paths) < 2:
 			paths = append(paths, arg)
 		default:
-			return usage("too many arguments")
+			return usage("too many arguments: " + arg)
 		}
 	}
 	if len(paths) != 2 {

@@ -129,6 +129,13 @@ func findExpectation(path string, test int, combo string) expectation {
 }
 
 func runAspects(a *harness.Args, load loader) {
+	// The parameters first: a wrong one is refused before the inputs are looked for.
+	a.Int("seed", 1, 0, math.MaxInt64) // names the events file only
+	test := int(a.Int("test", 1, 1, 2))
+	combo := a.Get("combo", roundbench.AspectsDefaultCombo)
+	if _, err := roundbench.AspectsParseCombo(combo); err != nil {
+		harness.Exit(harness.ExitUsage, "aspects: combo=%s: %v", combo, err)
+	}
 	ephemeris, events := os.Getenv(harness.EnvAspectsEphemeris), os.Getenv(harness.EnvAspectsEvents)
 	if ephemeris == "" || events == "" {
 		harness.Exit(harness.ExitUsage, "aspects: %s and %s name no files (run it through `roundbench run aspects`, which generates them)",
@@ -139,12 +146,6 @@ func runAspects(a *harness.Args, load loader) {
 	n := -1
 	if checked {
 		n = int(a.Int("events", 277, 0, 1<<40))
-	}
-	a.Int("seed", 1, 0, math.MaxInt64) // names the events file only
-	test := int(a.Int("test", 1, 1, 2))
-	combo := a.Get("combo", roundbench.AspectsDefaultCombo)
-	if _, err := roundbench.AspectsParseCombo(combo); err != nil {
-		harness.Exit(harness.ExitUsage, "aspects: combo=%s: %v", combo, err)
 	}
 	var want expectation
 	if checked {

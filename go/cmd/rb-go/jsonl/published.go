@@ -89,6 +89,7 @@ func countFilePublished(path string) (*roundbench.JsonlResult, error) {
 // line, so a log with bad lines is not one it can count (a skip row, not a
 // failure). Without the parameter the log has the round's default rate.
 func cleanLogOnly(a *harness.Args) {
+	a.Int("lines", defaultLines, 0, maxLines) // a wrong parameter is a usage error before the log is judged
 	for i, k := range a.Keys {
 		if k != "bad-rate" {
 			continue
