@@ -75,7 +75,7 @@ BLAS_CFLAGS := $(BLAS_MACROS) -DRB_BLAS_DEFAULT_LIB='"$(abspath $(BLAS_LIB))"'
 CFLAGS += $(BLAS_CFLAGS)
 SANFLAGS += $(BLAS_CFLAGS)
 
-.PHONY: help setup build c go py pgo-profiles install test test-c test-go test-py test-fuzz fuzz fuzz-build fuzz-plants bench jsonl-speed fidelity pythons suite matrix cgo-by-go asan format lint clean links
+.PHONY: help setup build c go py pgo-profiles install check test test-c test-go test-py test-fuzz fuzz fuzz-build fuzz-plants bench jsonl-speed fidelity pythons suite matrix cgo-by-go asan format lint clean links
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -368,6 +368,10 @@ test-fuzz: $(FUZZ_BIN) ## replay every fuzz target's committed corpus (testdata/
 
 test-py: build ## pytest (builds first)
 	$(VPY) -m pytest -q
+
+check: $(VENV_READY) ## the fast checks before a commit (well under a minute): lint, test_docs, no import cycle
+	$(MAKE) lint
+	$(VPY) -m pytest -q -p no:cacheprovider tests/test_docs.py tests/test_imports.py
 
 test: setup ## run every test: formatting and lint, C (sanitizers), the fuzz targets' corpora, Go (race, cgocheck2, without cgo), Python
 	$(MAKE) build

@@ -377,7 +377,7 @@ def test_server_answers_stresses_and_stops(built, impl):
     if module:
         pytest.importorskip(module, reason=f"{module} is not installed (requirements-dev.txt)")
     port = free_port()
-    argv, env = server_command(impl, port, 1, STRESS_HEADER_TIMEOUT_MS)
+    argv, env = server_command(HTTP, impl, port, 1, STRESS_HEADER_TIMEOUT_MS)
     srv = Server(argv, env, sorted(os.sched_getaffinity(0))[:1])
     try:
         wait_ready(srv, port)
@@ -675,9 +675,9 @@ def test_hey_without_a_response_says_so():
 def test_flask_workers_as_published():
     from roundbench.rounds.http.servers import server_command
 
-    argv, _ = server_command("py-flask", 8080, 4, flask_workers=3)
+    argv, _ = server_command(HTTP, "py-flask", 8080, 4, flask_workers=3)
     assert argv[argv.index("--workers") + 1] == "3"
-    argv, _ = server_command("py-flask", 8080, 4)
+    argv, _ = server_command(HTTP, "py-flask", 8080, 4)
     assert argv[argv.index("--workers") + 1] == "9"
 
 

@@ -528,6 +528,7 @@ def run(args: harness.Args) -> None:
     if why:
         raise harness.CannotRun(why)
     res = measure(
+        ROUND,
         args.impl,
         conns,
         secs,

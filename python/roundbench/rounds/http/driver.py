@@ -48,6 +48,7 @@ def _load(port: int, conns: int, secs: int, warmup: int, rate: int, cpus: list, 
 
 
 def measure(
+    rnd,
     impl: str,
     conns: int,
     secs: int,
@@ -69,7 +70,7 @@ def measure(
     server_cpus, load_cpus, _ = split_cpus()
     cores = len(server_cpus)
     port = free_port()
-    argv, env = server_command(impl, port, cores, flask_workers=flask_workers)
+    argv, env = server_command(rnd, impl, port, cores, flask_workers=flask_workers)
     srv = Server(argv, env, server_cpus)
     try:
         wait_ready(srv, port)
@@ -88,7 +89,7 @@ def measure(
         # On a fresh instance, so that the measured server's peak RSS and
         # CPU time are the load's alone.
         stress_port = free_port()
-        argv, env = server_command(impl, stress_port, cores, STRESS_HEADER_TIMEOUT_MS)
+        argv, env = server_command(rnd, impl, stress_port, cores, STRESS_HEADER_TIMEOUT_MS)
         srv = Server(argv, env, server_cpus)
         try:
             wait_ready(srv, stress_port)

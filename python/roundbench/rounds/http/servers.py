@@ -43,16 +43,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def server_command(impl: str, port: int, cores: int, header_timeout_ms: int = 10000, flask_workers: int = 0) -> tuple:
+def server_command(
+    rnd, impl: str, port: int, cores: int, header_timeout_ms: int = 10000, flask_workers: int = 0
+) -> tuple:
     """(argv, extra environment) that start variant impl's server: its
-    declaration's `start`, one of the functions below. The header timeout
+    declaration's `start` in round `rnd` (the http round, which names these
+    functions; passed in, since this module is below it), one of the
+    functions below. The header timeout
     applies to the servers that have one (http.server: as its socket
     timeout), and flask_workers > 0 to gunicorn's (otherwise 2 x cores + 1,
     gunicorn's advice)."""
-    from . import ROUND
-
     try:
-        start = ROUND.variant(impl).start
+        start = rnd.variant(impl).start
     except KeyError:
         start = None
     if start is None:

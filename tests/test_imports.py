@@ -1,0 +1,117 @@
+"""Imports at any depth: no cycle among the package's modules, counting
+the imports inside functions, which the layers contract (.importlinter)
+reads as well but its acyclic contract, sibling by sibling, does not
+follow into a package's own __init__. An import moved into a function
+does not hide a cycle from this test."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "python" / "roundbench"
+
+
+def module_graph(package: Path) -> dict:
+    """module -> {module it imports: the line}, for every import statement
+    in the package, at module level or inside a function. `from . import
+    x` is an edge to the submodule x where there is one, else to the
+    package itself (its __init__)."""
+    root = package.parent
+    modules = {}
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        modules[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    edges: dict = {m: {} for m in modules}
+    for m, (path, is_package) in modules.items():
+        here = m if is_package else m.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here.split(".")
+                    base = ".".join(base[: len(base) - (node.level - 1)] + ([node.module] if node.module else []))
+                else:
+                    base = node.module or ""
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            for t in targets:
+                if t in modules and t != m:
+                    edges[m].setdefault(t, node.lineno)
+    return edges
+
+
+def cycles(edges: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan's
+    algorithm, without recursion), each sorted."""
+    index: dict = {}
+    low: dict = {}
+    on, stack, out = set(), [], []
+    counter = 0
+    for start in edges:
+        if start in index:
+            continue
+        work = [(start, iter(edges[start]))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on.add(start)
+        while work:
+            v, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, iter(edges[nxt])))
+                elif nxt in on:
+                    low[v] = min(low[v], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def _cycle_text(comp: list, edges: dict) -> str:
+    return "; ".join(f"{a}:{edges[a][b]} -> {b}" for a in comp for b in edges[a] if b in comp)
+
+
+def test_no_import_cycle_at_any_depth():
+    edges = module_graph(PACKAGE)
+    found = cycles(edges)
+    assert not found, "import cycles (function-level imports included): " + " | ".join(
+        _cycle_text(c, edges) for c in found
+    )
+
+
+def test_the_cycle_check_can_fail(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("def f():\n    from . import a\n")
+    # A round package's module that reads its package's declaration, which
+    # imports it back: the trap of a driver importing `from . import ROUND`.
+    (pkg / "sub" / "__init__.py").write_text("from . import driver\nROUND = 1\n")
+    (pkg / "sub" / "driver.py").write_text("def start():\n    from . import ROUND\n")
+    (pkg / "c.py").write_text("import pkg.a\n")
+    found = cycles(module_graph(pkg))
+    assert sorted(found) == [["pkg.a", "pkg.b"], ["pkg.sub", "pkg.sub.driver"]]
