@@ -9,6 +9,7 @@ import pytest
 import roundbench
 from roundbench.results import benchfmt
 from roundbench.pure import chain as pure
+from roundbench.rounds import _chain_libraries as libraries
 from roundbench.rounds.chain import ROUND, _CoreChain
 from roundbench.run import launch
 
@@ -32,9 +33,9 @@ BUILDERS = {
     "py-c-ucontext": _core_uc,
     "py-asyncio": pure.AsyncioChain,
     "py-uvloop": _uvloop,
-    "py-greenlet": pure.GreenletChain,
+    "py-greenlet": libraries.GreenletChain,
     "py-generators": pure.GeneratorChain,
-    "py-stackless": pure.StacklessChain,
+    "py-stackless": libraries.StacklessChain,
     "py-threads": pure.ThreadChain,
 }
 

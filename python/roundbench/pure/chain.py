@@ -1,16 +1,16 @@
 """Round chain in pure Python: N tasks in a line joined by channels; the
 first receives 0, each adds 1 (after its hop work) and passes the value on,
-the last yields N. Three ways, each a class whose constructor is the setup
+the last yields N. The language's own ways, each a class whose constructor is the setup
 (every task exists and waits when it returns), `run()` the pass (returns
 what each of the `parallel` chains yields) and `close()` the teardown:
 
   AsyncioChain    coroutines (asyncio tasks) joined by futures
   GeneratorChain  generators, the language's own coroutines: a value passes
                   by sending it into the next task
-  GreenletChain   greenlets: a value passes by switching into the next task
-  StacklessChain  Stackless tasklets joined by Stackless channels (the
-                  `stackless` module: PyPy ships one, on its continulets)
   ThreadChain     OS threads joined by queue.SimpleQueue
+
+The chains on libraries (greenlet, Stackless) are the round's own, beside
+it: rounds/_chain_libraries.py.
 """
 
 from __future__ import annotations
@@ -99,59 +99,6 @@ class AsyncioChain:
         self.loop.close()
 
 
-# ---- greenlet --------------------------------------------------------------
-
-
-def _greenlet_body(main, hop_work: int) -> int:
-    # Wait for the value, then return the next one to the caller (the
-    # parent), which passes it into the next task.
-    return hop(main.switch(), hop_work)
-
-
-class GreenletChain:
-    """Greenlets, the living relative of Stackless tasklets. Greenlets have
-    no scheduler and no channels: a switch is the handoff, and the caller
-    is the scheduler, passing each task's value into the next one (as the C
-    core's scheduler does between its coroutines). Every task is started at
-    setup and waits; in the pass each runs once and ends. (Handing the value
-    straight from task to task, through greenlet parents, looked closer to
-    a channel but made greenlet 3 walk ever longer chains of saved stacks:
-    quadratic time, and a crash past about 50,000 tasks.) One thread runs
-    everything: the `parallel` chains all exist at once and pass one after
-    another."""
-
-    def __init__(self, n: int, hop_work: int, parallel: int):
-        # Imported here, not with the module: greenlet's extension does not
-        # declare itself free-threading safe, and importing it turns the GIL
-        # back on for every variant of a free-threaded interpreter's child
-        # (the py-greenlet variant says when it is missing: Variant.requires).
-        import greenlet
-
-        main = greenlet.getcurrent()
-        self.chains = []
-        for _ in range(parallel):
-            tasks = [greenlet.greenlet(_greenlet_body) for _ in range(n)]
-            for g in tasks:
-                g.switch(main, hop_work)  # runs to main.switch() and waits
-            self.chains.append(tasks)
-
-    def run(self) -> list:
-        chains, self.chains = self.chains, []
-        out = []
-        for tasks in chains:
-            x = 0
-            for g in tasks:
-                x = g.switch(x)
-            tasks.clear()
-            out.append(x)
-        return out
-
-    def close(self) -> None:
-        # A chain that never passed: dropping its waiting greenlets kills
-        # them (GreenletExit), as the garbage collector would.
-        self.chains = []
-
-
 # ---- generators --------------------------------------------------------------
 
 
@@ -166,7 +113,7 @@ class GeneratorChain:
     """Generators: the coroutines the language itself has, with no library
     and no event loop. Like greenlets they have no scheduler and no
     channels, so the caller is the scheduler, sending each task's value
-    into the next one (as GreenletChain's caller switches it). A generator
+    into the next one (as the greenlet chain's caller switches it). A generator
     is stackless: a suspended task holds its frame, not a stack. Every task
     is started at setup and waits at its first yield; in the pass each runs
     once, and dropping it afterwards closes it. (Each task sending straight
@@ -196,67 +143,6 @@ class GeneratorChain:
         # A chain that never passed: dropping its waiting generators closes
         # them (GeneratorExit at their yield).
         self.chains = []
-
-
-# ---- Stackless ---------------------------------------------------------------
-
-
-def _tasklet_body(inp, out, hop_work: int) -> None:
-    out.send(hop(inp.receive(), hop_work))
-
-
-def _tasklet_driver(first, last, values: list, i: int) -> None:
-    first.send(0)
-    values[i] = last.receive()
-
-
-class StacklessChain:
-    """The published Stackless chain's structure: one tasklet per task,
-    neighbours joined by a stackless.channel, and the scheduler run by
-    stackless.run(). Each task receives from the channel on its left and
-    sends the next value on the one to its right; a driver tasklet per chain
-    sends 0 into the first channel and receives from the last. Setup makes
-    every tasklet and runs the scheduler until each is blocked on its
-    receive; the pass starts the drivers and runs the scheduler again until
-    every chain has yielded (the `parallel` chains interleave, one thread).
-
-    The API is Stackless Python's; the implementation here is whatever
-    `stackless` module the interpreter has: PyPy's lib_pypy/stackless.py,
-    tasklets on continulets (its stackful switch), not Stackless Python's
-    C implementation. Imported here, not at the top: importing it makes the
-    running code the scheduler's main tasklet, which other variants need
-    not pay for."""
-
-    def __init__(self, n: int, hop_work: int, parallel: int):
-        import stackless
-
-        self.stackless = stackless
-        self.ends = []
-        self.tasklets = []
-        for _ in range(parallel):
-            channels = [stackless.channel() for _ in range(n + 1)]
-            for i in range(n):
-                self.tasklets.append(stackless.tasklet(_tasklet_body)(channels[i], channels[i + 1], hop_work))
-            self.ends.append((channels[0], channels[-1]))
-        stackless.run()  # every task runs to its receive and blocks there
-
-    def run(self) -> list:
-        ends, self.ends = self.ends, []
-        values = [None] * len(ends)
-        for i, (first, last) in enumerate(ends):
-            self.stackless.tasklet(_tasklet_driver)(first, last, values, i)
-        self.stackless.run()
-        self.tasklets = []  # every tasklet has ended
-        return values
-
-    def close(self) -> None:
-        # A chain that never passed: its tasklets wait on their channels;
-        # kill() ends each with TaskletExit, as Stackless would at exit.
-        for t in self.tasklets:
-            if t.alive:
-                t.kill()
-        self.tasklets = []
-        self.ends = []
 
 
 # ---- threads ---------------------------------------------------------------

@@ -4,8 +4,10 @@ contiguous ranges, one per worker, on threads or on processes.
 This file imports only the standard library, so that a free-threaded
 interpreter without the roundbench extension can run it as a script:
 `python3.13t cores.py N WORKERS` prints a JSON line with the sum and the
-1-worker and WORKERS-worker times (see rounds/cores.py, py-freethreaded),
-whether the GIL was off, and the warnings an import raised.
+1-worker and WORKERS-worker times (see rounds/cores.py, py-freethreaded)
+and whether the GIL was off. rounds/_cores_unmarked.py runs the same
+measurement after importing an extension that does not declare
+Py_mod_gil (py-freethreaded-unmarked).
 """
 
 from __future__ import annotations
@@ -72,25 +74,15 @@ def timed_pair(n: int, workers: int, run) -> dict:
     return {"sum": total_n, "t1_ns": t1, "tn_ns": tn}
 
 
-def import_unmarked(folder: str) -> list:
-    """Imports the module `unmarked` (data/unmarked.c, which does not
-    declare Py_mod_gil) from `folder`; the warnings that raised."""
-    import warnings
-
-    sys.path.insert(0, folder)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        import unmarked  # noqa: F401
-    return [f"{w.category.__name__}: {w.message}" for w in caught]
+def measure(n: int, workers: int) -> dict:
+    """The free-threaded children's measurement: a warm-up, then
+    timed_pair on threads, and whether the GIL is off now."""
+    on_threads(min(n, 1000), workers)  # warm-up
+    out = timed_pair(n, workers, on_threads)
+    out["gil_disabled"] = not getattr(sys, "_is_gil_enabled", lambda: True)()
+    return out
 
 
 if __name__ == "__main__":
-    # cores.py N WORKERS [UNMARKED_FOLDER]: with a folder, the module that
-    # does not declare Py_mod_gil is imported first (py-freethreaded-unmarked).
-    n_arg, workers_arg = int(sys.argv[1]), int(sys.argv[2])
-    warned = import_unmarked(sys.argv[3]) if len(sys.argv) > 3 else []
-    on_threads(min(n_arg, 1000), workers_arg)  # warm-up
-    out = timed_pair(n_arg, workers_arg, on_threads)
-    out["gil_disabled"] = not getattr(sys, "_is_gil_enabled", lambda: True)()
-    out["warnings"] = warned
-    print(json.dumps(out))
+    # cores.py N WORKERS: the py-freethreaded child's JSON line.
+    print(json.dumps({**measure(int(sys.argv[1]), int(sys.argv[2])), "warnings": []}))

@@ -445,7 +445,7 @@ def provenance() -> tuple:
 @harness.implements("chain", "py-greenlet", units=UNITS)
 def run_py_greenlet(args: harness.Args) -> None:
     harness.require("greenlet")
-    from ..pure.chain import GreenletChain
+    from ._chain_libraries import GreenletChain
 
     _run(args, GreenletChain)
 
@@ -456,7 +456,7 @@ def run_py_stackless(args: harness.Args) -> None:
 
     if importlib.util.find_spec("stackless") is None:
         raise harness.CannotRun(f"no stackless module in {sys.executable}: it comes with PyPy (--python pypy3)")
-    from ..pure.chain import StacklessChain
+    from ._chain_libraries import StacklessChain
 
     _run(args, StacklessChain)
 

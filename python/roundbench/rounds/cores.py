@@ -266,15 +266,22 @@ def run_py_freethreaded(args: harness.Args) -> None:
     _run(args, pair)
 
 
-def _freethreaded_pair(exe: str, n: int, w: int, *extra: str) -> dict:
+def _freethreaded_pair(exe: str, n: int, w: int, unmarked: str = "") -> dict:
     """The free-threaded interpreter runs the pure module as a script and
     times itself; wait4 on this child includes its CPU and memory. Its
-    PYTHON_GIL is unset: the interpreter's own default (off) decides."""
-    import json
+    PYTHON_GIL is unset: the interpreter's own default (off) decides. With
+    `unmarked` (a folder), _cores_unmarked.py runs it instead, after
+    importing the module from there that does not declare Py_mod_gil."""
+    import json  # the result's one line, only in these variants' children
 
-    script = Path(__file__).resolve().parents[1] / "pure" / "cores.py"
+    here = Path(__file__).resolve().parent
+    if unmarked:
+        argv = [exe, str(here / "_cores_unmarked.py"), unmarked, str(n), str(w)]
+    else:
+        argv = [exe, str(here.parent / "pure" / "cores.py"), str(n), str(w)]
+    script = Path(argv[1])
     env = {k: v for k, v in os.environ.items() if k != "PYTHON_GIL"}
-    r = subprocess.run([exe, str(script), str(n), str(w), *extra], capture_output=True, text=True, env=env)
+    r = subprocess.run(argv, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise harness.CannotRun(f"{exe} {script.name} failed: {r.stderr.strip().splitlines()[-1:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
