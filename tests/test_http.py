@@ -17,6 +17,7 @@ import roundbench
 from roundbench.results import benchfmt
 from roundbench.judge.cells import Cell
 from roundbench.pure import http as pure_http
+from roundbench.apps import http as apps_http
 from roundbench.rounds.http.client import exchange
 from roundbench.rounds.http import CORE_VARIANTS, ROUND as HTTP
 
@@ -184,7 +185,7 @@ def open_sockets(pid: int) -> int:
     [
         (["rb-c", "http-serve", "c", "port=0", "threads=2"], signal.SIGTERM),
         (["rb-go-http", "http-serve", "go-c", "port=0", "threads=2"], signal.SIGTERM),
-        ([sys.executable, "-m", "roundbench.pure.http", "0", "2"], signal.SIGINT),
+        ([sys.executable, "-m", "roundbench.apps.http", "0", "2"], signal.SIGINT),
     ],
     ids=["c", "go-c", "py-c"],
 )
@@ -444,7 +445,7 @@ def test_stress_failures_fail_the_run_unless_known(built, monkeypatch, capsys):
 
 def test_flask_app():
     pytest.importorskip("flask")
-    client = pure_http.flask_app.test_client()
+    client = apps_http.flask_app.test_client()
     r = client.get("/")
     assert r.status_code == 200 and r.data == b"Hello, World!"
     assert client.get("/nope").status_code == 404

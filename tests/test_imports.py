@@ -115,3 +115,49 @@ def test_the_cycle_check_can_fail(tmp_path):
     (pkg / "c.py").write_text("import pkg.a\n")
     found = cycles(module_graph(pkg))
     assert sorted(found) == [["pkg.a", "pkg.b"], ["pkg.sub", "pkg.sub.driver"]]
+
+
+def outside_imports(folder: Path, package: str) -> list:
+    """The imports in folder's modules (at any depth, inside functions too)
+    of anything but the standard library and `package`'s own modules."""
+    import sys
+
+    out = []
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                # relative: from . (the package) or from .. (the project, above it)
+                base = {0: "", 1: package}.get(node.level, "roundbench")
+                names = [".".join(x for x in (base, node.module) if x)]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if name == "__future__" or top in sys.stdlib_module_names:
+                    continue
+                if name == package or name.startswith(package + "."):
+                    continue
+                out.append(f"{path.name}:{node.lineno}: {name or '(relative)'}")
+    return out
+
+
+def test_pure_imports_only_the_standard_library_and_itself():
+    """pure/ is each round's code in the language alone (the loc round
+    counts it as that): no library, no extension, nothing of the package
+    outside pure/."""
+    bad = outside_imports(PACKAGE / "pure", "roundbench.pure")
+    assert not bad, f"pure/ imports beyond the standard library and itself: {bad}"
+
+
+def test_the_pure_check_can_fail(tmp_path):
+    (tmp_path / "a.py").write_text(
+        "import json\nfrom . import b\n\n"
+        "def f():\n    import numpy\n    from .. import _core\n    from ..rounds import x\n"
+    )
+    assert [x.split(": ")[1] for x in outside_imports(tmp_path, "roundbench.pure")] == [
+        "numpy",
+        "roundbench",
+        "roundbench.rounds",
+    ]

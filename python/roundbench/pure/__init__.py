@@ -1,8 +1,7 @@
 """Pure-Python versions of the rounds, one file per round, written as a
 competent Python programmer would write them, with the standard library
-only. Two files also carry a variant that shares their program but not
-that rule, each imported only where it is used: chain.py's greenlet
-version (the same chain on greenlet's coroutines) and http.py's py-c
-server (the core's server answering through the file's own `hello`). The
-library variants proper (numpy, pandas, orjson, ...) live with their
-rounds, in rounds/<round>/."""
+only: each file imports nothing else but this package's own modules
+(tests/test_imports.py holds them to it), and the loc round counts them as
+each round's Python. The library variants (numpy, pandas, orjson,
+greenlet, ...) live with their rounds, in rounds/; the servers that stand
+on a framework or the core (Flask, FastAPI, the py-c server) in apps/."""

@@ -1,17 +1,13 @@
 """Round http, the Python servers' application code.
 
-`flask_app` (served by gunicorn, variant py-flask) and `fastapi_app` (served
-by uvicorn, variant py-fastapi) are the hello-world apps as their users
-write them; `asgi_app` is the same app as a bare ASGI callable, no framework
+`asgi_app` is the hello-world app as a bare ASGI callable, no framework
 (served by uvicorn, py-asgi, and by granian, py-granian), and `rsgi_app`
 the same under granian's own interface, RSGI (py-granian-rsgi); `hello` is the
 handler the core's server calls for every request in variant py-c
 (roundbench.HTTPServer); `stdlib_handler()` is the same app on the standard
 library alone (http.server, variant py-stdlib). Every one answers GET /
-with 200 and the body "Hello, World!".
-
-Flask, FastAPI and http.server are imported only when their app is asked
-for, so importing this module (for `hello`) needs none of them.
+with 200 and the body "Hello, World!". The same app on Flask and FastAPI,
+and the core's server answering through `hello`, are apps/http.py's.
 
 py-stdlib is http.server as its documentation offers it for HTTP/1.1
 keep-alive: a BaseHTTPRequestHandler with protocol_version "HTTP/1.1" and
@@ -118,57 +114,6 @@ async def rsgi_app(scope, proto) -> None:
         proto.response_bytes(200, _RSGI_TEXT_HEADERS, HELLO)
 
 
-def __getattr__(name: str):
-    # gunicorn and uvicorn import "roundbench.pure.http:flask_app" and
-    # ":fastapi_app"; building them lazily keeps `hello` free of both.
-    if name == "flask_app":
-        from flask import Flask
-
-        app = Flask(__name__)
-
-        @app.get("/")
-        def index():
-            return HELLO, 200, {"Content-Type": "text/plain; charset=utf-8"}
-
-        globals()["flask_app"] = app
-        return app
-    if name == "fastapi_app":
-        from fastapi import FastAPI
-        from fastapi.responses import PlainTextResponse
-
-        app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
-
-        @app.get("/", response_class=PlainTextResponse)
-        async def index():
-            return PlainTextResponse(HELLO)
-
-        globals()["fastapi_app"] = app
-        return app
-    raise AttributeError(name)
-
-
-def serve_py_c(port: int, threads: int, header_timeout_ms: int = 0) -> None:
-    """`python -m roundbench.pure.http PORT THREADS [HEADER_TIMEOUT_MS]`.
-    The py-c server: the core's server answering through `hello`; stops
-    cleanly on SIGTERM or SIGINT (see python/roundbench/rounds/http/)."""
-    import signal
-
-    from .._core import HTTPServer
-
-    with HTTPServer(hello, port=port, threads=threads, header_timeout_ms=header_timeout_ms) as srv:
-        stop = lambda signum, frame: srv.stop()  # noqa: E731
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
-        srv.start()
-        print(f"listening port={srv.port}", flush=True)
-        srv.serve_forever()
-        st = srv.stats()
-    print(
-        f"stopped requests={st['requests']} bad={st['bad_requests']} timeouts={st['timeouts']} open={st['open']}",
-        flush=True,
-    )
-
-
 def stdlib_handler(header_timeout_ms: int = 10000) -> type:
     """The py-stdlib request handler class (http.server), with a socket
     timeout of header_timeout_ms: GET or HEAD / answers 200 "Hello,
@@ -240,7 +185,7 @@ def serve_stdlib(port: int, header_timeout_ms: int = 10000) -> None:
 if __name__ == "__main__":
     import sys
 
-    if sys.argv[1:2] == ["stdlib"]:
-        serve_stdlib(*(int(a) for a in sys.argv[2:4]))
-    else:
-        serve_py_c(*(int(a) for a in sys.argv[1:4]))
+    # python -m roundbench.pure.http stdlib PORT [HEADER_TIMEOUT_MS]
+    if sys.argv[1:2] != ["stdlib"]:
+        sys.exit("usage: python -m roundbench.pure.http stdlib PORT [HEADER_TIMEOUT_MS]")
+    serve_stdlib(*(int(a) for a in sys.argv[2:4]))

@@ -326,7 +326,7 @@ ROUND = Round(
                 needs_module("uvicorn", "pip install -r requirements-dev.txt"),
             ),
             model="event-loop",
-            scan=("roundbench.pure.http.__getattr__",),
+            scan=("roundbench.apps.http.__getattr__",),
             start=servers.uvicorn_fastapi,
             known_failures=_UVICORN_FAILURES,
         ),
@@ -410,7 +410,7 @@ ROUND = Round(
                 needs_module("gunicorn", "pip install -r requirements-dev.txt"),
             ),
             model="process",
-            scan=("roundbench.pure.http.__getattr__",),
+            scan=("roundbench.apps.http.__getattr__",),
             start=servers.gunicorn_flask,
             known_failures=(
                 (

@@ -87,8 +87,8 @@ def go_core(impl: str, port: int, cores: int, header_timeout_ms: int, flask_work
 
 
 def core_py(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
-    """The core's server answering through pure/http.py's `hello`."""
-    return [interp.executable(), "-m", "roundbench.pure.http", str(port), str(cores), str(header_timeout_ms)], {}
+    """The core's server answering through pure/http.py's `hello` (apps/http.py)."""
+    return [interp.executable(), "-m", "roundbench.apps.http", str(port), str(cores), str(header_timeout_ms)], {}
 
 
 def stdlib(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
@@ -154,10 +154,11 @@ def gunicorn_flask(impl: str, port: int, cores: int, header_timeout_ms: int, fla
         "--backlog",
         "2048",
     ]
-    return [interp.executable(), "-m", "gunicorn", *flags, "roundbench.pure.http:flask_app"], {}
+    return [interp.executable(), "-m", "gunicorn", *flags, "roundbench.apps.http:flask_app"], {}
 
 
 def _uvicorn(app: str, flags: list, port: int, cores: int) -> tuple:
+    """uvicorn serving `app` ("module:attribute") with the flags every uvicorn here gets."""
     rest = [
         "--host",
         "127.0.0.1",
@@ -171,18 +172,18 @@ def _uvicorn(app: str, flags: list, port: int, cores: int) -> tuple:
         "--backlog",
         "2048",
     ]
-    return [interp.executable(), "-m", "uvicorn", *flags, *rest, f"roundbench.pure.http:{app}"], {}
+    return [interp.executable(), "-m", "uvicorn", *flags, *rest, app], {}
 
 
 def uvicorn_fastapi(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
     """FastAPI under uvicorn with uvicorn's defaults (uvloop and httptools
     when installed, as its users' deployments do)."""
-    return _uvicorn("fastapi_app", [], port, cores)
+    return _uvicorn("roundbench.apps.http:fastapi_app", [], port, cores)
 
 
 def uvicorn_asgi(impl: str, port: int, cores: int, header_timeout_ms: int, flask_workers: int) -> tuple:
     """The bare ASGI callable under uvicorn, uvloop and httptools named."""
-    return _uvicorn("asgi_app", ["--loop", "uvloop", "--http", "httptools"], port, cores)
+    return _uvicorn("roundbench.pure.http:asgi_app", ["--loop", "uvloop", "--http", "httptools"], port, cores)
 
 
 def process_tree(pid: int) -> list:
