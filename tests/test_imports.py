@@ -161,3 +161,52 @@ def test_the_pure_check_can_fail(tmp_path):
         "roundbench",
         "roundbench.rounds",
     ]
+
+
+def _shown(path: Path) -> str:
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.name
+
+
+def unexplained(path: Path) -> list:
+    """The imports inside functions of a source with no reason beside them:
+    a comment on the line, on the line above, or above the run of imports
+    the statement belongs to."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for fn in ast.walk(ast.parse("\n".join(lines))):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if any("implements" in ast.unparse(d) for d in fn.decorator_list):
+            continue  # a variant's entry (harness.implements): its child imports only what it runs
+        for node in ast.walk(fn):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            k = node.lineno - 1
+            if "#" in lines[k]:
+                continue
+            k -= 1
+            while k >= 0 and lines[k].strip().startswith(("import ", "from ")) and "#" not in lines[k]:
+                k -= 1
+            if k >= 0 and lines[k].strip().startswith("#"):
+                continue
+            out.append(f"{_shown(path)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return sorted(set(out))
+
+
+def test_every_import_inside_a_function_says_why():
+    bad = [line for path in sorted(PACKAGE.rglob("*.py")) for line in unexplained(path)]
+    assert not bad, f"{len(bad)} imports inside functions with no reason beside them: {bad}"
+
+
+def test_the_reason_check_can_fail(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text(
+        "def f():\n    import json\n\n"
+        "def g():\n    # optional: only g needs it\n    import numpy\n    import numpy.linalg\n\n"
+        "def h():\n    import scipy  # optional\n\n"
+        "@harness.implements('loop', 'py-numba')\ndef run_py_numba(args):\n    import numba\n"
+    )
+    assert [line.split(": ", 1)[1] for line in unexplained(src)] == ["import json"]

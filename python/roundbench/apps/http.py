@@ -20,6 +20,7 @@ def __getattr__(name: str):
     # ":fastapi_app"; built when asked for, each server process imports
     # only the framework it serves.
     if name == "flask_app":
+        # the framework only in the server process that serves it
         from flask import Flask
 
         app = Flask(__name__)
@@ -31,6 +32,7 @@ def __getattr__(name: str):
         globals()["flask_app"] = app
         return app
     if name == "fastapi_app":
+        # the framework only in the server process that serves it
         from fastapi import FastAPI
         from fastapi.responses import PlainTextResponse
 
@@ -49,8 +51,10 @@ def serve_py_c(port: int, threads: int, header_timeout_ms: int = 0) -> None:
     """`python -m roundbench.apps.http PORT THREADS [HEADER_TIMEOUT_MS]`.
     The py-c server: the core's server answering through `hello`; stops
     cleanly on SIGTERM or SIGINT (see python/roundbench/rounds/http/)."""
+    # the py-c server's own: the extension and its signals only in that process
     import signal
 
+    # the py-c server's own: the extension and its signals only in that process
     from .._core import HTTPServer
 
     with HTTPServer(hello, port=port, threads=threads, header_timeout_ms=header_timeout_ms) as srv:

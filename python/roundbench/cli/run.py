@@ -281,14 +281,17 @@ def runtime_axes(gos: list, pythons: list) -> dict:
     what is wanted) and otherwise a runtime whose rows are skip rows
     saying why (a toolchain the proxy does not serve, one that fails to
     build)."""
+    # the runtime axis's modules load only when --go or --python asks for one
     import os
     import sys
 
+    # the runtime axis's modules load only when --go or --python asks for one
     from ..runtimes import interp
     from .. import runtimes
 
     axes: dict = {}
     if gos:
+        # the runtime axis's modules load only when --go or --python asks for one
         from ..runtimes import gotoolchains
     for spec in gos:
         try:
@@ -302,6 +305,7 @@ def runtime_axes(gos: list, pythons: list) -> dict:
         rt = runtimes.Runtime(runtimes.GO, version, version, default=version == installed)
         if all(r.label != rt.label for r in axes.get(runtimes.GO, [])):
             axes.setdefault(runtimes.GO, []).append(rt)
+    # the runtime axis's modules load only when --go or --python asks for one
     from ._common import python_path
 
     for path in pythons:
@@ -324,6 +328,7 @@ def runtime_axes(gos: list, pythons: list) -> dict:
 def runtime_items(axes: dict) -> dict:
     """The provenance lines of the runtime axis: each toolchain and
     interpreter, what runs it, and which one a run without the axis uses."""
+    # the runtime axis's modules load only when --go or --python asks for one
     from ..runtimes import interp, pybuild
     from .. import runtimes
 
@@ -389,6 +394,7 @@ def _earlier_run(out_dir: Path):
 
 
 def cmd_run(args) -> int:
+    # the runner and the report load only when a run starts (--help and usage errors stay quick)
     from ..measure import placement
     from ..report import document
     from ..run import runner

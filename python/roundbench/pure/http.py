@@ -118,6 +118,7 @@ def stdlib_handler(header_timeout_ms: int = 10000) -> type:
     """The py-stdlib request handler class (http.server), with a socket
     timeout of header_timeout_ms: GET or HEAD / answers 200 "Hello,
     World!", another path 404; another method gets http.server's own 501."""
+    # http.server only in the py-stdlib server's process
     from http import HTTPStatus
     from http.server import BaseHTTPRequestHandler
 
@@ -154,6 +155,7 @@ def stdlib_handler(header_timeout_ms: int = 10000) -> type:
 def serve_stdlib(port: int, header_timeout_ms: int = 10000) -> None:
     """`python -m roundbench.pure.http stdlib PORT [HEADER_TIMEOUT_MS]`: the
     py-stdlib server (see the module's doc) until SIGTERM or SIGINT."""
+    # http.server only in the py-stdlib server's process
     import signal
     import sys
     import threading

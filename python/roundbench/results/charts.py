@@ -50,6 +50,7 @@ def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
+    # the pictures (matplotlib) load only when the report draws them
     import matplotlib.pyplot as plt
 
     plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "figure.dpi": DPI})

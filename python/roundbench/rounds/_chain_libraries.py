@@ -90,6 +90,7 @@ class StacklessChain:
     not pay for."""
 
     def __init__(self, n: int, hop_work: int, parallel: int):
+        # importing it makes the caller the scheduler's main tasklet: only in py-stackless's child
         import stackless
 
         self.stackless = stackless

@@ -301,6 +301,7 @@ def _not_possible(why: str) -> None:
 def _run(args: harness.Args, make) -> None:
     """The protocol shared by every Python variant; `make(n, hop_work,
     parallel)` is the setup and returns an object with run() and close()."""
+    # the pure module, only in the children that run a Python variant
     from ..pure.chain import expected, NotPossibleHere
 
     n = args.int("n", DEFAULT_N, 1, MAX_N)
@@ -387,16 +388,19 @@ class _CoreChain:
     are one call each, every one with the GIL released."""
 
     def __init__(self, n: int, hop_work: int, parallel: int, ucontext: bool = False):
+        # the extension loads only in the variants that call it
         from .._core import chain_new
 
         self.chain = chain_new(n, hop_work, parallel, ucontext)
 
     def run(self) -> list:
+        # the extension loads only in the variants that call it
         from .._core import chain_pass
 
         return chain_pass(self.chain)
 
     def close(self) -> None:
+        # the extension loads only in the variants that call it
         from .._core import chain_free
 
         chain_free(self.chain)
@@ -431,6 +435,7 @@ def run_py_uvloop(args: harness.Args) -> None:
 
 def provenance() -> tuple:
     """The library versions of py-greenlet and py-uvloop, for the result file."""
+    # version lookups only when the provenance is written
     import importlib.metadata as md
 
     items = {}
@@ -471,6 +476,7 @@ def run_py_threads(args: harness.Args) -> None:
 # The round's own picture (report.draw calls it): time against memory per
 # task, one point per variant.
 def charts(sizes: dict, out_dir) -> list:
+    # the pictures (matplotlib) load only when the report draws them
     from ..results import charts as drawing
 
     return drawing.time_memory(sizes, "chain", "ns/hop", "ns per hop (the pass / N)", 1.0, out_dir)

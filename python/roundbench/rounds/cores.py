@@ -48,6 +48,7 @@ def freethreaded_python() -> Optional[str]:
     if named:
         candidates = [named]
     else:
+        # the interpreters' module, only when no interpreter is named
         from ..runtimes import interp
 
         candidates = interp.free_threaded_pythons()[::-1] + ["python3.14t", "python3.13t", "python3t"]
@@ -319,6 +320,7 @@ def numba_prange():
     [0, n) in an @njit(parallel=True) function, the += on a scalar made a
     reduction by numba (its scheduler gives each thread an equal contiguous
     chunk). Not cached: each run compiles, and says what that took."""
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     from numba import njit, prange
 
     @njit(parallel=True, cache=False)
@@ -334,6 +336,7 @@ def numba_prange():
 def numba_nogil():
     """One worker's share, compiled: @njit(nogil=True) releases the GIL for
     the call, so that Python threads run it at once. Not cached."""
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     from numba import njit
 
     @njit(nogil=True, cache=False)
@@ -393,6 +396,7 @@ def run_py_numba_nogil(args: harness.Args) -> None:
 def charts(sizes: dict, out_dir: Path) -> list:
     """The round's own pictures (report.draw calls it with the round's
     size -> variant -> Cell)."""
+    # the pictures (matplotlib) load only when the report draws them
     from ..results import charts as drawing
 
     series = drawing.series(sizes, "speedup", lambda params: drawing.whole(params.get("workers")))

@@ -174,6 +174,7 @@ def run_py_c_varargs(args):
 
 
 def _core_path() -> str:
+    # the extension loads only in the variants that call it
     from .. import _core
 
     return _core.__file__
@@ -312,12 +313,14 @@ def ladder(rows: list, out_dir: Path, name: str, title: str, alt: str, caption: 
     its ns/call) each, fastest at the top, with its 95% CI and coloured by
     direction (_ffi_direction reads it from the name). `roundbench crossing`
     draws its symbol's with it too."""
+    # the pictures (matplotlib) load only when the report draws them
     from ..results import charts as drawing
 
     rows = sorted([(i, s) for i, s in rows if s is not None], key=lambda r: r[1].median)
     if not rows:
         return []
     plt = drawing.pyplot()
+    # the pictures (matplotlib) load only when the report draws them
     from matplotlib.patches import Patch
 
     heights = [0.27 * len(rows) + 0.2]

@@ -184,6 +184,7 @@ def timed_product(product, warm) -> tuple:
 
 
 def _finish(args: harness.Args, n: int, a, b, c, ns: float, reps: int) -> None:
+    # the extension loads only in the variants that call it
     from .. import _core
 
     try:
@@ -197,8 +198,10 @@ def _finish(args: harness.Args, n: int, a, b, c, ns: float, reps: int) -> None:
 
 
 def _inputs(n: int):
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     import numpy as np
 
+    # the extension loads only in the variants that call it
     from .. import _core
 
     a = np.empty((n, n))
@@ -238,6 +241,7 @@ def run_py_numpy(args: harness.Args) -> None:
 def _load_blas(threads: int) -> None:
     """Loads the core's BLAS (first use) and sets its threads; a machine
     where it cannot be loaded cannot run the variant."""
+    # the extension loads only in the variants that call it
     from .. import _core
 
     try:
@@ -496,6 +500,7 @@ def report_section(size: dict, cells: dict, config: dict) -> str:
 def charts(sizes: dict, out_dir: Path) -> list:
     """The round's own pictures (report.draw calls it with the round's
     size -> variant -> Cell)."""
+    # the pictures (matplotlib) load only when the report draws them
     from ..results import charts as drawing
 
     # One thread: the BLAS variants against the loops, core for core.

@@ -191,6 +191,7 @@ def _fit(args: harness.Args, n: int, touched: int, maps: int) -> int:
     """The n a thread variant runs at: n itself when the machine's limits
     hold it; else CannotRun naming the limit, or with fit=1 the largest n
     that fits (less 5% for whatever starts meanwhile)."""
+    # the extension loads only in the variants that call it
     from .._core import thread_limit
 
     name, value, allows = thread_limit(touched, maps)
@@ -276,6 +277,7 @@ def run_py_c(args: harness.Args) -> None:
 
 def provenance() -> tuple:
     """The event loop library's version, for py-uvloop's rows."""
+    # version lookups only when the provenance is written
     import importlib.metadata as md
 
     try:
@@ -296,6 +298,7 @@ def sleep_asyncio_published(n: int, wait_ns: int) -> tuple:
     common start. Returns (total wall ns, creation and the loop's start and
     end included; gather's results). asyncio is imported here so that the
     round's other Python children do not map it."""
+    # the published program's own loop, only in its child
     import asyncio
 
     async def sleeper(wait_s: float) -> None:
@@ -334,6 +337,7 @@ def run_py_asyncio_published(args: harness.Args) -> None:
 # The round's own picture (report.draw calls it): time against memory per
 # task, one point per variant.
 def charts(sizes: dict, out_dir) -> list:
+    # the pictures (matplotlib) load only when the report draws them
     from ..results import charts as drawing
 
     return drawing.time_memory(sizes, "sleep", "overhead-ns", "overhead beyond the 1 s wait, s", 1e9, out_dir)

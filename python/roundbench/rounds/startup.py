@@ -150,6 +150,7 @@ def provenance() -> tuple:
     """The interpreter the Python variants start, and the .pth files its
     site module runs at every start (each may import modules: `python -c
     pass` pays for them, `python -S` does not)."""
+    # only for the provenance's .pth files
     import site
 
     pth = []

@@ -137,6 +137,7 @@ def _run(args: harness.Args, make, traffic: int, extra: Optional[dict] = None) -
     """Times one evaluation of make(a)(a) over a = arange(n), checks it and
     prints the result line, with `extra` metrics measured before (numba's
     compile-ns and import-ns)."""
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     import numpy as np
 
     n = _size(args)
@@ -201,6 +202,7 @@ def run_py_c(args: harness.Args) -> None:
 
 def blocked(a, buf):
     """sum(a*a % 7) over blocks of len(buf) elements, each pass into buf."""
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     import numpy as np
 
     total = 0
@@ -229,6 +231,7 @@ def numexpr_sum(a) -> int:
     """numexpr's fused reduction. For an empty array numexpr returns an
     empty array, not the 0-d sum (pydata/numexpr#229): summing its result
     gives 0 there and the sum itself otherwise."""
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     import numexpr as ne
 
     return int(ne.evaluate(NUMEXPR_EXPRESSION, local_dict={"a": a}).sum())
@@ -250,6 +253,7 @@ def numba_fused():
     mode), a plain for over the typed array, the int64 accumulator inferred.
     Not cached (cache=True would keep the compiled code on disk between
     runs; the compile is measured instead)."""
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     from numba import njit
 
     @njit(cache=False)

@@ -124,6 +124,7 @@ def _set_placement(cpus: Optional[frozenset], fixed_layout: bool):
         if cpus is not None:
             os.sched_setaffinity(0, cpus)
         if fixed_layout:
+            # libc's personality(), only for --placement pinned-fixed
             import ctypes
 
             libc = ctypes.CDLL(None, use_errno=True)
@@ -325,6 +326,7 @@ def _go_release_missing(rnd: rounds.Round, v: rounds.Variant) -> Optional[str]:
     version = launch.go_toolchain(v)
     if version is None:
         return None
+    # the go command's toolchains, only for a --go axis
     from ..runtimes import gotoolchains
 
     program = launch.program_of(rnd, v)
@@ -1104,6 +1106,7 @@ class Runner:
         version = launch.go_toolchain(v)
         program = None
         if version is not None:
+            # the go command's toolchains, only for a --go axis
             from ..runtimes import gotoolchains
 
             program = gotoolchains.program_path(launch.program_of(p.round, v), version)

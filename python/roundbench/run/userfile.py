@@ -14,6 +14,7 @@ import stat
 from typing import Callable, Optional
 
 from .. import rounds
+from ..errors import UsageError
 from ..rounds import Round
 
 # What a token keeps of a file's name: the characters that mean nothing in a
@@ -46,7 +47,6 @@ def checked_file(key: str, value: str) -> str:
     checked before any child runs: UsageError, naming it, when it is
     missing, a directory, not a regular file (each child reads it more than once)
     or unreadable."""
-    from ..errors import UsageError
 
     where = f"--param {key}={_shown(value)}"
     if not value:
@@ -105,7 +105,6 @@ def user_inputs(selected: list, overrides: dict) -> tuple:
     user's file under KEY makes it a usage error rather than a parameter
     passed on: a user's log given to the loop round is a mistake, not a
     size. Returns (the rounds, the overrides left)."""
-    from ..errors import UsageError
 
     rest = dict(overrides)
     out = list(selected)
@@ -135,6 +134,7 @@ def user_file_line(rnd: Round) -> Optional[tuple]:
     %-escaped, so that the line keeps it exactly), size and time."""
     if rnd.user_file is None:
         return None
+    # only to describe a user's file in the header
     import datetime
     import string
     import urllib.parse

@@ -304,6 +304,7 @@ def generate_events(path, n: int = DEFAULT_EVENTS, seed: int = DEFAULT_SEED, eph
 def table() -> pa.Ephemeris:
     """The whole table, generated in memory and read back from its text (so
     that the events are checked against exactly what the variants read)."""
+    # only when the table is made in memory
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
@@ -400,6 +401,7 @@ def _write_input(args) -> None:
 
 def generator():
     """The `gen-ephemeris` subcommand (rounds.Generator)."""
+    # the registry's class, only when the subcommand is made
     from .. import Generator
 
     return Generator(

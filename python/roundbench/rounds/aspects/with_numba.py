@@ -56,6 +56,7 @@ def _program_imports() -> tuple:
 
     here = Path(__file__).resolve().parent
     sys.path.insert(0, str(here.parents[2]))
+    # the pure module, only in the children that run a Python variant
     from roundbench.pure import aspects as pure
 
     name = "roundbench.rounds.aspects.with_numpy"  # its relative imports resolve from its name

@@ -689,6 +689,7 @@ def _robustness_table(cells: dict) -> str:
 def charts(sizes: dict, out_dir) -> list:
     """The round's own picture (report.draw calls it with the round's size
     -> variant -> Cell): latency percentiles per server."""
+    # the pictures (matplotlib) load only when the report draws them
     from .chart import latency
 
     return latency(sizes, out_dir)

@@ -256,6 +256,7 @@ ROUND = Round(
 
 def provenance() -> tuple:
     """The library versions and the log's generator, for the result file."""
+    # version lookups only when the provenance is written
     import importlib.metadata as md
 
     items, warnings = {}, []
@@ -267,6 +268,7 @@ def provenance() -> tuple:
     items.update(_go_library_provenance())
     items["jsonl-c-simdjson"] = _simdjson_info()
     try:
+        # the extension loads only in the variants that call it
         from ... import _core
 
         kernel = _core.jsonl_kernel()
@@ -323,6 +325,7 @@ def _simdjson_info() -> str:
     why = programs.missing("rb-c-simdjson")
     if why:
         return f"not built: {why}"
+    # only when the library is built and asked
     import subprocess
 
     try:

@@ -99,6 +99,7 @@ class _Gen:
     used, whose sequence Python keeps stable across versions."""
 
     def __init__(self, seed: int):
+        # only when a log is generated
         import random
 
         self.r = random.Random(seed).random
@@ -289,6 +290,7 @@ def _write_log(args) -> None:
 
 def generator():
     """The `gen-log` subcommand (rounds.Generator)."""
+    # the registry's class, only when the subcommand is made
     from .. import Generator
 
     return Generator(

@@ -11,6 +11,7 @@ from ...pure import jsonl as pure
 
 
 def orjson_classifier():
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     import orjson
 
     loads, JSONDecodeError = orjson.loads, orjson.JSONDecodeError
@@ -37,6 +38,7 @@ def orjson_classifier():
 
 
 def msgspec_classifier():
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     import msgspec
 
     class Status(msgspec.Struct):
@@ -71,6 +73,7 @@ def msgspec_classifier():
 
 
 def simdjson_classifier():
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     import simdjson
 
     parse, Object = simdjson.Parser().parse, simdjson.Object
@@ -145,8 +148,10 @@ def count_file_msgspec_batch(path, batch_bytes: int = BATCH_BYTES) -> dict:
     blocks around it, and the result, bad lines and their numbers
     included, is exactly the rules'. Reads the file in binary (lines split
     on b"\\n" only)."""
+    # the batch variant's counting, only in its child
     from collections import Counter
 
+    # optional: only this variant's child needs it (Variant.requires says when it is missing)
     import msgspec
 
     class Status(msgspec.Struct):
