@@ -229,18 +229,18 @@ def test_published_chain_has_no_hop_work(built):
 def test_published_sizes_run_go_beside_go_published():
     """The million and ten-million cells run go and go-published by default;
     the smaller cells run every variant, go-published included."""
-    from roundbench.run import runner
+    from roundbench.run.plans import make_plans
 
     def names(plan):
         return {v.name for v in plan.variants} | {v.name for v, _ in plan.skipped}
 
-    plans = runner.make_plans([ROUND], None, quick=False, overrides={})
+    plans = make_plans([ROUND], None, quick=False, overrides={})
     big = [p for p in plans if p.params["n"] == 1_000_000]
     assert sorted(p.params["parallel"] for p in big) == [1, 10]
     assert all(names(p) == {"go", "go-published"} for p in big)
     assert all("go-published" in names(p) for p in plans)
     assert ROUND.models["go-published"] == "stackful"
-    quick = runner.make_plans([ROUND], None, quick=True, overrides={})
+    quick = make_plans([ROUND], None, quick=True, overrides={})
     assert all("go-published" in names(p) for p in quick)
 
 

@@ -50,14 +50,14 @@ def test_usage_error_exits_2_and_says_what(tmp_path, argv, message):
 
 def test_round_options_apply_to_their_round_only():
     from roundbench import cli, rounds
-    from roundbench.run import runner
+    from roundbench.run.plans import make_plans
     from roundbench.cli import run as runcmd
 
     args = cli.parser().parse_args(["run", "loop", "chain", "matmul", "--hop-work", "5", "--threads", "2"])
     selected = [rounds.get(n) for n in args.rounds]
     options = runcmd._options(args, selected)
     assert options == {"chain": {"hop-work": 5}, "matmul": {"threads": 2}}
-    plans = runner.make_plans(selected, None, True, {}, options)
+    plans = make_plans(selected, None, True, {}, options)
     params = {p.round.name: p.params for p in plans}
     assert params["loop"] == {"n": 200_000}
     assert params["chain"]["hop-work"] == 5 and "threads" not in params["chain"]

@@ -491,7 +491,7 @@ def test_a_bad_model_is_refused():
 
 def test_resources_mismatch_is_a_warning():
     from roundbench.measure import placement
-    from roundbench.run import runner
+    from roundbench.run.plans import Plan
 
     one = Variant("c", "rb-c", threads="one")
     many = Variant("c-threads", "rb-c", threads="many")
@@ -500,9 +500,9 @@ def test_resources_mismatch_is_a_warning():
     blas2 = Variant("c-blas", "rb-c", env=lambda p: {"OPENBLAS_NUM_THREADS": "2"})
     r = Round("r", "r", "", [one, many, go, blas1, blas2], [{}], [{}], "ns/op")
     pl = placement.plan("pinned", usable={0, 1})
-    (same,) = fairness.resource_checks([runner.Plan(r, {"n": 1}, [one, blas1], [])], pl)
+    (same,) = fairness.resource_checks([Plan(r, {"n": 1}, [one, blas1], [])], pl)
     assert same.status == "ok"
-    (c,) = fairness.resource_checks([runner.Plan(r, {"n": 1}, [one, many, go, blas1, blas2], [])], pl)
+    (c,) = fairness.resource_checks([Plan(r, {"n": 1}, [one, many, go, blas1, blas2], [])], pl)
     assert c.status == "warn"
     assert "r n=1: CPUs" in c.value and "c-threads" in c.value
     assert "BLAS threads py-numpy 1, c-blas 2" in c.value

@@ -685,11 +685,11 @@ def test_flask_workers_as_published():
 def test_published_load_cell_runs_the_published_servers():
     """The load=hey cell runs go, py-flask and py-fastapi by default (the
     servers the published comparison loaded), with flask at 3 workers."""
-    from roundbench.run import runner
+    from roundbench.run.plans import make_plans
     from roundbench.rounds import http
 
     for quick in (False, True):
-        plans = runner.make_plans([http.ROUND], None, quick=quick, overrides={})
+        plans = make_plans([http.ROUND], None, quick=quick, overrides={})
         (hey,) = [p for p in plans if p.params.get("load") == "hey"]
         names = {v.name for v in hey.variants} | {v.name for v, _ in hey.skipped}
         assert names == {"go", "py-flask", "py-fastapi"}

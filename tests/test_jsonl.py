@@ -747,18 +747,18 @@ def test_published_bad_rate_is_checked(built, tmp_path, impl):
 
 
 def test_the_clean_size_runs_the_published_programs_only_there():
-    from roundbench.run import runner
+    from roundbench.run.plans import make_plans
 
     def names(p):
         return {v.name for v in p.variants} | {v.name for v, _ in p.skipped}
 
-    plans = runner.make_plans([rnd.ROUND], None, quick=False, overrides={})
+    plans = make_plans([rnd.ROUND], None, quick=False, overrides={})
     by_size = {tuple(sorted(p.params.items())): names(p) for p in plans}
     dirty = by_size[(("lines", genlog.DEFAULT_LINES),)]
     clean = by_size[(("bad-rate", 0), ("lines", genlog.DEFAULT_LINES))]
     assert not dirty & set(PUBLISHED)
     assert set(PUBLISHED) <= clean and dirty <= clean
-    quick = runner.make_plans([rnd.ROUND], None, quick=True, overrides={})
+    quick = make_plans([rnd.ROUND], None, quick=True, overrides={})
     assert any(set(PUBLISHED) <= names(p) for p in quick)
 
 

@@ -14,7 +14,8 @@ import sys
 import pytest
 
 from roundbench.rounds.loop import ROUND, expected
-from roundbench.run import launch, runner
+from roundbench.run import launch
+from roundbench.run.plans import make_plans
 from roundbench.runtimes import aotbuild, extbuild, interp
 
 from conftest import child_env, load_vectors
@@ -235,7 +236,7 @@ def test_missing_tool_is_a_skip_row_naming_it(impl, monkeypatch):
     real = interp._has_module
     tool = TOOLS[impl]
     monkeypatch.setattr(interp, "_has_module", lambda name, exe, own: name != tool and real(name, exe, own))
-    (plan,) = runner.make_plans([ROUND], {impl}, quick=True, overrides={})
+    (plan,) = make_plans([ROUND], {impl}, quick=True, overrides={})
     assert plan.variants == []
     ((v, why),) = plan.skipped
     assert v.name == impl

@@ -412,9 +412,9 @@ def test_threads_all_lands_in_the_name_and_keeps_py_at_300(tmp_path, built):
     rs = benchfmt.read_dir(tmp_path)
     threads = str(rnd.all_threads())
     assert {r.params["threads"] for r in rs.runs} == {threads}
-    from roundbench.run import runner
+    from roundbench.run.plans import make_plans
 
-    plans = runner.make_plans([rnd.ROUND], None, False, {"threads": 2})
+    plans = make_plans([rnd.ROUND], None, False, {"threads": 2})
     assert [p.params["n"] for p in plans if any(v.name == "py" for v in p.variants)] == [300]
     assert all(p.params["threads"] == 2 for p in plans)
     bad = run_roundbench("run", "matmul", "--threads", "none")

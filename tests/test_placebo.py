@@ -10,7 +10,8 @@ import pytest
 from roundbench import rounds
 from roundbench.judge import cells, intervals, score
 from roundbench.results import benchfmt, levels
-from roundbench.run import placebo, runner
+from roundbench.run import placebo
+from roundbench.run.plans import make_plans
 
 from conftest import run_roundbench
 from test_report import HEADER, lines
@@ -26,7 +27,7 @@ def test_stand_ins_carry_their_originals_level_and_child():
 
 def test_plans_keep_one_side_and_add_its_stand_ins():
     loop = rounds.get("loop")
-    (plan,) = runner.make_plans([loop], None, True, {})
+    (plan,) = make_plans([loop], None, True, {})
     (p,) = placebo.plans([plan], "py")
     names = [v.name for v in p.variants]
     assert "go" not in names and "c" not in names and "py-module-published" not in names
@@ -40,7 +41,7 @@ def test_plans_keep_one_side_and_add_its_stand_ins():
 
 def test_a_round_of_crossings_pairs_each_variant_with_its_stand_in():
     ffi = rounds.get("ffi")
-    (plan,) = runner.make_plans([ffi], None, True, {})
+    (plan,) = make_plans([ffi], None, True, {})
     (p,) = placebo.plans([plan], "py")
     kept = [pair for pair in ffi.pairs if all(n.startswith("py") for n in pair.py)]
     assert kept and len(kept) < len(ffi.pairs)  # C calling back has no Python variant to stand in

@@ -10,6 +10,9 @@ from roundbench.results import benchfmt
 from roundbench.measure import harness, placement
 from roundbench import rounds
 from roundbench.run import runner
+from roundbench.run.plans import Plan
+from roundbench.run.policy import RunPolicy
+from roundbench.run.schedule import converged
 
 from conftest import ROOT, child_env, run_roundbench
 
@@ -76,10 +79,8 @@ def test_auto_runs_stop_at_the_most_runs(tmp_path, built, monkeypatch):
     monkeypatch.setattr(harness, "_implementations", dict(harness._implementations))
     monkeypatch.delitem(sys.modules, "plugins.adaptive_round", raising=False)
     rnd = rounds.get("adaptive")
-    plans = [runner.Plan(rnd, {"n": 1}, [rnd.variant("py-noisy"), rnd.variant("py-steady")], [])]
-    r = runner.Runner(
-        tmp_path / "results.txt", runner.RunPolicy(min_runs=6, max_runs=8, budget_s=1e9), 60, progress=None
-    )
+    plans = [Plan(rnd, {"n": 1}, [rnd.variant("py-noisy"), rnd.variant("py-steady")], [])]
+    r = runner.Runner(tmp_path / "results.txt", RunPolicy(min_runs=6, max_runs=8, budget_s=1e9), 60, progress=None)
     r.run(plans, {"pkg": "roundbench"})
     got = stops(benchfmt.read_dir(tmp_path))
     assert got["py-noisy"].runs == 8 and got["py-noisy"].why.startswith("at the most runs (8)")
@@ -105,9 +106,9 @@ def test_a_round_budget_may_depend_on_the_cell(tmp_path, built, monkeypatch):
     rnd = dataclasses.replace(rounds.get("adaptive"), budget_s=lambda params: 0.0 if params["n"] == 1 else 1e9)
     for n, runs, why in ((1, 6, "cell budget of 0 s spent"), (2, 8, "at the most runs (8)")):
         monkeypatch.setenv("ADAPTIVE_COUNTER", str(tmp_path / f"counter-{n}"))
-        plans = [runner.Plan(rnd, {"n": n}, [rnd.variant("py-noisy")], [])]
+        plans = [Plan(rnd, {"n": n}, [rnd.variant("py-noisy")], [])]
         out = tmp_path / f"results-{n}.txt"
-        runner.Runner(out, runner.RunPolicy(min_runs=6, max_runs=8), 60, progress=None).run(plans, {})
+        runner.Runner(out, RunPolicy(min_runs=6, max_runs=8), 60, progress=None).run(plans, {})
         got = stops(benchfmt.read_dir(out))
         assert got["py-noisy"].runs == runs and got["py-noisy"].why.startswith(why), (n, got["py-noisy"])
 
@@ -177,10 +178,10 @@ def test_placement_plan():
 
 
 def test_converged_needs_both_ends_of_the_ci_within_the_target():
-    assert runner.converged([100.0] * 6, 0.02) == (0.0, 0.0)
-    assert runner.converged([100, 101, 99, 100, 101, 99], 0.02) is not None
-    assert runner.converged([100, 103, 99, 100, 101, 99], 0.02) is None
-    assert runner.converged([100, 101, 99, 100, 101], 0.02) is None  # 5 runs: no 95% CI yet
+    assert converged([100.0] * 6, 0.02) == (0.0, 0.0)
+    assert converged([100, 101, 99, 100, 101, 99], 0.02) is not None
+    assert converged([100, 103, 99, 100, 101, 99], 0.02) is None
+    assert converged([100, 101, 99, 100, 101], 0.02) is None  # 5 runs: no 95% CI yet
 
 
 def test_runs_go_in_waves_across_cells(tmp_path, built):

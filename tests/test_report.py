@@ -303,9 +303,10 @@ def test_duration_without_an_end_record(tmp_path):
 
 def test_the_runner_writes_the_end_record(tmp_path):
     from roundbench.run import runner
+    from roundbench.run.policy import RunPolicy
 
     out = tmp_path / "results.txt"
-    r = runner.Runner(out, runner.RunPolicy(fixed=1), 10, progress=None)
+    r = runner.Runner(out, RunPolicy(fixed=1), 10, progress=None)
     r.run([], {"cpu": "x"})
     (end,) = benchfmt.read_dir(out).ends
     assert not end.interrupted and end.seconds < 60 and end.date.endswith("Z")

@@ -1,8 +1,8 @@
-"""How the adaptive runs spend their budgets (runner.RunPolicy): a cell's
+"""How the adaptive runs spend their budgets (RunPolicy): a cell's
 budget goes to the variants whose runs buy the most, the run's time budget
 to the cells whose score decisions are closest, never below the minimum.
 
-The children here are fakes (FakeChildren stands in for runner.run_child):
+The children here are fakes (FakeChildren stands in for spawn.run_child):
 each run of a variant costs a declared number of seconds on a fake clock and
 gives the next of its declared values, so that the allocation is decided
 exactly, whatever this machine's speed; no test here times anything."""
@@ -15,6 +15,11 @@ import pytest
 from roundbench.results import benchfmt
 from roundbench import rounds
 from roundbench.run import runner
+from roundbench.judge.closeness import closeness, decision_weights
+from roundbench.run.plans import Plan
+from roundbench.run.policy import RunPolicy, UNDECIDING_WEIGHT
+from roundbench.run.schedule import _Cell
+from roundbench.run.spawn import Outcome
 from roundbench.results import textfmt
 from roundbench.rounds import Param, Round, Variant
 
@@ -26,7 +31,7 @@ STEADY = [100.0]
 
 
 class FakeChildren:
-    """runner.run_child's stand-in: variant -> (seconds a run costs, values
+    """spawn.run_child's stand-in: variant -> (seconds a run costs, values
     the runs give by turns, scaled by `scale`), on a clock of its own."""
 
     def __init__(self, specs: dict):
@@ -49,7 +54,7 @@ class FakeChildren:
         self.order.append((rnd, impl))
         v = values[k % len(values)]
         line = f"{name} 1 {v} ns/op {v} ns/iter {v * 10} p99-ns 4096 peak-B 1 user-ns/op 0 sys-ns/op"
-        return runner.Outcome(name, True, line=line, wall_s=cost)
+        return Outcome(name, True, line=line, wall_s=cost)
 
 
 def make_round(name: str, impls, **kw) -> Round:
@@ -68,14 +73,14 @@ def make_round(name: str, impls, **kw) -> Round:
     )
 
 
-def plan(rnd: Round) -> runner.Plan:
-    return runner.Plan(rnd, {"n": 1}, list(rnd.variants), [])
+def plan(rnd: Round) -> Plan:
+    return Plan(rnd, {"n": 1}, list(rnd.variants), [])
 
 
 def run(tmp_path, monkeypatch, plans, specs, **policy):
     fake = FakeChildren(specs)
     monkeypatch.setattr(runner, "run_child", fake)
-    r = runner.Runner(tmp_path / "results.txt", runner.RunPolicy(**policy), 60, progress=None)
+    r = runner.Runner(tmp_path / "results.txt", RunPolicy(**policy), 60, progress=None)
     r.clock = fake.clock
     r.run(plans, {"pkg": "roundbench"})
     return fake, r, benchfmt.read_dir(tmp_path)
@@ -148,10 +153,10 @@ def test_convergence_is_judged_by_the_cells_score_unit(tmp_path, monkeypatch):
         o = fake(cmd, name, *args, **kw)
         fields = o.line.split()
         fields[fields.index("p99-ns") - 1] = "1000"
-        return runner.Outcome(name, True, line=" ".join(fields), wall_s=o.wall_s)
+        return Outcome(name, True, line=" ".join(fields), wall_s=o.wall_s)
 
     monkeypatch.setattr(runner, "run_child", steady_p99)
-    r = runner.Runner(tmp_path / "results.txt", runner.RunPolicy(budget_s=60.0), 60, progress=None)
+    r = runner.Runner(tmp_path / "results.txt", RunPolicy(budget_s=60.0), 60, progress=None)
     r.clock = fake.clock
     r.run([plan(rnd)], {})
     got = stops(benchfmt.read_dir(tmp_path))[("scoreunit", "go")]
@@ -167,7 +172,7 @@ def _overrun(tmp_path, monkeypatch, budget, **policy):
     specs = {(c.name, impl): (5.0, NOISY) for c in cells for impl in ("go", "py")}
     fake = FakeChildren(specs)
     monkeypatch.setattr(runner, "run_child", fake)
-    policy = runner.RunPolicy(budget_s=1e9, time_budget_s=budget, **policy)
+    policy = RunPolicy(budget_s=1e9, time_budget_s=budget, **policy)
     r = runner.Runner(tmp_path / "results.txt", policy, 60, progress=None, notices=sys.stderr)
     r.clock = fake.clock
     r.run([plan(c) for c in cells], {})
@@ -206,7 +211,7 @@ def test_a_floor_that_still_overruns_the_budget_is_made_and_no_more(tmp_path, mo
 
 
 def test_a_runs_bound_comes_from_its_cells_finished_runs():
-    c = runner._Cell(plan(make_round("bound", ["py"])), 6, 60.0, None)
+    c = _Cell(plan(make_round("bound", ["py"])), 6, 60.0, None)
     assert c.bound("py", 10, 60, 900) == (900, "")  # nothing finished: the flat timeout
     c.finished["py"] += [8.0, 12.9]
     b, why = c.bound("py", 10, 60, 900)
@@ -259,12 +264,12 @@ def test_extra_runs_go_to_the_close_decision_first(tmp_path, monkeypatch):
 
 def test_closeness_of_a_decision():
     wide = [90.0, 110.0, 95.0, 105.0, 100.0, 92.0, 108.0]
-    near = runner.closeness(wide, [v * 1.05 for v in wide])  # on the margin itself
-    far = runner.closeness(wide, [v * 50 for v in wide])
+    near = closeness(wide, [v * 1.05 for v in wide])  # on the margin itself
+    far = closeness(wide, [v * 50 for v in wide])
     assert near == pytest.approx(1.0)
-    assert far < runner.UNDECIDING_WEIGHT  # weighs no more than no decision at all
-    assert runner.closeness([100.0] * 6, [100.0] * 6) == 0.0  # a certain tie: nothing to decide
-    assert runner.closeness([100.0] * 3, [200.0] * 3) == 1.0  # no interval yet: counted as undecided
+    assert far < UNDECIDING_WEIGHT  # weighs no more than no decision at all
+    assert closeness([100.0] * 6, [100.0] * 6) == 0.0  # a certain tie: nothing to decide
+    assert closeness([100.0] * 3, [200.0] * 3) == 1.0  # no interval yet: counted as undecided
 
 
 def test_decision_weights_name_the_sides_of_the_points():
@@ -278,20 +283,20 @@ def test_decision_weights_name_the_sides_of_the_points():
         "go-c": wide,
         "py-c": [v * 30 for v in wide],
     }
-    w = runner.decision_weights(rnd, {"n": 1}, values)
+    w = decision_weights(rnd, {"n": 1}, values)
     assert w["c"] == 0.0 and w["py-numpy"] == 0.0
     assert w["go"] > 0.5 and w["py"] > 0.5  # alone and ecosystem: 1% apart
-    assert w["py-c"] < runner.UNDECIDING_WEIGHT and w["go-c"] == w["py-c"]  # calling C: 30 times apart
+    assert w["py-c"] < UNDECIDING_WEIGHT and w["go-c"] == w["py-c"]  # calling C: 30 times apart
     undecided = make_round("weights2", ["go", "py"], undecided=lambda p: "fixed by construction")
-    assert runner.decision_weights(undecided, {"n": 1}, {"go": wide, "py": wide}) == {"go": 0.0, "py": 0.0}
+    assert decision_weights(undecided, {"n": 1}, {"go": wide, "py": wide}) == {"go": 0.0, "py": 0.0}
 
 
 def test_policy_describes_both_budgets():
-    text = runner.RunPolicy(time_budget_s=1800).describe()
+    text = RunPolicy(time_budget_s=1800).describe()
     assert "at least 6 per variant" in text and "equal share of what the stopped ones left" in text
     assert "time budget 30 min for the whole run" in text and "never fewer" in text
-    assert "time budget" not in runner.RunPolicy().describe()
-    assert runner.RunPolicy(fixed=3).describe() == "3 per variant (fixed)"
+    assert "time budget" not in RunPolicy().describe()
+    assert RunPolicy(fixed=3).describe() == "3 per variant (fixed)"
 
 
 def test_round_registry_untouched():

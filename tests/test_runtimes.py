@@ -11,7 +11,7 @@ import pytest
 from roundbench.results import benchfmt
 from roundbench.report import claims, document, runtime_axis, summary
 from roundbench.judge import intervals
-from roundbench.run import runner
+from roundbench.run.plans import _renamed, bench_name, expand
 from roundbench import runtimes
 from roundbench.judge.cells import group
 from roundbench.rounds import get
@@ -50,13 +50,13 @@ def test_strip_and_keys():
     assert runtimes.split_runtime("BenchmarkLoop/impl=py/python=pypy-7.3.11/n=5")[1] == {"python": "pypy-7.3.11"}
     assert runtimes.split_runtime("BenchmarkLoop/impl=c/n=5") == ("BenchmarkLoop/impl=c/n=5", {})
     rt = runtimes.Runtime(runtimes.GO, "1.20.14", "1.20.14")
-    assert runner.bench_name(get("ffi"), "go-c", {"n": 5}, rt) == "BenchmarkFfi/impl=go-c/go=1.20.14/n=5"
-    assert runner.bench_name(get("ffi"), "go-c", {"n": 5}) == "BenchmarkFfi/impl=go-c/n=5"
+    assert bench_name(get("ffi"), "go-c", {"n": 5}, rt) == "BenchmarkFfi/impl=go-c/go=1.20.14/n=5"
+    assert bench_name(get("ffi"), "go-c", {"n": 5}) == "BenchmarkFfi/impl=go-c/n=5"
 
 
 def test_a_child_line_is_renamed_to_the_runtime_row():
     line = "BenchmarkFfi/impl=go-c/n=5 1 100 ns/op 61.2 ns/call"
-    got = runner._renamed(line, "BenchmarkFfi/impl=go-c/go=1.20.14/n=5")
+    got = _renamed(line, "BenchmarkFfi/impl=go-c/go=1.20.14/n=5")
     assert got == "BenchmarkFfi/impl=go-c/go=1.20.14/n=5 1 100 ns/op 61.2 ns/call"
 
 
@@ -177,10 +177,10 @@ def _axes(go=(), py=()) -> dict:
 def test_expand_puts_go_runner_and_python_child_rows_under_each_runtime():
     axes = _axes(go=[("1.19.13", False), ("1.26.8", True)], py=[("cpython-3.11.7", "python3", True)])
     loop = get("loop")
-    rows = runner.expand(loop, loop.variant("go-c"), axes)
+    rows = expand(loop, loop.variant("go-c"), axes)
     assert [(r.key, why) for r, why in rows] == [("go-c/go=1.19.13", None), ("go-c/go=1.26.8", None)]
-    assert runner.expand(loop, loop.variant("c"), axes) == [(loop.variant("c"), None)]
-    (row, why), *_ = runner.expand(loop, loop.variant("py"), axes)
+    assert expand(loop, loop.variant("c"), axes) == [(loop.variant("c"), None)]
+    (row, why), *_ = expand(loop, loop.variant("py"), axes)
     assert row.runtime.label == "cpython-3.11.7" and why is None
 
 
@@ -190,7 +190,7 @@ def test_a_go_variant_no_go_runner_runs_is_a_skip_row_under_another_release():
     says so, and under the installed one it runs as ever."""
     axes = _axes(go=[("1.19.13", False), ("1.26.8", True)])
     http = get("http")
-    (old, why_old), (new, why_new) = runner.expand(http, http.variant("go"), axes)
+    (old, why_old), (new, why_new) = expand(http, http.variant("go"), axes)
     assert "not a Go runner" in why_old and "installed Go's build only" in why_old
     assert why_new is None and new.runtime.label == "1.26.8"
 
@@ -199,7 +199,7 @@ def test_a_round_of_facts_is_not_on_the_axis():
     axes = _axes(go=[("1.19.13", False)])
     delivery = get("delivery")
     v = delivery.variants[0]
-    assert runner.expand(delivery, v, axes) == [(v, None)]
+    assert expand(delivery, v, axes) == [(v, None)]
 
 
 def test_a_run_across_go_releases_and_interpreters(tmp_path, pypy):

@@ -18,7 +18,7 @@ import pytest
 from conftest import ROOT, run_roundbench
 from roundbench.results import benchfmt
 from roundbench import rounds
-from roundbench.run import runner
+from roundbench.run.plans import make_plans
 from roundbench.errors import UsageError
 from roundbench.pure import jsonl as pure_jsonl
 from roundbench.rounds import aspects, jsonl
@@ -100,7 +100,7 @@ def test_a_users_file_is_one_cell_whatever_the_sizes(tmp_path, quick):
     log = _write(tmp_path / AWKWARD / "access.jsonl", b'{"status": 200}\n')
     selected, rest = userfile.user_inputs([rounds.get("jsonl")], {"file": str(log), "seed": "3"})
     assert rest == {"seed": "3"}
-    plans = runner.make_plans(selected, None, quick, rest)
+    plans = make_plans(selected, None, quick, rest)
     assert len(plans) == 1
     token = userfile.input_token(str(log))
     assert plans[0].params == {"file": token, "seed": "3"}

@@ -1,6 +1,6 @@
 """A round one of whose variants stalls after two quick runs, loaded by the
 runner tests through ROUNDBENCH_PLUGINS: its third run must be killed at
-the bound its cell's runs set (runner.BOUND_FACTOR), not at --timeout, and
+the bound its cell's runs set (run/policy.py, BOUND_FACTOR), not at --timeout, and
 the cell must keep the two runs that finished."""
 
 import os

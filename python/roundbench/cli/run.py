@@ -13,7 +13,8 @@ from .. import rounds
 from ..errors import EXIT_FAILED, EXIT_OK, UsageError, exit_for_signal
 from . import _types
 from ._common import add_rule_options, rounds_arg, rule_of, use_python
-from ..run import placebo, userfile
+from ..results import stats
+from ..run import placebo, policy as run_policy, userfile
 
 DESCRIPTION = """\
 roundbench measures the same work ("rounds") done in C, through the Python
@@ -58,6 +59,11 @@ the report and counted apart on the last line, not in the exit status.
 """
 
 
+# The defaults the help text names, read from where they are defined.
+_DEFAULT = run_policy.RunPolicy()
+_ROUND_BUDGET_S = rounds.Round.__dataclass_fields__["budget_s"].default
+
+
 def add_parser(sub) -> None:
     r = sub.add_parser(
         "run",
@@ -78,20 +84,23 @@ def add_parser(sub) -> None:
         "--runs",
         default="auto",
         metavar="K|auto",
-        help="runs per variant and size, interleaved across variants. auto (the default): at least 6, then more "
-        "for each variant whose median's 95%% CI is not yet within ±2%% of it, until it is or it has 40 runs, "
+        help="runs per variant and size, interleaved across variants. auto (the default): at least "
+        f"{_DEFAULT.min_runs}, then more for each variant whose median's 95%% CI is not yet within "
+        f"±{_DEFAULT.target * 100:g}%% of it, until it is or it has {_DEFAULT.max_runs} runs, "
         "within its cell's budget (--budget) and the run's (--time-budget); the report says how many each took "
         "and why it stopped. K: exactly K. A cell (a variant at a size) is flagged unstable in the report when "
-        "its median's 95%% CI reaches more than ±5%% from the median; with fewer than 6 runs there is no interval "
-        "and no flag ('too few runs for an interval'). Outliers (runs beyond 1.5 interquartile ranges from the "
-        "quartiles) are counted beside the runs, not flagged",
+        "its median's 95%% CI reaches more than "
+        f"±{stats.UNSTABLE_CI * 100:g}%% from the median; with fewer than {stats.CI_MIN_RUNS} runs there is no "
+        "interval and no flag ('too few runs for an interval'). Outliers (runs beyond 1.5 interquartile ranges from "
+        "the quartiles) are counted beside the runs, not flagged",
     )
     r.add_argument(
         "--budget",
         type=float,
         metavar="S",
         help="with --runs auto: seconds of runs beyond the minimum that the variants of one cell share (default: "
-        "each round's own Round.budget_s: 60 s, 30 s in round aspects, none in its launch cells); each variant "
+        f"each round's own Round.budget_s: {_ROUND_BUDGET_S:g} s unless the round sets another, less in round "
+        "aspects and none in its launch cells); each variant "
         "still running may use an equal share of what the stopped ones left, so cheap runs are many and costly "
         "ones few",
     )
@@ -115,8 +124,9 @@ def add_parser(sub) -> None:
     r.add_argument(
         "--quick",
         action="store_true",
-        help="every round at its small sizes, for tests and CI (adaptive runs stop at 12 runs, and a cell's runs "
-        "beyond the minimum share 2 s)",
+        help="every round at its small sizes, for tests and CI (adaptive runs stop at "
+        f"{run_policy.QUICK_MAX_RUNS} runs, and a cell's runs beyond the minimum share "
+        f"{run_policy.QUICK_BUDGET_S:g} s)",
     )
     r.add_argument(
         "--out",
@@ -138,9 +148,9 @@ def add_parser(sub) -> None:
     r.add_argument(
         "--timeout",
         type=float,
-        default=900,
+        default=run_policy.TIMEOUT_S,
         metavar="S",
-        help="kill a variant's first run in a cell after S seconds and record it as failed (default 900); "
+        help="kill a variant's first run in a cell after S seconds and record it as failed (default %(default)g); "
         "it also caps --bound",
     )
     r.add_argument(
@@ -148,7 +158,7 @@ def add_parser(sub) -> None:
         type=float,
         metavar="K",
         help="kill a later run after K times the longest run of its variant that finished in the cell "
-        "(default 10, runner.BOUND_FACTOR; never under --bound-floor, never over --timeout), record it as "
+        f"(default {run_policy.BOUND_FACTOR:g}; never under --bound-floor, never over --timeout), record it as "
         "killed with what it took (not a failure), make no more runs of that variant there, and keep the "
         "runs that finished; 0: every run has --timeout only",
     )
@@ -156,7 +166,7 @@ def add_parser(sub) -> None:
         "--bound-floor",
         type=float,
         metavar="S",
-        help="the least --bound gives, in seconds (default 60, runner.BOUND_FLOOR_S)",
+        help=f"the least --bound gives, in seconds (default {run_policy.BOUND_FLOOR_S:g})",
     )
     r.add_argument(
         "--python",
@@ -397,7 +407,7 @@ def cmd_run(args) -> int:
     # the runner and the report load only when a run starts (--help and usage errors stay quick)
     from ..measure import placement
     from ..report import document
-    from ..run import runner
+    from ..run import plans as run_plans, runner
 
     selected = rounds_arg(args.rounds)
     rule = rule_of(args)
@@ -422,19 +432,19 @@ def cmd_run(args) -> int:
     time_budget = args.time_budget * 60 if args.time_budget is not None else None
     if args.quick:
         # --quick is for tests and CI: adaptive still, but cells stop early.
-        budget = args.budget if args.budget is not None else runner.QUICK_BUDGET_S
-        policy = runner.RunPolicy(
-            fixed=fixed, budget_s=budget, max_runs=runner.QUICK_MAX_RUNS, time_budget_s=time_budget
+        budget = args.budget if args.budget is not None else run_policy.QUICK_BUDGET_S
+        policy = run_policy.RunPolicy(
+            fixed=fixed, budget_s=budget, max_runs=run_policy.QUICK_MAX_RUNS, time_budget_s=time_budget
         )
     else:
-        policy = runner.RunPolicy(fixed=fixed, budget_s=args.budget, time_budget_s=time_budget)
+        policy = run_policy.RunPolicy(fixed=fixed, budget_s=args.budget, time_budget_s=time_budget)
     place = placement.plan(args.placement)
     if not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout:g}: want a number of seconds > 0")
     if args.bound is None:
-        args.bound = runner.BOUND_FACTOR
+        args.bound = run_policy.BOUND_FACTOR
     if args.bound_floor is None:
-        args.bound_floor = runner.BOUND_FLOOR_S
+        args.bound_floor = run_policy.BOUND_FLOOR_S
     if not args.bound >= 0:
         raise UsageError(f"--bound {args.bound:g}: want a factor >= 0 (0: --timeout only)")
     if not args.bound_floor > 0:
@@ -456,7 +466,7 @@ def cmd_run(args) -> int:
     axes = runtime_axes(args.go or [], pythons if len(pythons) > 1 else [])
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"
-    plans = runner.make_plans(selected, impls or None, args.quick, overrides, options, axes or None)
+    plans = run_plans.make_plans(selected, impls or None, args.quick, overrides, options, axes or None)
     if args.placebo:
         plans = placebo.plans(plans, args.placebo)
         if not plans:

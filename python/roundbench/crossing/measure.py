@@ -24,7 +24,7 @@ from typing import Optional
 from ..results import benchfmt, stats
 from ..runtimes import gotoolchains, interp
 from ..measure import placement
-from ..run import provenance, runner
+from ..run import plans as run_plans, policy as run_policy, provenance, runner
 from .. import rounds, runtimes
 from ..errors import UsageError
 from . import build as b
@@ -137,7 +137,7 @@ def _round(dc: d.Declaration, mechanisms: list, vals: list, buffer_size: int, li
         binding_overhead=False,
         budget_s=BUDGET_S,
     )
-    return rnd, runner.Plan(rnd, {"sym": dc.name}, variants, skipped)
+    return rnd, run_plans.Plan(rnd, {"sym": dc.name}, variants, skipped)
 
 
 def _go_releases(specs: list) -> list:
@@ -185,7 +185,7 @@ def _collect(out_file: Path, rnd: rounds.Round, dc: d.Declaration, vals: list, l
             facts.setdefault(f.name, f.value)
     seen = []
     for v in rnd.variants:
-        name = runner.bench_name(rnd, v.name, {"sym": dc.name}, v.runtime)
+        name = run_plans.bench_name(rnd, v.name, {"sym": dc.name}, v.runtime)
         if name in seen:
             continue
         seen.append(name)
@@ -275,7 +275,7 @@ def measure(
         out_file.unlink()  # one measurement per folder: its report reads it alone
     built = b.build(dc, lib, exes, cache, progress, only=set(only) if only else None, gos=releases)
     rnd, plan = _round(dc, built.mechanisms, vals, buffer_size, lib, axis=len(exes) > 1)
-    policy = runner.RunPolicy(fixed=runs, budget_s=budget)
+    policy = run_policy.RunPolicy(fixed=runs, budget_s=budget)
     place = placement.plan("pinned")
     # The crossing round is no suite round: no hook of its own, and the
     # static scan of the timed code reads the suite's sources, not these.

@@ -129,7 +129,7 @@ TAIL_RATIO = 3.0
 def _tail_lines(rnd_name: str, info, ordered: list, unit: str) -> list:
     """A result, not a failure: each variant of the cell whose runs are
     heavy-tailed (TAIL_RATIO) or had a run killed at the cell's bound
-    (runner.BOUND_FACTOR), with its runs' distribution, the killed runs,
+    (run/policy.py, BOUND_FACTOR), with its runs' distribution, the killed runs,
     and the round's reason for the tail where it declares one
     (Round.tails)."""
     out = []

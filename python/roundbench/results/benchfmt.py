@@ -12,7 +12,7 @@ A result file is a sequence of lines:
     --- SKIP: BenchmarkFfi/impl=py-cffi-api: <why it cannot run here>
     --- KILLED: BenchmarkSleep/impl=py-threads/n=10000/fit=1 (run 3): killed after 129 s at its cell's bound ...
                                        a run that outran what its cell had
-                                       shown (runner.BOUND_FACTOR): not a
+                                       shown (run/policy.py, BOUND_FACTOR): not a
                                        failure; the cell keeps the runs
                                        that finished
     --- FACT: BenchmarkDelivery/impl=c: KEY VALUE
@@ -22,7 +22,7 @@ A result file is a sequence of lines:
     --- RUNS: BenchmarkLoop/impl=c/n=20000000: 9 runs, converged: ...
                                        how many runs a variant of a cell took
                                        and why no more were made (adaptive
-                                       run counts: runner.RunPolicy)
+                                       run counts: RunPolicy)
     --- END: 2026-12-01T03:50:12Z after 3475 s sha256=9f86d0...
                                        the command finished (or was
                                        stopped: "interrupted" follows),

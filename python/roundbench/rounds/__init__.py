@@ -420,7 +420,7 @@ class Round:
     threads: object = "one"
     # With adaptive run counts (--runs auto), the most seconds a cell may
     # spend on runs beyond the minimum before it stops short of its target
-    # (runner.RunPolicy); --budget overrides it for every round. A function
+    # (run/policy.py, RunPolicy); --budget overrides it for every round. A function
     # of the cell's parameters gives each cell its own (round aspects: its
     # launch cells, whose runs are medians of several starts already, stop
     # at the minimum).

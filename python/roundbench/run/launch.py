@@ -97,7 +97,7 @@ def unavailable(rnd: Round, v: Variant) -> Optional[str]:
         if why:
             return why
     elif go_toolchain(v) is not None:
-        pass  # the runner asks gotoolchains (runner.expand)
+        pass  # the runner asks gotoolchains (plans.expand)
     elif v.program == "generated":
         pass  # built for the run by whoever made the variant, which says why where it is not
     else:

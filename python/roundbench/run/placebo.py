@@ -59,7 +59,7 @@ def placebo_pairs(pairs: list, side: str) -> list:
 
 
 def plans(planned: list, side: str) -> list:
-    """The placebo's cells from the planned ones (run.runner's Plan): each
+    """The placebo's cells from the planned ones (plans.py's Plan): each
     with SIDE's variants and their stand-ins only; a cell left with none is
     dropped, and so is a round of facts (nothing to decide)."""
     if side not in SIDES:

@@ -1,0 +1,84 @@
+"""How near a cell's score decisions are to the decision rule's margin, as
+the runs stand: what the adaptive runs (run/schedule.py) spend the time
+left on. A cheap stand-in for decide.py's bootstrap, drawn from order
+statistics, since it is reckoned again after every wave.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from .. import rounds
+from ..results import stats
+from . import decide, score
+
+
+class _Medians:
+    """A variant of a running cell as score.best_side reads a cells.Cell:
+    its median in the unit the cell is scored by."""
+
+    def __init__(self, values: list):
+        self._values = values
+
+    def median_of(self, unit: str) -> Optional[float]:
+        return stats.median(self._values) if self._values else None
+
+
+def score_pairs(rnd: rounds.Round, impls) -> list:
+    """The (Go variants, Python variants) pairs whose best sides make a
+    cell's score points, paired as score.score pairs them: per level
+    (alone, with its ecosystem, whole program, calling C), or per crossing
+    for a round of crossings (ffi). The variants of a level are summary's
+    own level_impls, so that the runs go to the pairs the score makes."""
+    names = dict.fromkeys(impls)
+    levels = ("alone", "ecosystem", "program")
+    pairs = [(score.level_impls(names, "go", lvl), score.level_impls(names, "py", lvl)) for lvl in levels]
+    if rnd.pairs:
+        pairs += [(list(x.go), list(x.py)) for x in rnd.pairs]
+    else:
+        pairs.append((score.level_impls(names, "go", "core"), score.level_impls(names, "py", "core")))
+    return pairs
+
+
+def closeness(a: list, b: list, margin: float = decide.MARGIN) -> float:
+    """How near the score's decision between two sides' runs is to its
+    threshold, from 1 (on it) towards 0 (decided): 1 / (1 + (gap/width)^2),
+    where gap is the distance of |log(median a / median b)| from
+    log(1 + margin), the edge of the decision rule's margin, and width the two
+    medians' 95% CI half-widths (as logs) combined in quadrature, the
+    ratio's interval as the order statistics give it (the report's
+    bootstrap interval is too dear to draw each wave). A side without an
+    interval yet, or a median that is not positive, counts as on the
+    threshold."""
+    ma, mb = stats.median(a), stats.median(b)
+    wa, wb = stats.median_half_width(a), stats.median_half_width(b)
+    if ma <= 0 or mb <= 0 or wa is None or wb is None or not math.isfinite(wa + wb):
+        return 1.0
+    gap = abs(abs(math.log(ma / mb)) - math.log1p(margin))
+    width = math.hypot(math.log1p(wa), math.log1p(wb))
+    if width == 0:
+        return 1.0 if gap == 0 else 0.0
+    return 1.0 / (1.0 + (gap / width) ** 2)
+
+
+def decision_weights(rnd: rounds.Round, params: dict, values: dict, margin: float = decide.MARGIN) -> dict:
+    """variant -> the closeness of the closest score decision it is a side
+    of (0 for none: not its language's best at any level, the C core, a
+    published program, a round that is not scored, a cell that decides
+    nothing). values: variant -> its values in the cell's score unit."""
+    out = {v: 0.0 for v in values}
+    if not rnd.scored or rnd.facts or rounds.undecided(rnd, params):
+        return out
+    unit = rounds.score_unit(rnd, params)
+    better = rnd.units.get(unit, "lower")
+    view = {v: _Medians(vals) for v, vals in values.items() if vals}
+    for go_impls, py_impls in score_pairs(rnd, view):
+        g = score.best_side(view, go_impls, unit, better)
+        p = score.best_side(view, py_impls, unit, better)
+        if g is None or p is None:
+            continue
+        w = closeness(values[g.impl], values[p.impl], margin)
+        for side in (g.impl, p.impl):
+            out[side] = max(out[side], w)
+    return out

@@ -1,0 +1,461 @@
+"""When each run is made: the runs of every cell in waves, interleaved
+across variants (A B C A B C) so that drift hits all alike; how many runs
+each variant gets (RunPolicy: a fixed count, or adaptive stopping when its
+median's interval is narrow enough); the cell's budget and the whole run's
+time budget, spent where the score's decisions are closest to the
+decision rule's margin (judge/closeness.py); and the bound on a run that
+its cell's finished runs set.
+
+Schedule holds every cell's state and answers what to run next and when
+to stop; it starts no child (spawn.py does) and writes nothing (the runner
+does, with what it is given).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Optional
+
+from .. import rounds
+from ..judge import decide
+from ..judge.closeness import decision_weights
+from ..results import benchfmt, stats
+from .plans import Plan, newest_pair
+from .policy import UNDECIDING_WEIGHT, PRIORITY_BAND, RunPolicy, minutes
+
+# The least cost a run is reckoned at: a priority divides by it.
+MIN_COST_S = 1e-3
+
+
+def primary(rnd: rounds.Round, params: dict, metrics: dict) -> float:
+    """The value a cell's convergence is judged by: the unit the score
+    judges the cell by (rounds.score_unit: the round's metric, or another
+    unit in some cells, p99 latency in http's fixed-rate ones) when the run
+    has it, else ns/op."""
+    return metrics.get(rounds.score_unit(rnd, params), metrics["ns/op"])
+
+
+def converged(values: list, target: float) -> Optional[tuple]:
+    """The median's 95% CI as (low, high) fractions of the median when both
+    ends lie within ±target of it, else None."""
+    if len(values) < 2:
+        return None
+    lo, hi, _ = stats.median_ci(values)
+    rel = stats.relative_ci(stats.median(values), lo, hi)
+    return rel if rel is not None and -target <= rel[0] and rel[1] <= target else None
+
+
+def _ci_text(values: list) -> str:
+    lo, hi, _ = stats.median_ci(values)
+    m = stats.median(values) if values else 0
+    if lo is None or not m:
+        return "median CI needs 6 runs"
+    return f"median 95% CI {(lo / m - 1) * 100:+.1f}%/{(hi / m - 1) * 100:+.1f}%"
+
+
+def runs_line(name: str, runs: int, why: str) -> str:
+    """The `--- RUNS:` record: how many runs a variant of a cell took and why
+    it stopped (benchstat skips it like its own --- lines)."""
+    return f"--- RUNS: {name}: {runs} runs, {why}\n"
+
+
+# ---- the score's decisions, as the runs stand -------------------------------------
+
+
+class _Cell:
+    """The runner's state for one plan: each variant's values in the
+    cell's score unit, its failures, the wall time of each of its runs and
+    of those beyond the minimum, why it stopped, and the cross-check
+    reference (the first variant that passes sets it)."""
+
+    def __init__(self, plan: Plan, min_runs: int, budget_s: float, undecided: Optional[str]):
+        self.plan = plan
+        self.min_runs = min_runs
+        self.budget_s = budget_s
+        self.undecided = undecided  # why the cell decides no point, or None
+        names = [v.key for v in plan.variants]
+        self.values: dict = {n: [] for n in names}
+        self.failures: dict = {n: 0 for n in names}
+        self.walls: dict = {n: [] for n in names}
+        self.finished: dict = {n: [] for n in names}  # wall times of the runs that passed
+        self.extra_s: dict = {n: 0.0 for n in names}
+        self.stopped: dict = {}  # variant -> why (the --- RUNS: reason)
+        self.kinds: dict = {}  # variant -> how it stopped (Runner.STOP_KINDS)
+        self.reference: Optional[tuple] = None
+        self.active = list(plan.variants)
+
+    def attempts(self, name: str) -> int:
+        return len(self.walls[name])
+
+    def in_minimum(self, name: str) -> bool:
+        return self.attempts(name) < self.min_runs
+
+    def cost(self, name: str) -> float:
+        """What a run of the variant costs: its runs' median wall time."""
+        w = self.walls[name]
+        return max(stats.median(w), MIN_COST_S) if w else MIN_COST_S
+
+    def share(self) -> float:
+        """What each variant still running may spend beyond the minimum:
+        an equal part of what the stopped ones left of the cell's budget."""
+        running = {v.key for v in self.active}
+        if not running:
+            return 0.0
+        left = self.budget_s - sum(s for n, s in self.extra_s.items() if n not in running)
+        return left / len(running)
+
+    def fits(self, name: str) -> bool:
+        """Whether the variant's next run fits in its share."""
+        return self.extra_s[name] + self.cost(name) <= self.share() * (1 + 1e-9)
+
+    def bound(self, name: str, factor: float, floor_s: float, ceiling_s: float) -> tuple:
+        """The next run's bound, (seconds, why): factor x the longest run
+        of the variant that passed in this cell, within [floor_s,
+        ceiling_s]; ceiling_s (the run's --timeout) before any passed."""
+        done = self.finished[name]
+        if not done or factor <= 0:
+            return ceiling_s, ""
+        longest = max(done)
+        b = min(max(factor * longest, floor_s), ceiling_s)
+        runs = "run" if len(done) == 1 else f"{len(done)} runs"
+        why = f"{factor:g} x the longest of its {runs} that finished here, {longest:.3g} s"
+        if b == floor_s and floor_s > factor * longest:
+            why = f"the floor: {why}, is less"
+        return b, why
+
+    def stop(self, name: str, kind: str, why: str) -> None:
+        self.stopped[name] = why
+        self.kinds[name] = kind
+
+
+class Schedule:
+    """Every cell's runs, as RunPolicy has them made: which variants the
+    next wave runs, whether a run is affordable, what a finished run does
+    to its cell, which variants stop and why, and what the minimum runs
+    and the budgets come to. `clock` is the clock the budgets are kept by,
+    `notice` what says the estimate and the budget (the runner's
+    notices)."""
+
+    # How a variant's runs may stop, for the run's last line.
+    STOP_KINDS = {
+        "converged": "converged",
+        "most": "at the most runs",
+        "cell-budget": "at their cell's budget",
+        "time-budget": "at the time budget",
+        "undecided": "at the minimum (their cell decides no point)",
+        "failed": "with failed runs",
+        "killed": "with a run killed at their cell's bound",
+    }
+
+    def __init__(
+        self,
+        policy: RunPolicy,
+        plans: list,
+        clock: Callable[[], float],
+        notice: Callable[[str], None],
+        margin: float = decide.MARGIN,
+    ):
+        self.policy = policy
+        self.clock = clock
+        self.notice = notice
+        # The decision rule's margin: the adaptive runs go to the decisions
+        # nearest to it.
+        self.margin = margin
+        self.start = clock()
+        self.cells = [_Cell(p, self.min_runs(p), self._budget(p), self._undecided(p)) for p in plans]
+        # With runtimes as an axis: the newest pair, kind -> label.
+        self.newest = newest_pair(plans)
+        # The runs planned so far (the progress lines count them): the
+        # minimum at first, then each wave's extra runs as it is chosen.
+        self.total = planned(policy, plans)
+        self.extra_s = 0.0  # wall time of the runs beyond the minimum
+        self.minimum_s: Optional[float] = None  # when every cell had its minimum runs
+        self._said_over = False
+        self._finished: list = []  # cells that stopped since take_finished()
+
+    def min_runs(self, p: Plan) -> int:
+        return min_runs(self.policy, p)
+
+    def _budget(self, p: Plan) -> float:
+        if self.policy.budget_s is not None:
+            return self.policy.budget_s
+        b = p.round.budget_s
+        return b(p.params) if callable(b) else b
+
+    def _undecided(self, p: Plan) -> Optional[str]:
+        if self.policy.fixed is not None or p.round.facts:
+            return None
+        return rounds.undecided(p.round, p.params)
+
+    @property
+    def deadline(self) -> Optional[float]:
+        tb = self.policy.time_budget_s
+        return None if tb is None else self.start + tb
+
+    def take_finished(self) -> list:
+        """The cells whose variants have all stopped since the last call:
+        their `--- RUNS:` records are due."""
+        out, self._finished = self._finished, []
+        return out
+
+    def next_wave(self) -> list:
+        """The next wave: (cell, variant names) in cell order, each cell's
+        variants in their declared order. A cell short of its minimum runs
+        all its running variants; beyond it, the variants whose next run
+        fits their cell's share, and under a time budget only those funded
+        (RunPolicy). Empty: the run is over."""
+        cells = self.cells
+        minimum = {id(c) for c in cells if any(c.in_minimum(v.key) for v in c.active)}
+        wanting = [(c, v.key) for c in cells if id(c) not in minimum for v in c.active if c.fits(v.key)]
+        if not minimum and self.minimum_s is None:
+            self.minimum_s = self.clock() - self.start
+        deadline = self.deadline
+        if deadline is not None:
+            now = self.clock()
+            if minimum and now > deadline and not self._said_over:
+                self._said_over = True
+                self.notice(
+                    f"the {minutes(self.policy.time_budget_s)} time budget is spent, but not every cell has had "
+                    "its minimum runs: they are made all the same (never fewer), and no more"
+                )
+            # The minimum runs still to come are paid for first.
+            owed = sum(
+                c.cost(v.key) * (c.min_runs - c.attempts(v.key))
+                for c in cells
+                if id(c) in minimum
+                for v in c.active
+                if c.in_minimum(v.key)
+            )
+            funded = self._fund(wanting, deadline - now - owed)
+            if not funded and not minimum:
+                self._stop_all("time-budget", "time budget spent")
+                return []
+            wanting = [(c, n) for c, n in wanting if (id(c), n) in funded]
+        chosen = {(id(c), n) for c, n in wanting}
+        wave = []
+        for c in cells:
+            if id(c) in minimum:
+                wave.append((c, [v.key for v in c.active]))
+                continue
+            names = [v.key for v in c.active if (id(c), v.key) in chosen]
+            if names:
+                wave.append((c, names))
+                self.total += len(names)
+        return wave
+
+    def priority(self, c: _Cell, name: str, weights: dict) -> float:
+        """RunPolicy's priority of a variant's next run: (the closeness of
+        its closest score decision + UNDECIDING_WEIGHT) x its median's CI
+        half-width / target / its run time."""
+        hw = stats.median_half_width(c.values[name])
+        need = (hw if hw is not None and math.isfinite(hw) else 1.0) / self.policy.target
+        return (weights.get(name, 0.0) + UNDECIDING_WEIGHT) * need / c.cost(name)
+
+    def _fund(self, wanting: list, left: float) -> set:
+        """The (cell id, variant) pairs this wave runs under a time budget:
+        those whose priority is within PRIORITY_BAND of the highest, highest
+        first, as many as the time left pays for (a run at its median run
+        time)."""
+        weights = {}
+        for c, _ in wanting:
+            if id(c) not in weights:
+                weights[id(c)] = self._weights(c)
+        ranked = [(self.priority(c, n, weights[id(c)]), c, n) for c, n in wanting if c.cost(n) <= left]
+        ranked.sort(key=lambda pcn: -pcn[0])
+        funded = set()
+        for prio, c, name in ranked:
+            if prio < ranked[0][0] / PRIORITY_BAND:
+                break
+            one = c.cost(name)
+            if one <= left:
+                funded.add((id(c), name))
+                left -= one
+        return funded
+
+    def _weights(self, c: _Cell) -> dict:
+        """decision_weights of a cell, over its rows of the newest pair of
+        runtimes (the pair the report's main score compares) when the run
+        has runtimes as an axis: the other rows decide no point of it."""
+        rows = {}
+        for v in c.plan.variants:
+            rt = v.runtime
+            if rt is None or self.newest.get(rt.kind) == rt.label:
+                rows[v.name] = v.key
+        weights = decision_weights(c.plan.round, c.plan.params, {n: c.values[k] for n, k in rows.items()}, self.margin)
+        return {rows[n]: w for n, w in weights.items()}
+
+    def affordable(self, c: _Cell, name: str) -> bool:
+        """A minimum run is always made; under a time budget a run beyond it
+        starts only if it fits in the time left (at its median run time)."""
+        deadline = self.deadline
+        if deadline is None or c.in_minimum(name):
+            return True
+        return c.cost(name) <= deadline - self.clock()
+
+    def record(self, c: _Cell, name: str, o, extra: bool) -> None:
+        """What a finished run (o: spawn.Outcome) does to its cell; extra:
+        it was a run beyond the minimum."""
+        p = c.plan
+        c.walls[name].append(o.wall_s)
+        if extra:
+            c.extra_s[name] += o.wall_s
+            self.extra_s += o.wall_s
+        if o.skipped:
+            c.stop(name, "skipped", "skipped")
+        elif o.ok:
+            c.values[name].append(primary(p.round, p.params, benchfmt.parse_bench_line(o.line).metrics))
+            c.finished[name].append(o.wall_s)
+        elif o.killed:
+            done = len(c.values[name])
+            c.stop(
+                name,
+                "killed",
+                f"run {c.attempts(name)} killed at its cell's bound: {o.reason}; the cell keeps the {done} that "
+                "finished, "
+                f"{_ci_text(c.values[name])}",
+            )
+        else:
+            c.failures[name] += 1
+
+    def decide(self, c: _Cell) -> None:
+        """Which of the cell's variants stop, and why (RunPolicy)."""
+        p = c.plan
+        still = []
+        for v in c.active:
+            n = v.key
+            vals = c.values[n]
+            if n in c.stopped:
+                continue
+            if c.in_minimum(n):
+                still.append(v)
+            elif self.policy.fixed is not None or p.round.facts:
+                c.stop(n, "fixed", "fixed" if not p.round.facts else "facts: one run")
+            elif c.failures[n]:
+                c.stop(n, "failed", f"{c.failures[n]} failed")
+            elif converged(vals, self.policy.target):
+                c.stop(n, "converged", f"converged: {_ci_text(vals)}")
+            elif c.attempts(n) >= self.policy.max_runs:
+                c.stop(n, "most", f"at the most runs ({self.policy.max_runs}): {_ci_text(vals)}")
+            elif c.undecided:
+                c.stop(n, "undecided", f"no extra runs (the cell decides no point): {c.undecided}; {_ci_text(vals)}")
+            else:
+                still.append(v)
+        c.active = still
+        if still and not any(c.in_minimum(v.key) or c.fits(v.key) for v in still):
+            share = c.share()
+            for v in still:
+                c.stop(
+                    v.key,
+                    "cell-budget",
+                    f"cell budget of {c.budget_s:g} s spent: this variant's share {share:.3g} s, "
+                    f"{c.extra_s[v.key]:.3g} s used; {_ci_text(c.values[v.key])}",
+                )
+            c.active = []
+        if not c.active:
+            self._finished.append(c)
+
+    def _stop_all(self, kind: str, why: str) -> None:
+        for c in self.cells:
+            if not c.active:
+                continue
+            for v in c.active:
+                c.stop(v.key, kind, f"{why}: {_ci_text(c.values[v.key])}")
+            c.active = []
+            self._finished.append(c)
+
+    def _minimum_estimate(self) -> float:
+        """What the cells' minimum runs take, from each variant's first run."""
+        return sum(
+            walls[0] * (1 if c.kinds.get(name) == "skipped" else c.min_runs)
+            for c in self.cells
+            for name, walls in c.walls.items()
+            if walls
+        )
+
+    def estimate(self) -> None:
+        """After the first wave: what the minimum runs will take, from each
+        variant's first run, against the budgets. Under a time budget that
+        they would overrun, the minimum becomes RunPolicy.floor_runs: the
+        runs up to the full minimum then go by priority, as every run
+        beyond the minimum does, so the budget holds."""
+        cells = self.cells
+        took = self.clock() - self.start
+        est = self._minimum_estimate()
+        text = f"the first wave took {minutes(took)}: the minimum runs should take about {minutes(est)}"
+        tb = self.policy.time_budget_s
+        floor = self.policy.floor_runs
+        if self.policy.fixed is not None:
+            pass
+        elif tb is None:
+            cap = sum(c.budget_s for c in cells if not c.plan.round.facts and not c.undecided)
+            text += f", and the runs beyond the minimum at most {minutes(cap)} more (each cell's budget)"
+        elif est <= tb:
+            text += (
+                f", leaving about {minutes(tb - est)} of the {minutes(tb)} time budget for runs beyond the "
+                "minimum, spent where the score's decisions are closest"
+            )
+        elif floor < self.policy.min_runs:
+            for c in cells:
+                # The progress lines count the runs planned: fewer now.
+                self.total -= max(c.min_runs - floor, 0) * len(c.active)
+                c.min_runs = min(c.min_runs, floor)
+            low = self._minimum_estimate()
+            text += (
+                f", more than the {minutes(tb)} time budget: the minimum becomes {floor} runs per variant "
+                f"(about {minutes(low)}), and runs {floor + 1} to {self.policy.min_runs} and beyond go where the "
+                "score's decisions are closest while the budget lasts (a variant with fewer than "
+                f"{stats.CI_MIN_RUNS} runs has no interval, and the report says so)"
+            )
+            if low > tb:
+                text += f"; even that is more than the budget: those {floor} runs are all made, and no more"
+        else:
+            text += (
+                f", more than the {minutes(tb)} time budget: they are all made (never fewer than the minimum), "
+                "and no more"
+            )
+        self.notice(text)
+
+    def end_text(self) -> str:
+        """What the runs took against the budget, and how each variant's
+        runs stopped (said at the end of `roundbench run`)."""
+        took = self.clock() - self.start
+        tb = self.policy.time_budget_s
+        text = f"the runs took {minutes(took)}"
+        if tb is not None:
+            if took <= tb:
+                text += f" of the {minutes(tb)} time budget"
+            elif not self.extra_s:
+                text += f", beyond the {minutes(tb)} time budget: the minimum runs alone took that (never fewer)"
+            else:
+                text += f", beyond the {minutes(tb)} time budget: the last run outlasted its estimate"
+        text += f", {minutes(self.extra_s)} of them beyond the minimum"
+        if self.policy.fixed is not None:
+            return text
+        kinds: dict = {}
+        measured = 0
+        for c in self.cells:
+            for name in c.values:
+                kind = c.kinds.get(name)
+                if kind in (None, "skipped", "fixed"):
+                    continue
+                measured += 1
+                kinds[kind] = kinds.get(kind, 0) + 1
+        parts = [f"{kinds[k]} {label}" for k, label in self.STOP_KINDS.items() if kinds.get(k) and k != "converged"]
+        text += (
+            f"; {kinds.get('converged', 0)} of {measured} variant cells converged (median's 95% CI within "
+            f"±{self.policy.target * 100:g}%)" + (f", {', '.join(parts)}" if parts else "")
+        )
+        return text
+
+
+def min_runs(policy: RunPolicy, p: Plan) -> int:
+    """The runs each variant of a cell makes at least."""
+    # A round of facts runs once: a second run would find the same facts.
+    if p.round.facts:
+        return 1
+    return policy.fixed if policy.fixed is not None else policy.min_runs
+
+
+def planned(policy: RunPolicy, plans: list) -> int:
+    """The runs the plans take at least (adaptive runs may add more)."""
+    return sum(len(p.variants) * min_runs(policy, p) for p in plans)
