@@ -17,8 +17,8 @@ import (
 // which loads the core's shared library (libroundbench.so, as c-so calls
 // it) at run time and calls it without cgo's generated wrappers. With cgo
 // enabled, as in this program, purego imports runtime/cgo and uses the C
-// runtime's own dlopen (purego's README, "Cgo Fallback"; its cgo.go); the
-// binary calls the same code either way.
+// runtime's own dlopen (its cgo.go; its README lists this fallback among
+// its benefits); the binary calls the same code either way.
 func init() {
 	harness.Register("ffi", "go-purego", puregoCall, ffiUnits...)
 	harness.Register("ffi", "go-purego-buffer", puregoBuffer, ffiUnits...)
