@@ -206,7 +206,7 @@ def test_missing_tool_is_a_skip_row_naming_it(impl, monkeypatch):
         assert f"Python module {tool} is not installed" in why, why
 
 
-@pytest.mark.parametrize("impl", BINDINGS)
+@pytest.mark.parametrize("impl", [b for b in BINDINGS if b != "py-pyo3"])
 def test_failed_build_is_a_skip_row_that_says_why(impl, tmp_path, monkeypatch):
     monkeypatch.setenv("ROUNDBENCH_BUILD", str(tmp_path))
     monkeypatch.setenv("CXX", "no-such-compiler-x")
@@ -216,6 +216,20 @@ def test_failed_build_is_a_skip_row_that_says_why(impl, tmp_path, monkeypatch):
     name = ffi_round.BINDINGS[impl][0]
     assert why is not None and why.startswith(f"building {name} with "), why
     assert "no-such-compiler-x is not on PATH" in why, why
+
+
+def test_pyo3_without_cargo_is_a_skip_row_that_says_why(tmp_path, monkeypatch):
+    """PyO3's module is maturin's build of a crate: without cargo there is
+    none, and the row says so."""
+    monkeypatch.setenv("ROUNDBENCH_BUILD", str(tmp_path))
+    real = aotbuild.shutil.which
+    monkeypatch.setattr(
+        aotbuild.shutil, "which", lambda name, *a, **k: None if name == "cargo" else real(name, *a, **k)
+    )
+    aotbuild._ensure.cache_clear()
+    why = launch.unavailable(ffi_round.ROUND, ffi_round.ROUND.variant("py-pyo3"))
+    assert why is not None and why.startswith("building ffi_pyo3 with maturin "), why
+    assert why.endswith("failed: cargo is not on PATH (Rust's toolchain: rustup, or Debian's cargo)"), why
 
 
 @pytest.mark.parametrize("impl", BINDINGS)

@@ -16,9 +16,9 @@ compiled into the module (runtimes/aotbuild.py builds them at `make py` and
 before the runs; bindings/ holds their sources): py-c-abi3 (the
 METH_FASTCALL function against the limited API of 3.11), py-cython-extern
 (a `cdef extern` wrapper; py-cython is round loop's compiled loop, at
-another level), py-pybind11 and py-nanobind, each with a -buffer row that
-hands the 1 MiB over without a copy; and go-purego, purego calling the
-callee in libroundbench.so. They are crossings into C: level "core",
+another level), py-pybind11, py-nanobind and py-pyo3 (maturin), each with
+a -buffer row that hands the 1 MiB over without a copy; and go-purego,
+purego calling the callee in libroundbench.so. They are crossings into C: level "core",
 declared, since their names would give "ecosystem".
 """
 
@@ -68,6 +68,7 @@ BINDINGS = {
     "py-cython-extern": ("ffi_cython", "Cython", "pip install Cython"),
     "py-pybind11": ("ffi_pybind11", "pybind11", "pip install pybind11"),
     "py-nanobind": ("ffi_nanobind", "nanobind", "pip install nanobind"),
+    "py-pyo3": ("ffi_pyo3", "maturin", "pip install maturin; its crates come through cargo"),
 }
 
 
@@ -94,6 +95,7 @@ _BINDING_ROWS = [
     ("py-cython-extern", "Cython, a `cdef extern` declaration wrapped in a typed def (int64_t; const uint8_t[::1])"),
     ("py-pybind11", "pybind11, m.def of the callee's function pointer (py::buffer for the buffer)"),
     ("py-nanobind", "nanobind, m.def of the callee's function pointer (nb::ndarray<const uint8_t> for the buffer)"),
+    ("py-pyo3", "PyO3 (Rust) built by maturin, a #[pyfunction] taking an i64 (PyBuffer<u8> for the buffer)"),
 ]
 
 
@@ -128,12 +130,18 @@ PAIRS = [
     Pair("1 MiB to C, zero-copy", ("py-c-buffer",), ("go-c-slice",)),
     Pair(
         "a call into C through a binding tool",
-        ("py-c-abi3", "py-cython-extern", "py-pybind11", "py-nanobind"),
+        ("py-c-abi3", "py-cython-extern", "py-pybind11", "py-nanobind", "py-pyo3"),
         ("go-c", "go-purego"),
     ),
     Pair(
         "1 MiB to C through a binding tool",
-        ("py-c-abi3-buffer", "py-cython-extern-buffer", "py-pybind11-buffer", "py-nanobind-buffer"),
+        (
+            "py-c-abi3-buffer",
+            "py-cython-extern-buffer",
+            "py-pybind11-buffer",
+            "py-nanobind-buffer",
+            "py-pyo3-buffer",
+        ),
         ("go-c-slice", "go-purego-buffer"),
     ),
 ]
@@ -387,6 +395,16 @@ def run_py_pybind11(args):
 @harness.implements("ffi", "py-pybind11-buffer", units=UNITS)
 def run_py_pybind11_buffer(args):
     _binding_buffer(args, "py-pybind11")
+
+
+@harness.implements("ffi", "py-pyo3", units=UNITS)
+def run_py_pyo3(args):
+    _binding_call(args, "py-pyo3")
+
+
+@harness.implements("ffi", "py-pyo3-buffer", units=UNITS)
+def run_py_pyo3_buffer(args):
+    _binding_buffer(args, "py-pyo3")
 
 
 @harness.implements("ffi", "py-nanobind", units=UNITS)

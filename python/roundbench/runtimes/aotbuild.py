@@ -1,9 +1,9 @@
 """Python compiled ahead of time: the modules that Cython, mypyc and
 Pythran build from the project's sources for one interpreter (the loop
 round's py-cython, py-mypyc and py-pythran), and the ffi round's binding
-modules (py-c-abi3, py-cython, py-pybind11, py-nanobind: bindings/, each
-with the core's callee, csrc/ffi.c, compiled in), built before the runs
-and loaded by the children.
+modules (py-c-abi3, py-cython-extern, py-pybind11, py-nanobind,
+py-pyo3: bindings/, each with the core's callee, csrc/ffi.c, compiled
+in), built before the runs and loaded by the children.
 
 Each module of MODULES is made by the interpreter's own tool (`EXE -m
 cython`; mypyc's mypycify run by EXE, which writes the C for that Python;
@@ -46,6 +46,7 @@ import shutil
 import sys
 import sysconfig
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -59,6 +60,10 @@ PYTHRAN = "Pythran"
 PYBIND11 = "pybind11"
 NANOBIND = "nanobind"
 LIMITED_API = "the limited API"
+# PyO3's module is a Rust crate (bindings/ffi_pyo3/, its crates pinned by
+# its Cargo.lock) that maturin builds into a wheel, whose module is taken
+# out of it: its build is maturin's, not the C compiler's (_build_crate).
+MATURIN = "maturin"
 # What a limited-API module's record names as its tool's version: the
 # Py_LIMITED_API its source sets (bindings/ffi_abi3.c).
 LIMITED_API_VERSION = "3.11 (Py_LIMITED_API 0x030B0000)"
@@ -112,6 +117,14 @@ MODULES = {
         Module("ffi_cython", CYTHON, _BINDINGS / "ffi_cython.pyx", "Cython", callee=True),
         Module("ffi_pybind11", PYBIND11, _BINDINGS / "ffi_pybind11.cpp", "pybind11", callee=True),
         Module("ffi_nanobind", NANOBIND, _BINDINGS / "ffi_nanobind.cpp", "nanobind", callee=True),
+        Module(
+            "ffi_pyo3",
+            MATURIN,
+            _BINDINGS / "ffi_pyo3" / "src" / "lib.rs",
+            "maturin",
+            tuple(_BINDINGS / "ffi_pyo3" / f for f in ("Cargo.toml", "Cargo.lock", "build.rs")),
+            callee=True,
+        ),
     )
 }
 
@@ -280,9 +293,45 @@ def shown(path: Path) -> str:
         return str(path)
 
 
+# How long a crate's build may take: its first one fetches the crates
+# its Cargo.lock names and compiles them (a minute here).
+CRATE_TIMEOUT_S = 900
+
+
+def _build_crate(m: Module, got, target: Path) -> None:
+    """m's crate (its Cargo.toml is m.beside's first) built by maturin for
+    `got` into a wheel in the build folder (cargo's target folder there
+    too, so that a rebuild is incremental), and the module taken out of
+    the wheel into `target`. --locked: the build never rewrites the
+    committed Cargo.lock; a crate it lacks fails the build instead."""
+    if shutil.which("cargo") is None:
+        raise extbuild.Failed("cargo is not on PATH (Rust's toolchain: rustup, or Debian's cargo)")
+    wheels = target.parent / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    manifest = m.beside[0]
+    cmd = [got.executable, "-m", "maturin", "build", "--release", "--locked", "-q", "-m", str(manifest)]
+    cmd += ["-i", got.executable, "-o", str(wheels), "--target-dir", str(target.parent / "target")]
+    extbuild.run_step(cmd, "maturin", target.parent, timeout=CRATE_TIMEOUT_S)
+    found = sorted(wheels.glob("*.whl"))
+    if not found:
+        raise extbuild.Failed(f"maturin wrote no wheel into {wheels}")
+    with zipfile.ZipFile(found[-1]) as wheel:
+        members = [n for n in wheel.namelist() if Path(n).name.startswith(f"{m.name}.") and n.endswith(".so")]
+        if not members:
+            raise extbuild.Failed(f"{found[-1].name} holds no {m.name} module")
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(wheel.read(members[0]))
+    os.replace(tmp, target)
+
+
 def _build(m: Module, got, target: Path, version: str) -> None:
     """Builds m into `target` for interpreter `got` (an interp.Info), then
     writes its record; Failed says why it could not."""
+    if m.tool == MATURIN:
+        t0 = time.monotonic_ns()
+        _build_crate(m, got, target)
+        _write_built(m, got, target, version, time.monotonic_ns() - t0)
+        return
     tools = extbuild.Toolchain(got, cxx=m.tool in _CXX)
     why = tools.missing(got)
     if why:
@@ -299,7 +348,10 @@ def _build(m: Module, got, target: Path, version: str) -> None:
     if m.callee:
         objects += extbuild.Toolchain(got).compile_all(list(CALLEE), work, [], CALLEE_FLAGS)
     tools.link(objects, link_args, target)
-    built_ns = time.monotonic_ns() - t0
+    _write_built(m, got, target, version, time.monotonic_ns() - t0)
+
+
+def _write_built(m: Module, got, target: Path, version: str, built_ns: int) -> None:
     record = {
         "module": m.name,
         "tool": m.tool,
