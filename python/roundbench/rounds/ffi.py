@@ -89,23 +89,38 @@ def _core_so(exe: Optional[str] = None) -> Optional[str]:
     return None
 
 
-# Every binding's two rows: (variant, buffer variant, what it is).
+# Every binding's two rows: (variant, what its call is, what its buffer
+# row hands the buffer over as).
 _BINDING_ROWS = [
-    ("py-c-abi3", "the extension's METH_FASTCALL function built against the limited API (Py_LIMITED_API 3.11, abi3)"),
-    ("py-cython-extern", "Cython, a `cdef extern` declaration wrapped in a typed def (int64_t; const uint8_t[::1])"),
-    ("py-pybind11", "pybind11, m.def of the callee's function pointer (py::buffer for the buffer)"),
-    ("py-nanobind", "nanobind, m.def of the callee's function pointer (nb::ndarray<const uint8_t> for the buffer)"),
-    ("py-pyo3", "PyO3 (Rust) built by maturin, a #[pyfunction] taking an i64 (PyBuffer<u8> for the buffer)"),
+    (
+        "py-c-abi3",
+        "the extension's METH_FASTCALL function built against the limited API (Py_LIMITED_API 3.11, abi3)",
+        "PyObject_GetBuffer in the limited-API module",
+    ),
+    (
+        "py-cython-extern",
+        "Cython, a `cdef extern` declaration wrapped in a def typed int64_t",
+        "a const uint8_t[::1] memoryview in Cython",
+    ),
+    ("py-pybind11", "pybind11, m.def of the callee's function pointer", "py::buffer and request() in pybind11"),
+    ("py-nanobind", "nanobind, m.def of the callee's function pointer", "an nb::ndarray<const uint8_t> in nanobind"),
+    ("py-pyo3", "PyO3 (Rust) built by maturin, a #[pyfunction] taking an i64", "a PyBuffer<u8> argument in PyO3"),
 ]
 
 
 def _binding_variants() -> list:
     out = []
-    for impl, what in _BINDING_ROWS:
+    for impl, call, buffer in _BINDING_ROWS:
         req = _binding(impl)
-        out.append(V(impl, "python", f"{what}, built before the runs", requires=req, level="core"))
+        out.append(V(impl, "python", f"{call}, built before the runs", requires=req, level="core"))
         out.append(
-            V(f"{impl}-buffer", "python", f"1 MiB bytearray handed over zero-copy: {what}", requires=req, level="core")
+            V(
+                f"{impl}-buffer",
+                "python",
+                f"1 MiB bytearray handed over zero-copy: {buffer}",
+                requires=req,
+                level="core",
+            )
         )
     return out
 
