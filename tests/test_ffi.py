@@ -257,3 +257,19 @@ def test_purego_child_says_a_missing_library(tmp_path):
     out = _child("go-purego", env={**child_env(), "ROUNDBENCH_CORE_SO": str(missing)})
     assert out.returncode == 4, out.stderr
     assert str(missing) in out.stderr and "make c" in out.stderr
+
+
+def test_abi3_under_another_implementation_is_a_skip_row(monkeypatch):
+    """The limited API is CPython's stable ABI: under PyPy (cpyext) or an
+    older CPython the row says why, before any build is tried."""
+    from types import SimpleNamespace
+
+    def fake(implementation, version):
+        return SimpleNamespace(implementation=implementation, version=version, describe=lambda: "that-python")
+
+    monkeypatch.setattr(interp, "info", lambda exe: fake("PyPy", "3.11.13"))
+    assert ffi_round._limited_api("x") == "the limited API (abi3) is CPython's, and that-python is not one"
+    monkeypatch.setattr(interp, "info", lambda exe: fake("CPython", "3.10.14"))
+    assert ffi_round._limited_api("x") == "Py_LIMITED_API 3.11 needs CPython 3.11 or newer, not that-python"
+    monkeypatch.setattr(interp, "info", lambda exe: fake("CPython", "3.11.7"))
+    assert ffi_round._limited_api("x") is None

@@ -78,8 +78,23 @@ def _binding(impl: str):
     runs, where it is missing or stale; a failed build is the reason)."""
     module, tool, hint = BINDINGS[impl]
     if tool is None:
-        return needs_aot(module)
+        return needs_all(_limited_api, needs_aot(module))
     return needs_all(needs_module(tool, hint), needs_aot(module))
+
+
+def _limited_api(exe: Optional[str] = None) -> Optional[str]:
+    """py-c-abi3's interpreter: a CPython of 3.11 or newer, the limited
+    API its module asks for (PyPy's cpyext emulates the full API, not the
+    stable ABI)."""
+    try:
+        got = interp.info(exe or interp.executable())
+    except interp.BadInterpreter as e:
+        return str(e)
+    if got.implementation != "CPython":
+        return f"the limited API (abi3) is CPython's, and {got.describe()} is not one"
+    if tuple(int(p) for p in got.version.split(".")[:2]) < (3, 11):
+        return f"Py_LIMITED_API 3.11 needs CPython 3.11 or newer, not {got.describe()}"
+    return None
 
 
 def _core_so(exe: Optional[str] = None) -> Optional[str]:
