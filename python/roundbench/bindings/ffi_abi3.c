@@ -48,8 +48,18 @@ static PyModuleDef_Slot slots[] = {
 };
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "ffi_abi3", "Round ffi through the limited API.", 0, methods, slots,
-    NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "ffi_abi3",
+    "Round ffi through the limited API.",
+    0,
+    methods,
+    slots,
+    NULL,
+    NULL,
+    NULL,
 };
 
-PyMODINIT_FUNC PyInit_ffi_abi3(void) { return PyModuleDef_Init(&module_def); }
+PyMODINIT_FUNC PyInit_ffi_abi3(void)
+{
+    return PyModuleDef_Init(&module_def);
+}
