@@ -412,7 +412,7 @@ cgo-by-go: setup ## round ffi's crossings under each Go of CGO_GO (default 1.20 
 	$(MAKE) build
 	PYTHONPATH=python $(VPY) -m roundbench run ffi $(foreach v,$(CGO_GO),--go $(v)) $(if $(OUT),--out $(OUT))
 
-C_FORMATTED := $(wildcard csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h csrc/*/*.cc) python/roundbench/_core.c
+C_FORMATTED := $(wildcard csrc/*.c csrc/*.h csrc/*/*.c csrc/*/*.h csrc/*/*.cc) python/roundbench/_core.c $(wildcard python/roundbench/bindings/*.c python/roundbench/bindings/*.cpp)
 PY_FORMATTED := python tests scripts setup.py
 
 format: $(VENV_READY) ## format the C (clang-format), Go (gofmt) and Python (black) sources

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/bytedance/sonic v1.15.5
+	github.com/ebitengine/purego v0.11.3
 	github.com/valyala/fasthttp v1.78.0
 	github.com/valyala/fastjson v1.6.10
 	gonum.org/v1/gonum v0.17.0

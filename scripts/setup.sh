@@ -109,4 +109,13 @@ if [ ! -x "$gobin/benchstat" ]; then
   echo "setup: installing benchstat"
   go install "golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION"
 fi
+# Rust: the crates of round ffi's py-pyo3 module, as its Cargo.lock pins
+# them (maturin builds it at make py). Without cargo, or without the
+# crates, its rows are skips that say why, and nothing here fails.
+if command -v cargo >/dev/null 2>&1; then
+  cargo fetch --locked -q --manifest-path python/roundbench/bindings/ffi_pyo3/Cargo.toml ||
+    echo "setup: cargo could not fetch py-pyo3's crates: its rows will be skips that say why"
+else
+  echo "setup: no cargo on PATH: round ffi's py-pyo3 rows will be skips (Rust's toolchain: rustup, or Debian's cargo)"
+fi
 echo "setup: ok"

@@ -1,14 +1,19 @@
 """Round ffi: every entry point reaches the same callee and gets it right."""
 
 import ctypes
+import subprocess
+import sys
 
 import pytest
 
 import roundbench
 from roundbench import _core
+from roundbench.rounds import ffi as ffi_round
+from roundbench.run import launch, runner
+from roundbench.runtimes import aotbuild, interp, programs
 from roundbench.pure.ffi import noop
 
-from conftest import load_vectors
+from conftest import child_env, load_vectors
 
 FFI = load_vectors("ffi")
 CALLS = [roundbench.ffi_o, roundbench.ffi_fastcall, roundbench.ffi_varargs, noop]
@@ -106,3 +111,165 @@ def test_callback_bad_input():
         roundbench.ffi_callback_loop(noop, -1)
     with pytest.raises(TypeError):
         roundbench.ffi_callback_loop(lambda x: "not an int", 1)
+
+
+# ---- the binding tools: each module, each child, each skip row ----------------------
+
+BINDINGS = sorted(ffi_round.BINDINGS)
+NEW = [*BINDINGS, *(f"{b}-buffer" for b in BINDINGS), "go-purego", "go-purego-buffer"]
+
+
+@pytest.fixture(scope="module")
+def bound():
+    """Each binding's module built for this interpreter (`make build` builds
+    them; built here where they are missing or stale), by variant."""
+    aotbuild._ensure.cache_clear()
+    out = {}
+    for impl in BINDINGS:
+        name = ffi_round.BINDINGS[impl][0]
+        why = aotbuild.ensure(name, sys.executable)
+        assert why is None, why
+        out[impl] = aotbuild.load(name)[0]
+    yield out
+    aotbuild._ensure.cache_clear()
+
+
+@pytest.mark.parametrize("v", FFI, ids=lambda v: v["x"])
+@pytest.mark.parametrize("impl", BINDINGS)
+def test_binding_noop_vectors(bound, impl, v):
+    assert bound[impl].noop(int(v["x"])) == int(v["noop"])
+
+
+@pytest.mark.parametrize("v", load_vectors("ffi-buffer"), ids=lambda v: v["hex"] or "empty")
+@pytest.mark.parametrize("impl", BINDINGS)
+def test_binding_buffer_vectors(bound, impl, v):
+    data = bytes.fromhex(v["hex"])
+    for obj in (data, bytearray(data), memoryview(data)):
+        assert bound[impl].buffer(obj) == int(v["result"])
+
+
+@pytest.mark.parametrize("impl", BINDINGS)
+def test_binding_buffer_is_zero_copy(bound, impl):
+    buf = bytearray(1 << 20)
+    buf[0], buf[-1] = 3, 4
+    assert bound[impl].buffer(buf) == 7
+    assert bound[impl].buffer(memoryview(buf)[1:]) == 4  # a slice shares the buffer
+
+
+def _child(impl: str, env=None) -> subprocess.CompletedProcess:
+    v = ffi_round.ROUND.variant(impl)
+    if v.program == "python":
+        cmd = [sys.executable, "-m", "roundbench.run.child", "ffi", impl]
+    else:
+        cmd = [str(programs.build_dir() / programs.go_runner("ffi")), "ffi", impl]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env or child_env(), timeout=120)
+
+
+@pytest.mark.parametrize("impl", NEW)
+def test_new_variant_runs_and_checks_its_result(bound, impl):
+    """Each child checks its callee's result before it times it (a wrong
+    one exits 3), then says so and reports ns per call."""
+    if impl.startswith("go-"):
+        why = ffi_round.ROUND.variant(impl).requires()
+        if why or not (programs.build_dir() / programs.go_runner("ffi")).exists():
+            pytest.skip(f"{impl}: {why or 'the Go runner is not built (make go)'}")
+    out = _child(impl)
+    assert out.returncode == 0, out.stderr
+    assert f"result: {impl}-ok\n" in out.stdout
+    line = next(ln for ln in out.stdout.splitlines() if ln.startswith("Benchmark"))
+    assert line.startswith(f"BenchmarkFfi/impl={impl} ") and line.endswith(" ns/call"), line
+
+
+@pytest.mark.parametrize("impl", NEW)
+def test_new_variants_score_as_crossings_into_c(impl):
+    assert ffi_round.ROUND.variant(impl).level == "core"
+
+
+def test_pairs_set_the_bindings_against_go():
+    pairs = {p.label: p for p in ffi_round.PAIRS}
+    call = pairs["a call into C through a binding tool"]
+    assert set(call.py) == set(BINDINGS) and set(call.go) == {"go-c", "go-purego"}
+    buffer = pairs["1 MiB to C through a binding tool"]
+    assert set(buffer.py) == {f"{b}-buffer" for b in BINDINGS}
+    assert set(buffer.go) == {"go-c-slice", "go-purego-buffer"}
+
+
+@pytest.mark.parametrize("impl", [b for b in BINDINGS if ffi_round.BINDINGS[b][1]])
+def test_missing_tool_is_a_skip_row_naming_it(impl, monkeypatch):
+    tool = ffi_round.BINDINGS[impl][1]
+    real = interp._has_module
+    monkeypatch.setattr(interp, "_has_module", lambda name, exe, own: name != tool and real(name, exe, own))
+    (plan,) = runner.make_plans([ffi_round.ROUND], {impl, f"{impl}-buffer"}, quick=True, overrides={})
+    assert plan.variants == []
+    assert {v.name for v, _ in plan.skipped} == {impl, f"{impl}-buffer"}
+    for _, why in plan.skipped:
+        assert f"Python module {tool} is not installed" in why, why
+
+
+@pytest.mark.parametrize("impl", [b for b in BINDINGS if b != "py-pyo3"])
+def test_failed_build_is_a_skip_row_that_says_why(impl, tmp_path, monkeypatch):
+    monkeypatch.setenv("ROUNDBENCH_BUILD", str(tmp_path))
+    monkeypatch.setenv("CXX", "no-such-compiler-x")
+    monkeypatch.setenv("CC", "no-such-compiler-x")
+    aotbuild._ensure.cache_clear()
+    why = launch.unavailable(ffi_round.ROUND, ffi_round.ROUND.variant(impl))
+    name = ffi_round.BINDINGS[impl][0]
+    assert why is not None and why.startswith(f"building {name} with "), why
+    assert "no-such-compiler-x is not on PATH" in why, why
+
+
+def test_pyo3_without_cargo_is_a_skip_row_that_says_why(tmp_path, monkeypatch):
+    """PyO3's module is maturin's build of a crate: without cargo there is
+    none, and the row says so."""
+    monkeypatch.setenv("ROUNDBENCH_BUILD", str(tmp_path))
+    real = aotbuild.shutil.which
+    monkeypatch.setattr(
+        aotbuild.shutil, "which", lambda name, *a, **k: None if name == "cargo" else real(name, *a, **k)
+    )
+    aotbuild._ensure.cache_clear()
+    why = launch.unavailable(ffi_round.ROUND, ffi_round.ROUND.variant("py-pyo3"))
+    assert why is not None and why.startswith("building ffi_pyo3 with maturin "), why
+    assert why.endswith("failed: cargo is not on PATH (Rust's toolchain: rustup, or Debian's cargo)"), why
+
+
+@pytest.mark.parametrize("impl", BINDINGS)
+def test_child_says_a_binding_not_built(impl, tmp_path):
+    out = _child(impl, env={**child_env(), "ROUNDBENCH_BUILD": str(tmp_path)})
+    assert out.returncode == 4, out.stderr
+    assert f"cannot run here: {ffi_round.BINDINGS[impl][0]} is not built for" in out.stderr
+
+
+def test_purego_without_the_shared_library_is_a_skip_row(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROUNDBENCH_BUILD", str(tmp_path))
+    for impl in ("go-purego", "go-purego-buffer"):
+        why = ffi_round.ROUND.variant(impl).requires()
+        assert (
+            why == f"go-purego loads the core's shared library, and {tmp_path / 'libroundbench.so'} is not built "
+            "(make c builds it)"
+        )
+
+
+def test_purego_child_says_a_missing_library(tmp_path):
+    runner_path = programs.build_dir() / programs.go_runner("ffi")
+    if not runner_path.exists():
+        pytest.skip("the Go runner is not built (make go)")
+    missing = tmp_path / "libroundbench.so"
+    out = _child("go-purego", env={**child_env(), "ROUNDBENCH_CORE_SO": str(missing)})
+    assert out.returncode == 4, out.stderr
+    assert str(missing) in out.stderr and "make c" in out.stderr
+
+
+def test_abi3_under_another_implementation_is_a_skip_row(monkeypatch):
+    """The limited API is CPython's stable ABI: under PyPy (cpyext) or an
+    older CPython the row says why, before any build is tried."""
+    from types import SimpleNamespace
+
+    def fake(implementation, version):
+        return SimpleNamespace(implementation=implementation, version=version, describe=lambda: "that-python")
+
+    monkeypatch.setattr(interp, "info", lambda exe: fake("PyPy", "3.11.13"))
+    assert ffi_round._limited_api("x") == "the limited API (abi3) is CPython's, and that-python is not one"
+    monkeypatch.setattr(interp, "info", lambda exe: fake("CPython", "3.10.14"))
+    assert ffi_round._limited_api("x") == "Py_LIMITED_API 3.11 needs CPython 3.11 or newer, not that-python"
+    monkeypatch.setattr(interp, "info", lambda exe: fake("CPython", "3.11.7"))
+    assert ffi_round._limited_api("x") is None

@@ -296,8 +296,12 @@ def test_ensure_extension_builds_both_modules_for_pypy(pypy_extension):
 def test_every_ffi_mechanism_runs_under_pypy(pypy_extension, v):
     """Each Python mechanism of the ffi round, under PyPy: ctypes, cffi's ABI
     and API modes, the extension through cpyext, and the callback and the
-    buffers."""
-    assert v.requires is None or v.requires(pypy_extension) is None
+    buffers. A binding tool's rows (ffi.BINDINGS) may be skips there, each
+    saying why (its tool not installed for PyPy, say)."""
+    why = v.requires(pypy_extension) if v.requires else None
+    if why and v.name.removesuffix("-buffer") in ffi.BINDINGS:
+        pytest.skip(f"{v.name} under PyPy: {why}")
+    assert why is None, why
     p = subprocess.run(
         [pypy_extension, "-m", "roundbench.run.child", "ffi", v.name],
         capture_output=True,

@@ -587,7 +587,8 @@ def needs_module(name: str, hint: str) -> Callable[..., Optional[str]]:
 
 def needs_aot(name: str) -> Callable[..., Optional[str]]:
     """A `requires` check: the module `name` compiled ahead of time
-    (aotbuild.MODULES: Cython's, mypyc's, Pythran's) is built for the
+    (aotbuild.MODULES: Cython's, mypyc's, Pythran's, the ffi round's
+    binding modules) is built for the
     interpreter the Python children run under, or for `exe`. It is built
     here where it is missing or stale (once per process and interpreter,
     under a file lock), so that the build is done before the runs and never

@@ -9,6 +9,17 @@ The buffer variants hand a 1 MiB buffer to rb_ffi_buffer, which reads its
 first and last byte: with the buffer protocol (py-c-buffer) or a slice
 pointer (go-c-slice) nothing is copied; py-c-bytes and go-c-copy pay for a
 copy on every call, as code that converts to bytes or C memory first does.
+
+The binding rows are the tools binding authors choose between, each a thin
+wrapper written as its documentation recommends, around the same callee
+compiled into the module (runtimes/aotbuild.py builds them at `make py` and
+before the runs; bindings/ holds their sources): py-c-abi3 (the
+METH_FASTCALL function against the limited API of 3.11), py-cython-extern
+(a `cdef extern` wrapper; py-cython is round loop's compiled loop, at
+another level), py-pybind11, py-nanobind and py-pyo3 (maturin), each with
+a -buffer row that hands the 1 MiB over without a copy; and go-purego,
+purego calling the callee in libroundbench.so. They are crossings into C: level "core",
+declared, since their names would give "ecosystem".
 """
 
 from __future__ import annotations
@@ -19,8 +30,8 @@ from pathlib import Path
 from typing import Optional
 
 from ..measure import harness
-from ..runtimes import interp
-from . import Headline, Pair, Round, Variant
+from ..runtimes import aotbuild, interp, programs
+from . import Headline, needs_all, needs_aot, needs_module, Pair, Round, Variant
 
 BUFFER_SIZE = 1 << 20
 # Python counts no instructions per call: instr/call is the C and Go runners'.
@@ -50,6 +61,85 @@ def _cffi_api(exe: Optional[str] = None) -> Optional[str]:
     return interp.cffi_api_missing(exe)
 
 
+# Each binding's module (aotbuild.MODULES), the Python module its tool is,
+# and how to install it (None: the limited API needs no tool).
+BINDINGS = {
+    "py-c-abi3": ("ffi_abi3", None, None),
+    "py-cython-extern": ("ffi_cython", "Cython", "pip install Cython"),
+    "py-pybind11": ("ffi_pybind11", "pybind11", "pip install pybind11"),
+    "py-nanobind": ("ffi_nanobind", "nanobind", "pip install nanobind"),
+    "py-pyo3": ("ffi_pyo3", "maturin", "pip install maturin; its crates come through cargo"),
+}
+
+
+def _binding(impl: str):
+    """The `requires` of binding `impl` and of its -buffer row: its tool is
+    installed, and its module is built (aotbuild builds it here, before the
+    runs, where it is missing or stale; a failed build is the reason)."""
+    module, tool, hint = BINDINGS[impl]
+    if tool is None:
+        return needs_all(_limited_api, needs_aot(module))
+    return needs_all(needs_module(tool, hint), needs_aot(module))
+
+
+def _limited_api(exe: Optional[str] = None) -> Optional[str]:
+    """py-c-abi3's interpreter: a CPython of 3.11 or newer, the limited
+    API its module asks for (PyPy's cpyext emulates the full API, not the
+    stable ABI)."""
+    try:
+        got = interp.info(exe or interp.executable())
+    except interp.BadInterpreter as e:
+        return str(e)
+    if got.implementation != "CPython":
+        return f"the limited API (abi3) is CPython's, and {got.describe()} is not one"
+    if tuple(int(p) for p in got.version.split(".")[:2]) < (3, 11):
+        return f"Py_LIMITED_API 3.11 needs CPython 3.11 or newer, not {got.describe()}"
+    return None
+
+
+def _core_so(exe: Optional[str] = None) -> Optional[str]:
+    path = programs.build_dir() / "libroundbench.so"
+    if not path.is_file():
+        return f"go-purego loads the core's shared library, and {path} is not built (make c builds it)"
+    return None
+
+
+# Every binding's two rows: (variant, what its call is, what its buffer
+# row hands the buffer over as).
+_BINDING_ROWS = [
+    (
+        "py-c-abi3",
+        "the extension's METH_FASTCALL function built against the limited API (Py_LIMITED_API 3.11, abi3)",
+        "PyObject_GetBuffer in the limited-API module",
+    ),
+    (
+        "py-cython-extern",
+        "Cython, a `cdef extern` declaration wrapped in a def typed int64_t",
+        "a const uint8_t[::1] memoryview in Cython",
+    ),
+    ("py-pybind11", "pybind11, m.def of the callee's function pointer", "py::buffer and request() in pybind11"),
+    ("py-nanobind", "nanobind, m.def of the callee's function pointer", "an nb::ndarray<const uint8_t> in nanobind"),
+    ("py-pyo3", "PyO3 (Rust) built by maturin, a #[pyfunction] taking an i64", "a PyBuffer<u8> argument in PyO3"),
+]
+
+
+def _binding_variants() -> list:
+    out = []
+    for impl, call, buffer in _BINDING_ROWS:
+        req = _binding(impl)
+        out.append(V(impl, "python", f"{call}, built before the runs", requires=req, level="core"))
+        out.append(
+            V(
+                f"{impl}-buffer",
+                "python",
+                f"1 MiB bytearray handed over zero-copy: {buffer}",
+                requires=req,
+                level="core",
+            )
+        )
+    return out
+
+
 V = Variant
 # The headline findings this round offers the report's first page (rank: their
 # place among every round's; summary.py keeps the first ten that ran).
@@ -68,6 +158,22 @@ PAIRS = [
     ),
     Pair("C calling back", ("c-py-callback",), ("c-go-callback",)),
     Pair("1 MiB to C, zero-copy", ("py-c-buffer",), ("go-c-slice",)),
+    Pair(
+        "a call into C through a binding tool",
+        ("py-c-abi3", "py-cython-extern", "py-pybind11", "py-nanobind", "py-pyo3"),
+        ("go-c", "go-purego"),
+    ),
+    Pair(
+        "1 MiB to C through a binding tool",
+        (
+            "py-c-abi3-buffer",
+            "py-cython-extern-buffer",
+            "py-pybind11-buffer",
+            "py-nanobind-buffer",
+            "py-pyo3-buffer",
+        ),
+        ("go-c-slice", "go-purego-buffer"),
+    ),
 ]
 
 ROUND = Round(
@@ -87,6 +193,20 @@ ROUND = Round(
         V("c-go-callback", "rb-go", "C calling back into Go (//export), minus a C-to-C callback loop"),
         V("go-c-slice", "rb-go", "1 MiB Go slice handed to C by pointer (zero-copy)"),
         V("go-c-copy", "rb-go", "1 MiB Go slice copied to C memory (C.CBytes) and freed, per call"),
+        V(
+            "go-purego",
+            "rb-go",
+            "purego calling the callee in libroundbench.so (loaded at run time, no cgo wrapper)",
+            requires=_core_so,
+            level="core",
+        ),
+        V(
+            "go-purego-buffer",
+            "rb-go",
+            "1 MiB Go slice handed by pointer through purego (zero-copy)",
+            requires=_core_so,
+            level="core",
+        ),
         V("py", "python", "a Python function call"),
         V("py-c-noargs", "python", "extension function, METH_NOARGS", requires=_core),
         V("py-c-o", "python", "extension function, METH_O", requires=_core),
@@ -113,6 +233,7 @@ ROUND = Round(
             requires=_core,
         ),
         V("py-c-bytes", "python", "1 MiB bytearray copied to bytes, then handed to C, per call", requires=_core),
+        *_binding_variants(),
     ],
     sizes=[{}],
     quick=[{}],
@@ -252,6 +373,78 @@ def run_py_c_bytes(args):
 
     # The copy is the point: bytes(b) is inside the timed call.
     _call(args, copy_then_call, want=want)
+
+
+def _bound(impl: str):
+    """Binding `impl`'s module as aotbuild built it for this interpreter,
+    its tool and build time reported as facts; CannotRun where it is not
+    built."""
+    try:
+        module, record = aotbuild.load(BINDINGS[impl][0])
+    except aotbuild.NotBuilt as e:
+        raise harness.CannotRun(str(e)) from None
+    harness.fact("tool", f"{record['tool']} {record['version']}")
+    harness.fact("build-ns", str(record["build_ns"]))
+    return module
+
+
+def _binding_call(args: harness.Args, impl: str) -> None:
+    _call(args, _bound(impl).noop, 41, want=42)
+
+
+def _binding_buffer(args: harness.Args, impl: str) -> None:
+    buf, want = _buffer()
+    _call(args, _bound(impl).buffer, buf, want=want)
+
+
+@harness.implements("ffi", "py-c-abi3", units=UNITS)
+def run_py_abi3(args):
+    _binding_call(args, "py-c-abi3")
+
+
+@harness.implements("ffi", "py-c-abi3-buffer", units=UNITS)
+def run_py_abi3_buffer(args):
+    _binding_buffer(args, "py-c-abi3")
+
+
+@harness.implements("ffi", "py-cython-extern", units=UNITS)
+def run_py_cython_extern(args):
+    _binding_call(args, "py-cython-extern")
+
+
+@harness.implements("ffi", "py-cython-extern-buffer", units=UNITS)
+def run_py_cython_extern_buffer(args):
+    _binding_buffer(args, "py-cython-extern")
+
+
+@harness.implements("ffi", "py-pybind11", units=UNITS)
+def run_py_pybind11(args):
+    _binding_call(args, "py-pybind11")
+
+
+@harness.implements("ffi", "py-pybind11-buffer", units=UNITS)
+def run_py_pybind11_buffer(args):
+    _binding_buffer(args, "py-pybind11")
+
+
+@harness.implements("ffi", "py-pyo3", units=UNITS)
+def run_py_pyo3(args):
+    _binding_call(args, "py-pyo3")
+
+
+@harness.implements("ffi", "py-pyo3-buffer", units=UNITS)
+def run_py_pyo3_buffer(args):
+    _binding_buffer(args, "py-pyo3")
+
+
+@harness.implements("ffi", "py-nanobind", units=UNITS)
+def run_py_nanobind(args):
+    _binding_call(args, "py-nanobind")
+
+
+@harness.implements("ffi", "py-nanobind-buffer", units=UNITS)
+def run_py_nanobind_buffer(args):
+    _binding_buffer(args, "py-nanobind")
 
 
 def report_section(size: dict, cells: dict, config: dict) -> str:

@@ -1,12 +1,16 @@
 """Python compiled ahead of time: the modules that Cython, mypyc and
 Pythran build from the project's sources for one interpreter (the loop
-round's py-cython, py-mypyc and py-pythran), built before the runs and
-loaded by the children.
+round's py-cython, py-mypyc and py-pythran), and the ffi round's binding
+modules (py-c-abi3, py-cython-extern, py-pybind11, py-nanobind,
+py-pyo3: bindings/, each with the core's callee, csrc/ffi.c, compiled
+in), built before the runs and loaded by the children.
 
 Each module of MODULES is made by the interpreter's own tool (`EXE -m
 cython`; mypyc's mypycify run by EXE, which writes the C for that Python;
 Pythran's PythranExtension run by EXE, which writes the C++ and says how
-pythran's own build would compile it) and compiled against its headers
+pythran's own build would compile it; pybind11's and nanobind's headers,
+and nanobind's own library, found by EXE's copy of each; the limited-API
+C module as it is) and compiled against its headers
 with its compiler settings, as extbuild.py compiles roundbench._core
 (extbuild.Toolchain: what setuptools would do; its C++ compiler for
 Pythran's).
@@ -42,6 +46,7 @@ import shutil
 import sys
 import sysconfig
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -52,6 +57,16 @@ from . import extbuild, interp
 CYTHON = "Cython"
 MYPYC = "mypyc"
 PYTHRAN = "Pythran"
+PYBIND11 = "pybind11"
+NANOBIND = "nanobind"
+LIMITED_API = "the limited API"
+# PyO3's module is a Rust crate (bindings/ffi_pyo3/, its crates pinned by
+# its Cargo.lock) that maturin builds into a wheel, whose module is taken
+# out of it: its build is maturin's, not the C compiler's (_build_crate).
+MATURIN = "maturin"
+# What a limited-API module's record names as its tool's version: the
+# Py_LIMITED_API its source sets (bindings/ffi_abi3.c).
+LIMITED_API_VERSION = "3.11 (Py_LIMITED_API 0x030B0000)"
 
 
 @dataclass(frozen=True)
@@ -60,30 +75,56 @@ class Module:
     stem), the tool that compiles it, its source, the distribution whose
     version the build records (mypyc comes with mypy), and the files the
     tool reads beside the source (Pythran's exports: a .pythran file of the
-    source's stem, pythran's manual, ".pythran files")."""
+    source's stem, pythran's manual, ".pythran files"). `dist` is None for
+    a tool that is no distribution (the limited API). With callee=True the
+    ffi round's callee (CALLEE: csrc/ffi.c and the error helpers it calls)
+    is compiled into the module, so that the binding calls the very
+    function every other ffi mechanism calls."""
 
     name: str
     tool: str
     source: Path
-    dist: str
+    dist: Optional[str]
     beside: tuple = ()
+    callee: bool = False
 
     @property
     def inputs(self) -> tuple:
         """What the module is built from: it is stale when one is newer."""
-        return (self.source, *self.beside)
+        return (self.source, *self.beside, *(CALLEE + CALLEE_HEADERS if self.callee else ()))
 
     def newest_input_ns(self) -> int:
         return max(p.stat().st_mtime_ns for p in self.inputs)
 
 
 _PURE = extbuild.PACKAGE / "pure"
+_BINDINGS = extbuild.PACKAGE / "bindings"
+_CSRC = extbuild.ROOT / "csrc"
+# The ffi round's callee as the cffi API module compiles it in too
+# (extbuild): ffi.c, and common.c for the error record its callback loop
+# fills. At -O2, as there: the callee is noinline, so its body is the same
+# at any level that matters.
+CALLEE = (_CSRC / "ffi.c", _CSRC / "common.c")
+CALLEE_HEADERS = (_CSRC / "roundbench.h", _CSRC / "internal.h")
+CALLEE_FLAGS = ["-O2"]
 MODULES = {
     m.name: m
     for m in (
         Module("loop_cython", CYTHON, _PURE / "loop_cython.pyx", "Cython"),
         Module("loop_mypyc", MYPYC, _PURE / "loop.py", "mypy"),
         Module("loop_pythran", PYTHRAN, _PURE / "loop.py", "pythran", (_PURE / "loop.pythran",)),
+        Module("ffi_abi3", LIMITED_API, _BINDINGS / "ffi_abi3.c", None, callee=True),
+        Module("ffi_cython", CYTHON, _BINDINGS / "ffi_cython.pyx", "Cython", callee=True),
+        Module("ffi_pybind11", PYBIND11, _BINDINGS / "ffi_pybind11.cpp", "pybind11", callee=True),
+        Module("ffi_nanobind", NANOBIND, _BINDINGS / "ffi_nanobind.cpp", "nanobind", callee=True),
+        Module(
+            "ffi_pyo3",
+            MATURIN,
+            _BINDINGS / "ffi_pyo3" / "src" / "lib.rs",
+            "maturin",
+            tuple(_BINDINGS / "ffi_pyo3" / f for f in ("Cargo.toml", "Cargo.lock", "build.rs")),
+            callee=True,
+        ),
     )
 }
 
@@ -115,6 +156,16 @@ print(json.dumps([sources, compile_args + ext.extra_compile_args, link_args + ex
 
 _VERSION = "import importlib.metadata, sys; print(importlib.metadata.version(sys.argv[1]))"
 
+# Where pybind11's headers are, and nanobind's headers and sources (its
+# library is compiled into each module, as its CMake build does), asked of
+# the target interpreter's copy of each.
+_PYBIND11_DIRS = "import json, pybind11; print(json.dumps([pybind11.get_include()]))"
+_NANOBIND_DIRS = "import json, nanobind; print(json.dumps([nanobind.include_dir(), nanobind.source_dir()]))"
+# Both tools' documented flags for an extension: C++17, symbols hidden
+# (pybind11's FAQ, "someclass has greater visibility"; nanobind's build
+# sets the same).
+_CXX_FLAGS = ["-std=c++17", "-fvisibility=hidden"]
+
 
 class NotBuilt(Exception):
     """A child's module is not built for the interpreter running it; says why."""
@@ -145,9 +196,12 @@ def write_record(path: Path, record: dict) -> None:
     os.replace(tmp, path)
 
 
-def tool_version(dist: str, exe: str) -> Optional[str]:
+def tool_version(dist: Optional[str], exe: str) -> Optional[str]:
     """The version of distribution `dist` (a tool: Cython, mypy, Nuitka)
-    that interpreter `exe` has, or None."""
+    that interpreter `exe` has, or None; for no distribution (the limited
+    API), LIMITED_API_VERSION."""
+    if dist is None:
+        return LIMITED_API_VERSION
     if interp.is_runner(exe):
         try:
             return importlib.metadata.version(dist)
@@ -193,11 +247,42 @@ def _pythranize(exe: str, source: Path, work: Path) -> tuple:
     return [work / s for s in sources], compile_args, link_args
 
 
+def _as_is(exe: str, source: Path, work: Path) -> tuple:
+    return [source], [], []
+
+
+def _dirs(exe: str, script: str, tool: str, work: Path) -> list:
+    out = extbuild.run_step([exe, "-c", script], f"asking {tool} where its files are", work)
+    try:
+        return json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError) as e:
+        raise extbuild.Failed(f"{tool} said nothing of its files ({e}): {out[-200:]!r}") from None
+
+
+def _pybind11(exe: str, source: Path, work: Path) -> tuple:
+    (include,) = _dirs(exe, _PYBIND11_DIRS, "pybind11", work)
+    return [source], [f"-I{include}", *_CXX_FLAGS], []
+
+
+def _nanobind(exe: str, source: Path, work: Path) -> tuple:
+    include, src = _dirs(exe, _NANOBIND_DIRS, "nanobind", work)
+    robin_map = Path(src).parent / "ext" / "robin_map" / "include"
+    flags = [f"-I{include}", f"-I{robin_map}", *_CXX_FLAGS]
+    return [source, Path(src) / "nb_combined.cpp"], flags, []
+
+
 # How each tool writes the C (or C++) of a module, run by the target
 # interpreter: (sources, compile flags, link flags).
-_TRANSLATE = {CYTHON: _cythonize, MYPYC: _mypycify, PYTHRAN: _pythranize}
+_TRANSLATE = {
+    CYTHON: _cythonize,
+    MYPYC: _mypycify,
+    PYTHRAN: _pythranize,
+    LIMITED_API: _as_is,
+    PYBIND11: _pybind11,
+    NANOBIND: _nanobind,
+}
 # The tools whose output is C++.
-_CXX = {PYTHRAN}
+_CXX = {PYTHRAN, PYBIND11, NANOBIND}
 
 
 def shown(path: Path) -> str:
@@ -208,9 +293,45 @@ def shown(path: Path) -> str:
         return str(path)
 
 
+# How long a crate's build may take: its first one fetches the crates
+# its Cargo.lock names and compiles them (a minute here).
+CRATE_TIMEOUT_S = 900
+
+
+def _build_crate(m: Module, got, target: Path) -> None:
+    """m's crate (its Cargo.toml is m.beside's first) built by maturin for
+    `got` into a wheel in the build folder (cargo's target folder there
+    too, so that a rebuild is incremental), and the module taken out of
+    the wheel into `target`. --locked: the build never rewrites the
+    committed Cargo.lock; a crate it lacks fails the build instead."""
+    if shutil.which("cargo") is None:
+        raise extbuild.Failed("cargo is not on PATH (Rust's toolchain: rustup, or Debian's cargo)")
+    wheels = target.parent / "wheels"
+    shutil.rmtree(wheels, ignore_errors=True)
+    manifest = m.beside[0]
+    cmd = [got.executable, "-m", "maturin", "build", "--release", "--locked", "-q", "-m", str(manifest)]
+    cmd += ["-i", got.executable, "-o", str(wheels), "--target-dir", str(target.parent / "target")]
+    extbuild.run_step(cmd, "maturin", target.parent, timeout=CRATE_TIMEOUT_S)
+    found = sorted(wheels.glob("*.whl"))
+    if not found:
+        raise extbuild.Failed(f"maturin wrote no wheel into {wheels}")
+    with zipfile.ZipFile(found[-1]) as wheel:
+        members = [n for n in wheel.namelist() if Path(n).name.startswith(f"{m.name}.") and n.endswith(".so")]
+        if not members:
+            raise extbuild.Failed(f"{found[-1].name} holds no {m.name} module")
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(wheel.read(members[0]))
+    os.replace(tmp, target)
+
+
 def _build(m: Module, got, target: Path, version: str) -> None:
     """Builds m into `target` for interpreter `got` (an interp.Info), then
     writes its record; Failed says why it could not."""
+    if m.tool == MATURIN:
+        t0 = time.monotonic_ns()
+        _build_crate(m, got, target)
+        _write_built(m, got, target, version, time.monotonic_ns() - t0)
+        return
     tools = extbuild.Toolchain(got, cxx=m.tool in _CXX)
     why = tools.missing(got)
     if why:
@@ -219,13 +340,18 @@ def _build(m: Module, got, target: Path, version: str) -> None:
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     t0 = time.monotonic_ns()
-    for path in m.inputs:
+    for path in (m.source, *m.beside):  # the callee is compiled where it is
         shutil.copyfile(path, work / f"{m.name}{path.suffix}")
     source = work / f"{m.name}{m.source.suffix}"
     sources, compile_args, link_args = _TRANSLATE[m.tool](got.executable, source, work)
     objects = tools.compile_all(sources, work, [], compile_args)
+    if m.callee:
+        objects += extbuild.Toolchain(got).compile_all(list(CALLEE), work, [], CALLEE_FLAGS)
     tools.link(objects, link_args, target)
-    built_ns = time.monotonic_ns() - t0
+    _write_built(m, got, target, version, time.monotonic_ns() - t0)
+
+
+def _write_built(m: Module, got, target: Path, version: str, built_ns: int) -> None:
     record = {
         "module": m.name,
         "tool": m.tool,
@@ -250,7 +376,7 @@ def _ensure(name: str, exe: str) -> Optional[str]:
     except interp.BadInterpreter as e:
         return str(e)
     version = tool_version(m.dist, exe)
-    if version is None:
+    if version is None:  # m.dist is a distribution here
         return f"{m.tool} is not installed for {got.describe()} (pip install {m.dist})"
     where = folder(name, got.key)
     target = where / f"{name}{got.ext_suffix}"

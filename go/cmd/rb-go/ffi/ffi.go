@@ -54,6 +54,29 @@ func callVariant(f func(int64) int64) func(*harness.Args) {
 	}
 }
 
+func bufferVariant(f func([]byte) int64) func(*harness.Args) {
+	return func(a *harness.Args) {
+		buf := make([]byte, roundbench.FfiBufferSize)
+		// Any bytes do (the callee reads the first and the last); not zeros,
+		// so that the check below can tell a wrong result.
+		for i := range buf {
+			buf[i] = byte(i*7 + 3)
+		}
+		harness.Check(a.Impl+" buffer", f(buf), int64(buf[0])+int64(buf[len(buf)-1]))
+		op := func(count int64) time.Duration {
+			var acc int64
+			t0 := time.Now()
+			for i := int64(0); i < count; i++ {
+				acc += f(buf)
+			}
+			d := time.Since(t0)
+			sink += acc
+			return d
+		}
+		report(a, op, emptyLoop)
+	}
+}
+
 func report(a *harness.Args, op, empty func(int64) time.Duration) {
 	ns, count := harness.Calibrated(op, empty)
 	harness.Result("%s-ok", a.Impl)

@@ -16,29 +16,6 @@ func init() {
 	harness.Register("ffi", "go-c-copy", bufferVariant(roundbench.FfiBufferCopy), ffiUnits...)
 }
 
-func bufferVariant(f func([]byte) int64) func(*harness.Args) {
-	return func(a *harness.Args) {
-		buf := make([]byte, roundbench.FfiBufferSize)
-		// Any bytes do (the callee reads the first and the last); not zeros,
-		// so that the check below can tell a wrong result.
-		for i := range buf {
-			buf[i] = byte(i*7 + 3)
-		}
-		harness.Check(a.Impl+" buffer", f(buf), int64(buf[0])+int64(buf[len(buf)-1]))
-		op := func(count int64) time.Duration {
-			var acc int64
-			t0 := time.Now()
-			for i := int64(0); i < count; i++ {
-				acc += f(buf)
-			}
-			d := time.Since(t0)
-			sink += acc
-			return d
-		}
-		report(a, op, emptyLoop)
-	}
-}
-
 func runCallback(a *harness.Args) {
 	got, err := roundbench.FfiCallbackLoop(10)
 	harness.Must(err)
