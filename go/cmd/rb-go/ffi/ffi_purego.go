@@ -1,4 +1,4 @@
-//go:build linux || darwin || freebsd || netbsd
+//go:build (linux || darwin || freebsd || netbsd) && go1.25
 
 package main
 
