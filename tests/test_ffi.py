@@ -9,7 +9,8 @@ import pytest
 import roundbench
 from roundbench import _core
 from roundbench.rounds import ffi as ffi_round
-from roundbench.run import launch, runner
+from roundbench.run import launch
+from roundbench.run.plans import make_plans
 from roundbench.runtimes import aotbuild, interp, programs
 from roundbench.pure.ffi import noop
 
@@ -199,7 +200,7 @@ def test_missing_tool_is_a_skip_row_naming_it(impl, monkeypatch):
     tool = ffi_round.BINDINGS[impl][1]
     real = interp._has_module
     monkeypatch.setattr(interp, "_has_module", lambda name, exe, own: name != tool and real(name, exe, own))
-    (plan,) = runner.make_plans([ffi_round.ROUND], {impl, f"{impl}-buffer"}, quick=True, overrides={})
+    (plan,) = make_plans([ffi_round.ROUND], {impl, f"{impl}-buffer"}, quick=True, overrides={})
     assert plan.variants == []
     assert {v.name for v, _ in plan.skipped} == {impl, f"{impl}-buffer"}
     for _, why in plan.skipped:
