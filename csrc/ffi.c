@@ -22,6 +22,15 @@ RB_NOINLINE int64_t rb_ffi_buffer(const uint8_t *p, size_t n)
     return (int64_t)p[0] + (int64_t)p[n - 1];
 }
 
+RB_NOINLINE void rb_ffi_noop_out(int64_t x, int64_t *out)
+{
+    *out = rb_ffi_noop(x);
+}
+
+void rb_ffi_noop_out_noescape(int64_t x, int64_t *out) __attribute__((alias("rb_ffi_noop_out")));
+void rb_ffi_noop_out_nocallback(int64_t x, int64_t *out) __attribute__((alias("rb_ffi_noop_out")));
+void rb_ffi_noop_out_both(int64_t x, int64_t *out) __attribute__((alias("rb_ffi_noop_out")));
+
 int rb_ffi_noop_callback(void *ctx, int64_t x, int64_t *result)
 {
     (void)ctx;

@@ -123,6 +123,16 @@ int64_t rb_ffi_noop_nocallback(int64_t x);
  *  constant and the cost of getting the bytes to C is what is measured. */
 int64_t rb_ffi_buffer(const uint8_t *p, size_t n);
 
+/** The trivial callee with a pointer argument: writes x + 1 to *out. A
+ *  caller's local whose address it is handed escapes to the heap in Go
+ *  unless the callee is declared `#cgo noescape`: the annotation saves an
+ *  allocation, which an int64 argument never makes, so the aliases below
+ *  measure it (_both carries the two annotations at once). */
+void rb_ffi_noop_out(int64_t x, int64_t *out);
+void rb_ffi_noop_out_noescape(int64_t x, int64_t *out);
+void rb_ffi_noop_out_nocallback(int64_t x, int64_t *out);
+void rb_ffi_noop_out_both(int64_t x, int64_t *out);
+
 /** A callback as the core sees it: `ctx` is passed through untouched. It
  *  returns non-zero to stop the loop early (for example when a Python
  *  callback raised). */

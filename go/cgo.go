@@ -124,6 +124,15 @@ func LoopRange(lo, hi int64) (int64, error) {
 // FfiNoop calls the core's trivial callee rb_ffi_noop: a plain cgo call.
 func FfiNoop(x int64) int64 { return int64(C.rb_ffi_noop(C.int64_t(x))) }
 
+// FfiNoopOut has the core write x + 1 to a local through a pointer: a
+// plain cgo call with a pointer argument, whose local escapes to the heap
+// (cgo cannot tell that C keeps no copy of the pointer).
+func FfiNoopOut(x int64) int64 {
+	var out C.int64_t
+	C.rb_ffi_noop_out(C.int64_t(x), &out)
+	return int64(out)
+}
+
 // FfiBuffer hands b to the core without copying (a pointer to its first
 // element) and returns b[0] + b[len(b)-1], or 0 for an empty slice.
 func FfiBuffer(b []byte) int64 {

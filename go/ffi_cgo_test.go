@@ -12,7 +12,11 @@ func init() {
 	ffiCalls = append(ffiCalls,
 		ffiCall{"go-c", "FfiNoop", FfiNoop},
 		ffiCall{"go-c-noescape", "FfiNoopNoescape", FfiNoopNoescape},
-		ffiCall{"go-c-nocallback", "FfiNoopNocallback", FfiNoopNocallback})
+		ffiCall{"go-c-nocallback", "FfiNoopNocallback", FfiNoopNocallback},
+		ffiCall{"go-c-ptr", "FfiNoopOut", FfiNoopOut},
+		ffiCall{"go-c-ptr-noescape", "FfiNoopOutNoescape", FfiNoopOutNoescape},
+		ffiCall{"go-c-ptr-nocallback", "FfiNoopOutNocallback", FfiNoopOutNocallback},
+		ffiCall{"go-c-ptr-both", "FfiNoopOutBoth", FfiNoopOutBoth})
 	ffiBuffers = append(ffiBuffers,
 		ffiBuffer{"go-c-slice", "FfiBuffer", FfiBuffer},
 		ffiBuffer{"go-c-copy", "FfiBufferCopy", FfiBufferCopy})
@@ -77,4 +81,29 @@ func BenchmarkCgoCall(b *testing.B) {
 		acc += FfiNoop(int64(i))
 	}
 	sink = acc
+}
+
+// A pointer to a local escapes to the heap through a cgo call unless the
+// callee is declared both noescape and nocallback (cmd/cgo's
+// _Cgo_keepalive); noescape alone does not keep it on the stack.
+func TestFfiPointerAllocations(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    func(int64) int64
+		want float64
+	}{
+		{"FfiNoop", FfiNoop, 0},
+		{"FfiNoopOut", FfiNoopOut, 1},
+		{"FfiNoopOutNoescape", FfiNoopOutNoescape, 1},
+		{"FfiNoopOutNocallback", FfiNoopOutNocallback, 1},
+		{"FfiNoopOutBoth", FfiNoopOutBoth, 0},
+	} {
+		var sum int64
+		if got := testing.AllocsPerRun(1000, func() { sum += c.f(41) }); got != c.want {
+			t.Errorf("%s: %v allocations a call; want %v", c.name, got, c.want)
+		}
+		if sum != 42*1001 {
+			t.Errorf("%s(41) summed to %d over 1001 calls; want %d", c.name, sum, 42*1001)
+		}
+	}
 }

@@ -178,7 +178,10 @@ def test_new_variant_runs_and_checks_its_result(bound, impl):
     assert out.returncode == 0, out.stderr
     assert f"result: {impl}-ok\n" in out.stdout
     line = next(ln for ln in out.stdout.splitlines() if ln.startswith("Benchmark"))
-    assert line.startswith(f"BenchmarkFfi/impl={impl} ") and line.endswith(" ns/call"), line
+    assert line.startswith(f"BenchmarkFfi/impl={impl} ") and " ns/call " in line, line
+    # Go rows count their allocations per call, Python rows what a million
+    # calls leave on the heap.
+    assert line.endswith(" allocs/call" if impl.startswith("go-") else " left-B"), line
 
 
 @pytest.mark.parametrize("impl", NEW)
@@ -274,3 +277,40 @@ def test_abi3_under_another_implementation_is_a_skip_row(monkeypatch):
     assert ffi_round._limited_api("x") == "Py_LIMITED_API 3.11 needs CPython 3.11 or newer, not that-python"
     monkeypatch.setattr(interp, "info", lambda exe: fake("CPython", "3.11.7"))
     assert ffi_round._limited_api("x") is None
+
+
+def test_left_behind_counts_what_calls_keep_and_not_what_they_free():
+    kept = []
+
+    def leaks(x):
+        kept.append(bytearray(100))
+        return x + 1
+
+    def frees(x):
+        bytearray(100)
+        return x + 1
+
+    grew = ffi_round.left_behind(leaks, 41, calls=1000)
+    assert grew >= 1000 * 100  # every call keeps its 100 bytes and more
+    assert abs(ffi_round.left_behind(frees, 41, calls=1000)) < 1000  # nothing a call keeps
+    assert abs(ffi_round.left_behind(roundbench.ffi_fastcall, 41, calls=10000)) < 1000
+
+
+@pytest.mark.skipif(not (programs.build_dir() / programs.go_runner("ffi")).exists(), reason="make go builds rb-go-ffi")
+def test_go_rows_count_the_allocation_that_both_annotations_save():
+    """A pointer to a local escapes to the heap in a plain cgo call, and in
+    one annotated noescape alone; with noescape and nocallback together it
+    stays on the stack (cmd/cgo keeps such arguments alive without making
+    them escape only then)."""
+    allocs = {}
+    for impl in ("go-c", "go-c-ptr", "go-c-ptr-noescape", "go-c-ptr-both"):
+        out = subprocess.run(
+            [str(programs.build_dir() / programs.go_runner("ffi")), "ffi", impl],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0, out.stderr
+        fields = next(ln for ln in out.stdout.splitlines() if ln.startswith("Benchmark")).split()
+        allocs[impl] = float(fields[fields.index("allocs/call") - 1])
+    assert allocs == {"go-c": 0.0, "go-c-ptr": 1.0, "go-c-ptr-noescape": 1.0, "go-c-ptr-both": 0.0}

@@ -227,6 +227,9 @@ def test_each_go_variant_is_in_the_oldest_build_or_says_which_go_it_needs(oldest
         "go-gonum-netlib",
         "go-c-noescape",
         "go-c-nocallback",
+        "go-c-ptr-noescape",
+        "go-c-ptr-nocallback",
+        "go-c-ptr-both",
         "go-purego",  # purego v0.11.3 declares go 1.25
         "go-purego-buffer",
     } - ({"go-gonum-netlib"} if programs.missing("rb-go-matmul-netlib") else set())

@@ -24,6 +24,7 @@ declared, since their names would give "ecosystem".
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -35,7 +36,10 @@ from . import Headline, needs_all, needs_aot, needs_module, Pair, Round, Variant
 
 BUFFER_SIZE = 1 << 20
 # Python counts no instructions per call: instr/call is the C and Go runners'.
-UNITS = ["ns/call"]
+# left-B: what LEFT_CALLS calls leave on the Python heap (the Go rows' are
+# allocs/call).
+UNITS = ["ns/call", "left-B"]
+LEFT_CALLS = 1_000_000
 
 
 # What each Python mechanism needs of the interpreter it runs under, `exe`
@@ -193,6 +197,10 @@ ROUND = Round(
         V("c-go-callback", "rb-go", "C calling back into Go (//export), minus a C-to-C callback loop"),
         V("go-c-slice", "rb-go", "1 MiB Go slice handed to C by pointer (zero-copy)"),
         V("go-c-copy", "rb-go", "1 MiB Go slice copied to C memory (C.CBytes) and freed, per call"),
+        V("go-c-ptr", "rb-go", "a cgo call with a pointer to a local, which the callee writes x + 1 to"),
+        V("go-c-ptr-noescape", "rb-go", "the same with #cgo noescape alone (the local still escapes)"),
+        V("go-c-ptr-nocallback", "rb-go", "the same with #cgo nocallback"),
+        V("go-c-ptr-both", "rb-go", "the same with #cgo noescape and nocallback: the local stays on the stack"),
         V(
             "go-purego",
             "rb-go",
@@ -241,22 +249,55 @@ ROUND = Round(
     headlines=HEADLINES,
     pairs=PAIRS,
     order=4,
-    units={"ns/call": "lower", "instr/call": "lower"},
-    metric_explain="ns/call: time of one call, loop overhead subtracted",
+    units={"ns/call": "lower", "instr/call": "lower", "allocs/call": "lower", "left-B": "lower"},
+    metric_explain=(
+        "ns/call: time of one call, loop overhead subtracted; allocs/call (Go): heap allocations per call; "
+        "left-B (Python): bytes a million calls leave on the Python heap"
+    ),
     reference="c-direct",
     cross_check=False,
 )
 
 
-def _measure(args: harness.Args, op, empty, check_value, want) -> None:
+def _measure(args: harness.Args, op, empty, check_value, want, left: Optional[int] = None) -> None:
     harness.check(f"{args.impl} callee result", check_value, want)
     ns, count = harness.calibrated(op, empty)
     harness.result(f"{args.impl}-ok")
-    harness.emit(args, count, ns, {"ns/call": ns})
+    metrics = {"ns/call": ns}
+    if left is not None:
+        metrics["left-B"] = left
+    harness.emit(args, count, ns, metrics)
 
 
-def _call(args: harness.Args, f, *callee_args, want: int) -> None:
-    _measure(args, harness.call_timer(f, *callee_args), harness.empty_timer, f(*callee_args), want)
+def left_behind(f, *callee_args, calls: int = LEFT_CALLS) -> Optional[int]:
+    """The bytes that `calls` calls of f leave allocated on the Python heap
+    (tracemalloc's traced total after a collection, against before): a
+    binding whose conversions leak grows it, one that frees what it makes
+    leaves about 0. Memory a binding takes from malloc itself is not traced;
+    the row's peak RSS covers it. None where tracemalloc is missing (PyPy)."""
+    try:
+        import tracemalloc  # only for this count: tracing slows every allocation
+    except ImportError:
+        return None
+    f(*callee_args)  # a first call may cache what every later one reuses
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(calls):
+            f(*callee_args)
+        gc.collect()
+        return tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def _call(args: harness.Args, f, *callee_args, want: int, count_left: bool = True) -> None:
+    """Times f(*callee_args) against an empty loop and, with count_left,
+    counts what LEFT_CALLS calls leave behind (left_behind)."""
+    timer = harness.call_timer(f, *callee_args)
+    left = left_behind(f, *callee_args) if count_left else None
+    _measure(args, timer, harness.empty_timer, f(*callee_args), want, left)
 
 
 @harness.implements("ffi", "py", units=UNITS)
@@ -372,7 +413,9 @@ def run_py_c_bytes(args):
         return f(bytes(b))
 
     # The copy is the point: bytes(b) is inside the timed call.
-    _call(args, copy_then_call, want=want)
+    # A million 1 MiB copies would take a minute: the copy is freed each
+    # call, and this row's peak RSS says what it holds.
+    _call(args, copy_then_call, want=want, count_left=False)
 
 
 def _bound(impl: str):

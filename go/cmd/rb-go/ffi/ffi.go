@@ -7,6 +7,7 @@
 package main
 
 import (
+	"runtime"
 	"time"
 
 	"roundbench/go"
@@ -16,7 +17,10 @@ import (
 func main() { harness.Main() }
 
 // ffiUnits are what an ffi result line carries besides ns/op.
-var ffiUnits = []string{"ns/call"}
+var ffiUnits = []string{"ns/call", "allocs/call"}
+
+// allocCalls is how many calls allocsPerCall counts over.
+const allocCalls = 10000
 
 func init() {
 	harness.Register("ffi", "go", callVariant(roundbench.PureNoop), ffiUnits...)
@@ -79,6 +83,23 @@ func bufferVariant(f func([]byte) int64) func(*harness.Args) {
 
 func report(a *harness.Args, op, empty func(int64) time.Duration) {
 	ns, count := harness.Calibrated(op, empty)
+	allocs := allocsPerCall(op)
 	harness.Result("%s-ok", a.Impl)
-	harness.Emit(a, count, ns, harness.Metric{Value: ns, Unit: "ns/call"})
+	harness.Emit(a, count, ns, harness.Metric{Value: ns, Unit: "ns/call"},
+		harness.Metric{Value: allocs, Unit: "allocs/call"})
+}
+
+// allocsPerCall is testing.AllocsPerRun's reckoning without the testing
+// package: the heap allocations (runtime.MemStats.Mallocs) that
+// allocCalls calls of op make, per call, on one P after a warm-up call, so
+// that no other goroutine's allocations are counted. The loop around the
+// call allocates nothing itself.
+func allocsPerCall(op func(int64) time.Duration) float64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	op(1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	op(allocCalls)
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs-before.Mallocs) / allocCalls
 }

@@ -11,6 +11,7 @@ import (
 
 func init() {
 	harness.Register("ffi", "go-c", callVariant(roundbench.FfiNoop), ffiUnits...)
+	harness.Register("ffi", "go-c-ptr", callVariant(roundbench.FfiNoopOut), ffiUnits...)
 	harness.Register("ffi", "c-go-callback", runCallback, ffiUnits...)
 	harness.Register("ffi", "go-c-slice", bufferVariant(roundbench.FfiBuffer), ffiUnits...)
 	harness.Register("ffi", "go-c-copy", bufferVariant(roundbench.FfiBufferCopy), ffiUnits...)
