@@ -201,13 +201,27 @@ def test_a_minimum_that_would_overrun_the_budget_becomes_the_floor(tmp_path, mon
     assert "even that" not in err and "not every cell has had its minimum runs" not in err
 
 
-def test_a_floor_that_still_overruns_the_budget_is_made_and_no_more(tmp_path, monkeypatch, capsys):
+def test_a_floor_the_budget_cannot_pay_for_becomes_what_it_pays_for(tmp_path, monkeypatch, capsys):
+    # A wave costs 30 s: after the first, the 30 s left pay for one more,
+    # not the two more that 3 runs a variant would take.
     fake, r, rs = _overrun(tmp_path, monkeypatch, 60.0)
-    assert len(rs.runs) == 18  # the floor, 90 s of a 60 s budget
-    assert all(s.runs == 3 for s in rs.stops)
+    assert fake.now <= 60.0
+    assert len(rs.runs) == 12
+    assert all(s.runs == 2 for s in rs.stops)
     err = capsys.readouterr().err
-    assert "the minimum becomes 3 runs per variant" in err
-    assert "even that is more than the budget: those 3 runs are all made, and no more" in err
+    assert "the minimum becomes 2 runs per variant (about 60 s)" in err, err
+    assert "the budget pays for no more than 2 of the 3 the floor asks" in err
+    assert "calls a cell with fewer inconclusive" in err
+    assert "even that" not in err
+
+
+def test_a_first_wave_beyond_the_budget_is_all_the_run_makes(tmp_path, monkeypatch, capsys):
+    fake, r, rs = _overrun(tmp_path, monkeypatch, 25.0)
+    assert len(rs.runs) == 6  # the first wave, 30 s of a 25 s budget
+    assert all(s.runs == 1 for s in rs.stops)
+    err = capsys.readouterr().err
+    assert "the minimum becomes 1 run per variant" in err
+    assert "the first wave alone took more than the budget: no more runs" in err
 
 
 def test_a_runs_bound_comes_from_its_cells_finished_runs():

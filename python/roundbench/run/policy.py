@@ -71,8 +71,10 @@ class RunPolicy:
       set. Every cell gets its minimum runs first, whatever the time: never
       fewer, even beyond the budget. When the first wave shows that the
       minimum runs would overrun the budget (a slower machine), the minimum
-      becomes floor_runs (3: a median and a range, not yet an interval),
-      and the runs up to min_runs are funded by priority like the rest. Then the time left goes by priority: a
+      becomes floor_runs (3: the fewest the decision rule compares), or
+      fewer where the time left pays for fewer waves of the first one's
+      cost (1 at least: the first wave itself), and the runs up to
+      min_runs are funded by priority like the rest. Then the time left goes by priority: a
       variant's priority is (the closeness of the closest score decision it
       takes part in (`closeness`) + UNDECIDING_WEIGHT) x (its median's CI
       half-width / target) / its median run time, so that the runs go where

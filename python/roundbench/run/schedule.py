@@ -395,18 +395,39 @@ class Schedule:
                 "minimum, spent where the score's decisions are closest"
             )
         elif floor < self.policy.min_runs:
+            # The floor is what the time left pays for, RunPolicy.floor_runs
+            # at most: so many more waves of the first wave's cost (the
+            # rounds of facts have made their one run).
+            wave = sum(
+                walls[0]
+                for c in cells
+                if c.min_runs > 1
+                for name, walls in c.walls.items()
+                if walls and c.kinds.get(name) != "skipped"
+            )
+            if wave > 0:
+                floor = max(1, min(floor, 1 + int((tb - took) // wave)))
             for c in cells:
                 # The progress lines count the runs planned: fewer now.
                 self.total -= max(c.min_runs - floor, 0) * len(c.active)
                 c.min_runs = min(c.min_runs, floor)
             low = self._minimum_estimate()
+            runs = "run" if floor == 1 else "runs"
             text += (
-                f", more than the {minutes(tb)} time budget: the minimum becomes {floor} runs per variant "
+                f", more than the {minutes(tb)} time budget: the minimum becomes {floor} {runs} per variant "
                 f"(about {minutes(low)}), and runs {floor + 1} to {self.policy.min_runs} and beyond go where the "
                 "score's decisions are closest while the budget lasts (a variant with fewer than "
                 f"{stats.CI_MIN_RUNS} runs has no interval, and the report says so)"
             )
-            if low > tb:
+            if floor < self.policy.floor_runs:
+                text += (
+                    f"; the budget pays for no more than {floor} of the {self.policy.floor_runs} the floor asks, "
+                    f"and a comparison needs {decide.MIN_RUNS} in each variant: the verdict calls a cell with "
+                    f"fewer inconclusive (a larger --time-budget settles it)"
+                )
+            if low > tb and floor == 1:
+                text += "; the first wave alone took more than the budget: no more runs"
+            elif low > tb:
                 text += f"; even that is more than the budget: those {floor} runs are all made, and no more"
         else:
             text += (
