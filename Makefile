@@ -392,14 +392,17 @@ fidelity: build ## compare the suite's cgo and METH_O figures with go test -benc
 	$(VPY) scripts/fidelity.py
 
 # The suite's time budget in minutes (`make suite BUDGET=45`; BUDGET=none
-# for none): the minimum runs are made whatever it says.
+# for none): every variant's first run is made whatever it says, and the
+# minimum runs become what it pays for (docs/measurement.md, "The time
+# budget"). SIZES=all adds the cells beside the verdict (`run --sizes all`).
 BUDGET ?= 30
+SIZES ?= default
 
 pythons: setup ## provision CPython 3.13.5 (PGO+LTO, and its --disable-gil twin) and Debian unstable's 3.14 and 3.15, outside the checkout (root, Debian; roundbench pythons --help)
 	PYTHONPATH=python $(VPY) -m roundbench pythons
 
-suite: setup ## run the whole suite at its default sizes within BUDGET minutes (default 30), then the report (OUT=dir)
-	VENV="$(VENV)" BUDGET="$(BUDGET)" MAKE="$(MAKE)" ./scripts/suite.sh $(OUT)
+suite: setup ## run the whole suite at its default sizes within BUDGET minutes (default 30), then the report (OUT=dir; SIZES=all adds the cells beside the verdict)
+	VENV="$(VENV)" BUDGET="$(BUDGET)" SIZES="$(SIZES)" MAKE="$(MAKE)" ./scripts/suite.sh $(OUT)
 
 matrix: setup ## the rounds where runtime versions matter under the age-matched Go, the newest Go, CPython and PyPy (scripts/matrix.sh; OUT=dir)
 	$(MAKE) build

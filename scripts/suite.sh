@@ -22,6 +22,16 @@ if [ ! -x "$py" ]; then
   exit 2
 fi
 budget=${BUDGET:-30}
+# SIZES=all adds the cells beside the verdict (roundbench run --sizes all:
+# aspects' other output sinks, jsonl's log without bad lines, chain's ten
+# chains at once), which the 30-minute default cannot also pay for.
+sizes=${SIZES:-default}
+case "$sizes" in
+  default | all) ;;
+  *)
+    echo "suite: SIZES=$sizes: want default or all" >&2
+    exit 2 ;;
+esac
 budget_args=()
 if [ "$budget" != none ]; then
   budget_args=(--time-budget "$budget")
@@ -100,7 +110,7 @@ else
   echo "suite: no build-cost cells: ${#builds[@]} CPython on this machine (make pythons provisions more)" >&2
 fi
 # shellcheck disable=SC2086
-"$py" -m roundbench run --out "$out" "${runtime_args[@]}" "${budget_args[@]}" ${ROUNDBENCH_ARGS:-} || status=$?
+"$py" -m roundbench run --out "$out" --sizes "$sizes" "${runtime_args[@]}" "${budget_args[@]}" ${ROUNDBENCH_ARGS:-} || status=$?
 echo "suite: results in $out/results.txt, report in $out/report.md ($(( $(date +%s) - start )) s)"
 # The run joins the store (roundbench store --help: ROUNDBENCH_STORE, else
 # ~/.local/share/roundbench/store.sqlite); SUITE_STORE=no leaves it out. A refused

@@ -195,8 +195,11 @@ def test_cells_and_variants():
     for v in aspects.LAUNCH_VARIANTS:
         assert v.level == levels.level(v.name) == ("c" if v.name == "c-binary" else "program"), v.name
     cells = [s for s in rnd.sizes if "sink" in s]
-    assert {(s["test"], s["sink"]) for s in cells} == {(1, "pipe")} | {(2, k) for k in aspects.SINKS}
-    for size in rnd.sizes:
+    assert {(s["test"], s["sink"]) for s in cells} == {(1, "pipe"), (2, "pipe")}
+    # Test 2 at the other sinks: cells of --sizes all
+    more = [s for s in rnd.more_sizes if "sink" in s]
+    assert {(s["test"], s["sink"]) for s in more} == {(2, k) for k in aspects.SINKS if k != "pipe"}
+    for size in rnd.sizes + rnd.more_sizes:
         ran = {v.name for v in rnd.variants if v.default_if is None or v.default_if(size)}
         if "sink" not in size:
             assert not ran & launch, size

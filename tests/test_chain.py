@@ -227,14 +227,17 @@ def test_published_chain_has_no_hop_work(built):
 
 
 def test_published_sizes_run_go_beside_go_published():
-    """The million and ten-million cells run go and go-published by default;
-    the smaller cells run every variant, go-published included."""
+    """The million and ten-million cells (the second with --sizes all) run
+    go and go-published; the smaller cells run every variant, go-published
+    included."""
     from roundbench.run.plans import make_plans
 
     def names(plan):
         return {v.name for v in plan.variants} | {v.name for v, _ in plan.skipped}
 
-    plans = make_plans([ROUND], None, quick=False, overrides={})
+    default = make_plans([ROUND], None, quick=False, overrides={})
+    assert sorted(p.params["parallel"] for p in default if p.params["n"] == 1_000_000) == [1]
+    plans = make_plans([ROUND], None, quick=False, overrides={}, all_sizes=True)
     big = [p for p in plans if p.params["n"] == 1_000_000]
     assert sorted(p.params["parallel"] for p in big) == [1, 10]
     assert all(names(p) == {"go", "go-published"} for p in big)

@@ -752,7 +752,10 @@ def test_the_clean_size_runs_the_published_programs_only_there():
     def names(p):
         return {v.name for v in p.variants} | {v.name for v, _ in p.skipped}
 
-    plans = make_plans([rnd.ROUND], None, quick=False, overrides={})
+    # The clean log is a cell of --sizes all only.
+    default = make_plans([rnd.ROUND], None, quick=False, overrides={})
+    assert [p.params for p in default] == [{"lines": genlog.DEFAULT_LINES}]
+    plans = make_plans([rnd.ROUND], None, quick=False, overrides={}, all_sizes=True)
     by_size = {tuple(sorted(p.params.items())): names(p) for p in plans}
     dirty = by_size[(("lines", genlog.DEFAULT_LINES),)]
     clean = by_size[(("bad-rate", 0), ("lines", genlog.DEFAULT_LINES))]

@@ -17,9 +17,12 @@ def cmd_list(args) -> int:
     use_python(None)
     for rnd in rounds.all_rounds():
         print(f"{rnd.name}: {rnd.title}")
-        sizes = "; ".join(", ".join(f"{k}={v}" for k, v in s.items()) or "-" for s in rnd.sizes)
-        quick = "; ".join(", ".join(f"{k}={v}" for k, v in s.items()) or "-" for s in rnd.quick)
-        print(f"  sizes: {sizes}   (--quick: {quick})   metric: {rnd.metric}")
+
+        def text(sizes: list) -> str:
+            return "; ".join(", ".join(f"{k}={v}" for k, v in s.items()) or "-" for s in sizes)
+
+        more = f"   (--sizes all adds: {text(rnd.more_sizes)})" if rnd.more_sizes else ""
+        print(f"  sizes: {text(rnd.sizes)}{more}   (--quick: {text(rnd.quick)})   metric: {rnd.metric}")
         for v in rnd.variants:
             why = launch.unavailable(rnd, v)
             print(f"  {v.name:<16} {launch.program_of(rnd, v):<12} {v.explain}")

@@ -32,6 +32,7 @@ examples:
   roundbench run loop --n 1000000         override a size parameter
   roundbench run chain --hop-work 100 --parallel 2   chain round options
   roundbench run --quick                  every round scaled down (tests, CI)
+  roundbench run --sizes all              the default cells and those beside the verdict
   roundbench run --time-budget 30         every round, its runs within 30 minutes (beyond the minimum runs)
   roundbench run matmul --threads all     BLAS on every core (default: 1 thread)
   roundbench run loop ffi --go 1.19 --go 1.26 --python .venv/bin/python --python pypy3
@@ -127,6 +128,15 @@ def add_parser(sub) -> None:
         help="every round at its small sizes, for tests and CI (adaptive runs stop at "
         f"{run_policy.QUICK_MAX_RUNS} runs, and a cell's runs beyond the minimum share "
         f"{run_policy.QUICK_BUDGET_S:g} s)",
+    )
+    r.add_argument(
+        "--sizes",
+        choices=("default", "all"),
+        default="default",
+        help="default: each round at its default sizes, the cells the verdict is made of (make suite); all: "
+        "those and the cells that carry findings beside it, which the default half hour cannot also pay for "
+        "(aspects' output sinks, jsonl's log without bad lines, chain's ten published chains at once; "
+        "make suite SIZES=all); --quick's sizes are the same either way",
     )
     r.add_argument(
         "--out",
@@ -466,12 +476,15 @@ def cmd_run(args) -> int:
     axes = runtime_axes(args.go or [], pythons if len(pythons) > 1 else [])
     out_dir = Path(args.out or Path("results") / datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     out_file = out_dir / "results.txt"
-    plans = run_plans.make_plans(selected, impls or None, args.quick, overrides, options, axes or None)
+    plans = run_plans.make_plans(
+        selected, impls or None, args.quick, overrides, options, axes or None, all_sizes=args.sizes == "all"
+    )
     if args.placebo:
         plans = placebo.plans(plans, args.placebo)
         if not plans:
             raise UsageError(f"--placebo {args.placebo}: no selected cell has a {args.placebo} variant to stand in")
     header = runner.header_for(selected, policy, args.quick, place, plans)
+    header["sizes"] = "quick" if args.quick else args.sizes
     header.update(runtime_items(axes))
     if args.placebo:
         header.update(placebo.header_line(args.placebo))

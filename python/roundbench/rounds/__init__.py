@@ -448,6 +448,11 @@ class Round:
     # (the cell's token, its whole path).
     user_input: Optional[UserInput] = None
     user_file: Optional[tuple] = None
+    # Cells that only `--sizes all` (make suite SIZES=all) adds to the
+    # default sizes: findings beside the verdict's (what printing costs at
+    # each output sink, a log without bad lines, ten chains at once) whose
+    # runs the default suite's half hour cannot also pay for.
+    more_sizes: list = field(default_factory=list)
     # The parameters its cells take (Param): every key of its sizes, its
     # Options' params and its user input's must be one, and every value
     # given on the command line is checked against them before any child
@@ -458,7 +463,7 @@ class Round:
         declared = {p.name: p for p in self.params}
         if len(declared) != len(self.params):
             raise ValueError(f"round {self.name}: a parameter is declared twice")
-        used = [(k, v) for size in self.sizes + self.quick for k, v in size.items()]
+        used = [(k, v) for size in self.sizes + self.more_sizes + self.quick for k, v in size.items()]
         used += [(o.param, None) for o in self.options]
         used += [(self.user_input.param, None)] if self.user_input else []
         for key, value in used:

@@ -100,11 +100,13 @@ def make_plans(
     overrides: dict,
     options: Optional[dict] = None,
     axes: Optional[dict] = None,
+    all_sizes: bool = False,
 ) -> list:
     """The cells to run. overrides (--n, --param) apply to every round;
     options (round name -> {param: value}, from each round's own Options)
     to their round only; axes (kind -> [runtimes.Runtime]) puts each
-    variant's rows under each runtime (expand)."""
+    variant's rows under each runtime (expand); all_sizes (`--sizes all`)
+    adds each round's more_sizes to its default sizes (not to --quick's)."""
     plans = []
     for rnd in selected:
         mine = {**overrides, **(options or {}).get(rnd.name, {})}
@@ -113,7 +115,7 @@ def make_plans(
         # (default_if) run at all.
         settings = {o.param for o in rnd.options if o.setting}
         sized = {k for k in mine if k not in settings}
-        sizes = rnd.quick if quick else rnd.sizes
+        sizes = rnd.quick if quick else rnd.sizes + (rnd.more_sizes if all_sizes else [])
         sizes = [{k: mine.get(k, v) for k, v in size.items()} for size in sizes]
         # A key the round's sizes lack (sleep's fit=1, wait_ms) is passed on
         # too, and so named in the results; --n still only sets rounds that

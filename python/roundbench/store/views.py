@@ -114,7 +114,7 @@ def series(store: Store, terms: query.Terms) -> list:
 def earlier_run(store: Store, rs: benchfmt.ResultSet) -> Optional[benchfmt.ResultSet]:
     """The newest stored run of the same settings as result set rs, on the
     same machine: the same machine fingerprint, Go release, interpreter,
-    rounds and --quick, dated before rs and not rs itself; None when the
+    rounds, --quick and --sizes, dated before rs and not rs itself; None when the
     store holds none. The suite's report holds its outcomes to it
     (repeatability)."""
     cfg: dict = {}
@@ -126,12 +126,20 @@ def earlier_run(store: Store, rs: benchfmt.ResultSet) -> Optional[benchfmt.Resul
     date = cfg.get("date", "")
     found = None
     for run in query.runs(store, query.Terms()):
-        same = (run.machine, run.go, run.python, run.rounds.split(), run.config.get("quick")) == (
+        same = (
+            run.machine,
+            run.go,
+            run.python,
+            run.rounds.split(),
+            run.config.get("quick"),
+            run.config.get("sizes"),
+        ) == (
             machine,
             go,
             py,
             names,
             cfg.get("quick"),
+            cfg.get("sizes"),
         )
         if same and run.date < date:
             found = run
