@@ -98,7 +98,7 @@ if [ "${#builds[@]}" -ge 2 ] && [ "${SUITE_BUILDS:-yes}" != no ]; then
   build_args=()
   for p in "${builds[@]}"; do build_args+=(--python "$p"); done
   echo "suite: the build-cost cells first: the pure py loop and aspects under ${#builds[@]} CPythons (${builds[*]}; SUITE_BUILDS=no leaves them out)" >&2
-  "$py" -m roundbench run loop aspects --impl py --runs "${SUITE_BUILD_RUNS:-10}" "${build_args[@]}" \
+  "$py" -m roundbench run loop aspects --impl py --runs "${SUITE_BUILD_RUNS:-6}" "${build_args[@]}" \
     --no-report --out "$out/python-builds" || status=$?
   rm -f "$out/latest"
   if [ "$budget" != none ]; then
