@@ -14,7 +14,7 @@ from roundbench.run.plans import make_plans
 from roundbench.runtimes import aotbuild, interp, programs
 from roundbench.pure.ffi import noop
 
-from conftest import child_env, load_vectors
+from conftest import child_env, load_at_least, load_vectors
 
 FFI = load_vectors("ffi")
 CALLS = [roundbench.ffi_o, roundbench.ffi_fastcall, roundbench.ffi_varargs, noop]
@@ -112,6 +112,53 @@ def test_callback_bad_input():
         roundbench.ffi_callback_loop(noop, -1)
     with pytest.raises(TypeError):
         roundbench.ffi_callback_loop(lambda x: "not an int", 1)
+
+
+# ---- four mixed arguments and a string back --------------------------------------------
+
+
+def _args4(v) -> tuple:
+    return int(v["a"]), float(v["b"]), int(v["c"]), bytes.fromhex(v["hex"]).decode()
+
+
+@pytest.mark.parametrize("v", load_at_least("ffi-args4", 12), ids=lambda v: f"{v['a']},{v['b']},{v['c']},{v['hex']}")
+def test_args4_vectors(v):
+    assert roundbench.ffi_args4(*_args4(v)) == int(v["result"])
+
+
+@pytest.mark.parametrize("v", load_at_least("ffi-str", 8), ids=lambda v: v["x"])
+def test_str_vectors(v):
+    got = roundbench.ffi_str(int(v["x"]))
+    assert type(got) is str and got == bytes.fromhex(v["hex"]).decode()
+
+
+def test_args4_bad_input():
+    with pytest.raises(TypeError, match="takes exactly 4 arguments"):
+        roundbench.ffi_args4(1, 2.0, 3)
+    with pytest.raises(TypeError, match="argument 'a' must be int, not str"):
+        roundbench.ffi_args4("1", 2.0, 3, "s")
+    with pytest.raises(TypeError, match="argument 'b' must be a real number, not str"):
+        roundbench.ffi_args4(1, "2.0", 3, "s")
+    with pytest.raises(OverflowError, match="argument 'c' does not fit in 32 bits"):
+        roundbench.ffi_args4(1, 2.0, 2**31, "s")
+    with pytest.raises(OverflowError, match="argument 'a' does not fit in 64 bits"):
+        roundbench.ffi_args4(2**63, 2.0, 3, "s")
+    with pytest.raises(TypeError, match="argument 's' must be str, not bytes"):
+        roundbench.ffi_args4(1, 2.0, 3, b"s")
+    with pytest.raises(ValueError, match="argument 's' must not contain a NUL character"):
+        roundbench.ffi_args4(1, 2.0, 3, "a\0b")
+    assert roundbench.ffi_args4(1, 2, -(2**31), "") == 3 - 2**31  # an int is a real number
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate has no UTF-8
+        roundbench.ffi_args4(1, 2.0, 3, "\udc80")
+
+
+def test_str_bad_input():
+    with pytest.raises(TypeError, match="takes exactly 1 arguments"):
+        roundbench.ffi_str()
+    with pytest.raises(TypeError, match="argument 'x' must be int, not float"):
+        roundbench.ffi_str(1.0)
+    with pytest.raises(OverflowError, match="argument 'x' does not fit in 64 bits"):
+        roundbench.ffi_str(2**63)
 
 
 # ---- the binding tools: each module, each child, each skip row ----------------------
