@@ -117,16 +117,20 @@ def test_callback_bad_input():
 # ---- four mixed arguments and a string back --------------------------------------------
 
 
+ARGS4 = load_at_least("ffi-args4", 12)
+STRS = load_at_least("ffi-str", 8)
+
+
 def _args4(v) -> tuple:
     return int(v["a"]), float(v["b"]), int(v["c"]), bytes.fromhex(v["hex"]).decode()
 
 
-@pytest.mark.parametrize("v", load_at_least("ffi-args4", 12), ids=lambda v: f"{v['a']},{v['b']},{v['c']},{v['hex']}")
+@pytest.mark.parametrize("v", ARGS4, ids=lambda v: f"{v['a']},{v['b']},{v['c']},{v['hex']}")
 def test_args4_vectors(v):
     assert roundbench.ffi_args4(*_args4(v)) == int(v["result"])
 
 
-@pytest.mark.parametrize("v", load_at_least("ffi-str", 8), ids=lambda v: v["x"])
+@pytest.mark.parametrize("v", STRS, ids=lambda v: v["x"])
 def test_str_vectors(v):
     got = roundbench.ffi_str(int(v["x"]))
     assert type(got) is str and got == bytes.fromhex(v["hex"]).decode()
@@ -165,6 +169,9 @@ def test_str_bad_input():
 
 BINDINGS = sorted(ffi_round.BINDINGS)
 NEW = [*BINDINGS, *(f"{b}-buffer" for b in BINDINGS), "go-purego", "go-purego-buffer"]
+# The bindings with args4, string and callback_loop (all but the limited
+# API's, whose calls are the extension's).
+CROSSING_BINDINGS = [b for b in BINDINGS if b != "py-c-abi3"]
 
 
 @pytest.fixture(scope="module")
@@ -194,6 +201,58 @@ def test_binding_buffer_vectors(bound, impl, v):
     data = bytes.fromhex(v["hex"])
     for obj in (data, bytearray(data), memoryview(data)):
         assert bound[impl].buffer(obj) == int(v["result"])
+
+
+@pytest.mark.parametrize("v", ARGS4, ids=lambda v: f"{v['a']},{v['b']},{v['c']},{v['hex']}")
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_args4_vectors(bound, impl, v):
+    assert bound[impl].args4(*_args4(v)) == int(v["result"])
+
+
+@pytest.mark.parametrize("v", STRS, ids=lambda v: v["x"])
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_str_vectors(bound, impl, v):
+    got = bound[impl].string(int(v["x"]))
+    assert type(got) is str and got == bytes.fromhex(v["hex"]).decode()
+
+
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_callback_loop(bound, impl):
+    """The core calls the Python callable back through the binding, and its
+    C callback when given None; the sums agree."""
+    loop = bound[impl].callback_loop
+    for count in (0, 1, 4, 1000):
+        assert loop(noop, count) == count * (count + 1) // 2
+        assert loop(None, count) == count * (count + 1) // 2
+    seen = []
+    assert loop(lambda x: seen.append(x) or 0, 3) == 0
+    assert seen == [0, 1, 2]
+
+
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_callback_exception_propagates_and_stops(bound, impl):
+    calls = []
+
+    def boom(x):
+        calls.append(x)
+        if x == 2:
+            raise KeyError("stop here")
+        return 0
+
+    with pytest.raises(KeyError, match="stop here"):
+        bound[impl].callback_loop(boom, 100)
+    assert calls == [0, 1, 2]
+    # A result that is no int64: Cython and PyO3 raise TypeError, pybind11
+    # and nanobind RuntimeError (their C++ cast fails).
+    want = RuntimeError if impl in ("py-pybind11", "py-nanobind") else TypeError
+    with pytest.raises(want):
+        bound[impl].callback_loop(lambda x: "not an int", 1)
+
+
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_callback_bad_count(bound, impl):
+    with pytest.raises(ValueError, match="callback_loop\\(\\) argument 'count' must be >= 0, not -1"):
+        bound[impl].callback_loop(noop, -1)
 
 
 @pytest.mark.parametrize("impl", BINDINGS)
