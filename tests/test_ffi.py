@@ -227,8 +227,20 @@ def test_ctypes_callback_loop_calls_any_cfunctype():
 
 
 def test_cffi_callback_loop_says_the_cores_error():
+    core = ffi_round.cffi_core()
     with pytest.raises(ValueError, match="callback_loop\\(\\) argument 'count' must be >= 0, not -1"):
-        ffi_round.cffi_core().callback_loop(ffi_round.cffi_core().callee, -1)
+        core.callback_loop(core.callee, -1)
+    # A callback that fails stops the loop: the core's RB_ERR_INTERRUPTED,
+    # which names the argument cb too, is no ValueError.
+    from roundbench._cffi_api import ffi
+
+    @ffi.callback("int(void *, int64_t, int64_t *)")
+    def stop_at_two(ctx, x, result):
+        result[0] = 1
+        return int(x == 2)
+
+    with pytest.raises(RuntimeError, match=r"^callback_loop\(\): the callback failed on call 2$"):
+        core.callback_loop(stop_at_two, 10)
 
 
 # ---- the binding tools: each module, each child, each skip row ----------------------

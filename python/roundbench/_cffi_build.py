@@ -29,6 +29,8 @@ ffibuilder.cdef("""
     int64_t rb_ffi_noop(int64_t x);
     int64_t rb_ffi_args4(int64_t a, double b, int32_t c, const char *s);
     const char *rb_ffi_str(int64_t x);
+    static const int RB_OK;
+    static const int RB_ERR_ARG;
     typedef struct { const char *arg; char msg[...]; ...; } rb_error;
     typedef int (*rb_ffi_callback)(void *ctx, int64_t x, int64_t *result);
     int rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int64_t *sum, rb_error *err);

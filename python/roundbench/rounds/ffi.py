@@ -633,9 +633,9 @@ def ctypes_core():
     Python callee as a C function pointer (a CFUNCTYPE: x + 1 written to
     *result). callback_loop's func is such a pointer, or None for the core's
     own C callback. A ctypes callback cannot raise into its caller (ctypes
-    prints the exception and returns 0), so the callee must not fail; a
-    failed loop raises RuntimeError with the core's status name (ctypes
-    has no rb_error layout)."""
+    reports the exception as unraisable and hands C no defined result), so
+    the callee must not fail; a failed loop raises RuntimeError with the
+    core's status name (ctypes has no rb_error layout)."""
     import ctypes  # only in the ctypes rows' children and the tests
 
     lib = ctypes.CDLL(_core_path())
@@ -681,13 +681,15 @@ def cffi_core():
     string decodes ffi.string(), on every call, as cffi's users write it.
     callback_loop's func is a C function pointer (the callee), or None for
     the core's own C callback. A callee that raises makes cffi print the
-    exception and return 1, which stops the loop: callback_loop raises
-    RuntimeError. CannotRun where the module is missing or older than
-    these declarations."""
+    exception and return 1 (def_extern's error value), which stops the
+    loop: callback_loop raises RuntimeError with the core's message.
+    CannotRun where the module is missing or older than these
+    declarations."""
     try:
         from .._cffi_api import ffi, lib  # a build output: only where these rows run
 
         f_args4, f_str, f_loop = lib.rb_ffi_args4, lib.rb_ffi_str, lib.rb_ffi_callback_loop
+        ok, arg_error = lib.RB_OK, lib.RB_ERR_ARG
         noop_callback = ffi.addressof(lib, "rb_ffi_noop_callback")
     except (ImportError, AttributeError) as e:
         raise harness.CannotRun(f"cffi API module not built, or built before these rows (make py): {e}") from None
@@ -705,9 +707,10 @@ def cffi_core():
 
     def callback_loop(func, count):
         total, err = ffi.new("int64_t *"), ffi.new("rb_error *")
-        if f_loop(noop_callback if func is None else func, ffi.NULL, count, total, err) != 0:
+        st = f_loop(noop_callback if func is None else func, ffi.NULL, count, total, err)
+        if st != ok:
             msg = ffi.string(err.msg).decode()
-            if err.arg:
+            if st == arg_error and err.arg:
                 raise ValueError(f"callback_loop() argument '{ffi.string(err.arg).decode()}' {msg}")
             raise RuntimeError(f"callback_loop(): {msg}")
         return total[0]
