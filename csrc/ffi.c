@@ -1,6 +1,8 @@
-/* ffi.c: round ffi. The callee is alone in this translation unit and marked
- * noinline, so neither the compiler nor a caller elsewhere can fold it away:
- * every mechanism pays for a real call to the same machine code. */
+/* ffi.c: round ffi. The callees are alone in this translation unit and
+ * marked noinline, so neither the compiler nor a caller elsewhere can fold
+ * them away: every mechanism pays for a real call to the same machine code. */
+#include <string.h>
+
 #include "roundbench.h"
 
 #include "internal.h"
@@ -60,4 +62,28 @@ rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int
     }
     *sum = (int64_t)acc;
     return RB_OK;
+}
+
+RB_NOINLINE int64_t rb_ffi_args4(int64_t a, double b, int32_t c, const char *s)
+{
+    /* -2^63 and 2^63 are exact doubles: b converts to int64_t without
+     * undefined behaviour inside them, and NaN fails both comparisons. */
+    int64_t whole = b >= -9223372036854775808.0 && b < 9223372036854775808.0 ? (int64_t)b : 0;
+    uint64_t acc = (uint64_t)a + (uint64_t)whole + (uint64_t)(int64_t)c;
+    return (int64_t)(acc + (s ? strlen(s) : 0));
+}
+
+/* The strings rb_ffi_str chooses from: the empty one, ASCII with a space,
+ * and one whose UTF-8 holds two-byte characters, so that a binding that
+ * decoded anything but UTF-8 would get them wrong. */
+static const char *const ffi_strings[RB_FFI_STR_COUNT] = {
+    "",
+    "hello, world",
+    "x + 1",
+    "na\xc3\xafve caf\xc3\xa9",
+};
+
+RB_NOINLINE const char *rb_ffi_str(int64_t x)
+{
+    return ffi_strings[(uint64_t)x % RB_FFI_STR_COUNT];
 }

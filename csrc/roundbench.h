@@ -150,6 +150,28 @@ rb_status rb_ffi_callback_loop(rb_ffi_callback cb, void *ctx, int64_t count, int
  *  callback mechanisms (the cost of the loop and an indirect C call). */
 int rb_ffi_noop_callback(void *ctx, int64_t x, int64_t *result);
 
+/** The callee of four arguments of four types, whose result depends on each
+ *  of them so that no binding can skip one: a + trunc(b) + c + strlen(s),
+ *  wrapping at 64 bits. trunc(b) is b rounded toward zero where
+ *  -2^63 <= b < 2^63, and 0 where b has no such integer part (NaN, the
+ *  infinities, larger magnitudes). s is read up to its NUL (the length in
+ *  bytes: a UTF-8 string's characters may count more than one); NULL
+ *  counts as "". Thread-safe. */
+int64_t rb_ffi_args4(int64_t a, double b, int32_t c, const char *s);
+
+/** The number of strings rb_ffi_str chooses from. */
+#define RB_FFI_STR_COUNT 4
+
+/** The callee that returns a string, so that a binding converts a C string
+ *  to its language's string on every call: entry (uint64_t)x %
+ *  RB_FFI_STR_COUNT of a fixed table, so that every x, negative ones and
+ *  the extremes included, chooses one. The table holds "", "hello, world",
+ *  "x + 1" and "naive cafe" with an i-diaeresis and an e-acute in UTF-8
+ *  ("na\xc3\xafve caf\xc3\xa9"). @return a NUL-terminated UTF-8 string
+ *  in static storage: never NULL, never to be freed, the same pointer for
+ *  every x that chooses it. Thread-safe. */
+const char *rb_ffi_str(int64_t x);
+
 /* ------------------------------------------------------------------------ */
 /* Round matmul: C = A*B for dense row-major n x n float64 matrices.         */
 /* (csrc/matmul.c)                                                           */

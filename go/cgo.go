@@ -38,6 +38,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/cgo"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -153,6 +154,24 @@ func FfiBufferCopy(b []byte) int64 {
 	defer C.free(p)
 	return int64(C.rb_ffi_buffer((*C.uint8_t)(p), C.size_t(len(b))))
 }
+
+// FfiArgs4 hands the core four arguments of four types (rb_ffi_args4:
+// a + trunc(b) + c + len(s), wrapping), s as a NUL-terminated copy in C
+// memory (C.CString) freed after the call: what cgo asks of every Go
+// string a C function reads. A string holding a NUL byte is refused (the
+// core would read it cut short).
+func FfiArgs4(a int64, b float64, c int32, s string) (int64, error) {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return 0, argError("FfiArgs4", "s", ErrArg, "holds a NUL byte at %d", i)
+	}
+	cs := C.CString(s)
+	defer C.free(unsafe.Pointer(cs))
+	return int64(C.rb_ffi_args4(C.int64_t(a), C.double(b), C.int32_t(c), cs)), nil
+}
+
+// FfiStr returns the core's string chosen by x (rb_ffi_str), copied into a
+// new Go string (C.GoString): the core's own is static and never freed.
+func FfiStr(x int64) string { return C.GoString(C.rb_ffi_str(C.int64_t(x))) }
 
 // FfiCallbackLoop has the core call back into Go count times (C to Go, the
 // //export rbGoCallback of cgo_export.go) and returns the sum of the results.

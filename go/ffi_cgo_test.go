@@ -45,6 +45,56 @@ func TestFfiBufferVectors(t *testing.T) {
 	}
 }
 
+// decodeHex is a vector's hex=... field as the bytes it spells.
+func decodeHex(t *testing.T, v vector) string {
+	t.Helper()
+	b, err := hex.DecodeString(v["hex"])
+	if err != nil {
+		t.Fatalf("vector %v: hex: %v", v, err)
+	}
+	return string(b)
+}
+
+func TestFfiArgs4Vectors(t *testing.T) {
+	for _, v := range loadAtLeast(t, "ffi-args4", 12) {
+		a, b, c, s := v.int(t, "a"), v.float(t, "b"), v.int(t, "c"), decodeHex(t, v)
+		got, err := FfiArgs4(a, b, int32(c), s)
+		if want := v.int(t, "result"); err != nil || got != want {
+			t.Errorf("FfiArgs4(%d, %g, %d, %q) = %d, %v; want %d", a, b, c, s, got, err, want)
+		}
+	}
+}
+
+// A NUL byte would cut the string short on C's side: it is refused, and
+// the error names the argument and where the NUL is.
+func TestFfiArgs4RefusesANul(t *testing.T) {
+	_, err := FfiArgs4(1, 2, 3, "ab\x00cd")
+	var e *Error
+	if !errors.Is(err, ErrArg) || !errors.As(err, &e) || e.Func != "FfiArgs4" || e.Arg != "s" ||
+		e.Msg != "holds a NUL byte at 2" {
+		t.Errorf("FfiArgs4(1, 2, 3, \"ab\\x00cd\") error = %v; want ErrArg from FfiArgs4 naming s and byte 2", err)
+	}
+}
+
+func TestFfiStrVectors(t *testing.T) {
+	for _, v := range loadAtLeast(t, "ffi-str", 8) {
+		x, want := v.int(t, "x"), decodeHex(t, v)
+		if got := FfiStr(x); got != want {
+			t.Errorf("FfiStr(%d) = %q; want %q", x, got, want)
+		}
+	}
+}
+
+// Each call makes a new Go string (C.GoString copies), one allocation; the
+// empty string needs none.
+func TestFfiStrAllocations(t *testing.T) {
+	for x, want := range map[int64]float64{0: 0, 1: 1} {
+		if got := testing.AllocsPerRun(1000, func() { sink += int64(len(FfiStr(x))) }); got != want {
+			t.Errorf("FfiStr(%d): %v allocations a call; want %v", x, got, want)
+		}
+	}
+}
+
 func TestFfiCallbackLoop(t *testing.T) {
 	for _, count := range []int64{0, 1, 4, 1000} {
 		want := count * (count + 1) / 2 // sum of i+1 for i < count
@@ -81,6 +131,24 @@ func BenchmarkCgoCall(b *testing.B) {
 		acc += FfiNoop(int64(i))
 	}
 	sink = acc
+}
+
+// BenchmarkFfiArgs4 and BenchmarkFfiStr time the rows go-c-args4 and
+// go-c-str under go test: the call the suite times, checked inside the loop.
+func BenchmarkFfiArgs4(b *testing.B) {
+	for b.Loop() {
+		if r, err := FfiArgs4(41, 2.5, -2, "hello, world"); err != nil || r != 53 {
+			b.Fatalf("FfiArgs4(41, 2.5, -2, \"hello, world\") = %d, %v; want 53", r, err)
+		}
+	}
+}
+
+func BenchmarkFfiStr(b *testing.B) {
+	for b.Loop() {
+		if s := FfiStr(41); s != "hello, world" {
+			b.Fatalf("FfiStr(41) = %q; want \"hello, world\"", s)
+		}
+	}
 }
 
 // A pointer to a local escapes to the heap through a cgo call unless the

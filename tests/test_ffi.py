@@ -3,18 +3,20 @@
 import ctypes
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
 import roundbench
 from roundbench import _core
 from roundbench.rounds import ffi as ffi_round
+from roundbench.measure import harness
 from roundbench.run import launch
 from roundbench.run.plans import make_plans
 from roundbench.runtimes import aotbuild, interp, programs
 from roundbench.pure.ffi import noop
 
-from conftest import child_env, load_vectors
+from conftest import child_env, load_at_least, load_vectors
 
 FFI = load_vectors("ffi")
 CALLS = [roundbench.ffi_o, roundbench.ffi_fastcall, roundbench.ffi_varargs, noop]
@@ -114,10 +116,159 @@ def test_callback_bad_input():
         roundbench.ffi_callback_loop(lambda x: "not an int", 1)
 
 
+# ---- four mixed arguments and a string back --------------------------------------------
+
+
+ARGS4 = load_at_least("ffi-args4", 12)
+STRS = load_at_least("ffi-str", 8)
+
+
+def _args4(v) -> tuple:
+    return int(v["a"]), float(v["b"]), int(v["c"]), bytes.fromhex(v["hex"]).decode()
+
+
+def test_the_rows_time_the_first_vectors():
+    """The args4 and str rows time the first vector of each kind, as the Go
+    rows do."""
+    assert _args4(ARGS4[0]) == ffi_round.ARGS4 and int(ARGS4[0]["result"]) == ffi_round.ARGS4_WANT
+    assert int(STRS[0]["x"]) == ffi_round.STR_X and bytes.fromhex(STRS[0]["hex"]).decode() == ffi_round.STR_WANT
+
+
+def _by_hand():
+    """The crossings written without a binding tool, each with args4 and
+    string: the extension's functions, ctypes', cffi's API mode."""
+    return {
+        "py-c": SimpleNamespace(args4=_core.ffi_args4, string=_core.ffi_str),
+        "py-ctypes": ffi_round.ctypes_core(),
+        "py-cffi-api": ffi_round.cffi_core(),
+    }
+
+
+@pytest.mark.parametrize("v", ARGS4, ids=lambda v: f"{v['a']},{v['b']},{v['c']},{v['hex']}")
+@pytest.mark.parametrize("how", ["py-c", "py-ctypes", "py-cffi-api"])
+def test_args4_vectors(how, v):
+    assert _by_hand()[how].args4(*_args4(v)) == int(v["result"])
+
+
+@pytest.mark.parametrize("v", STRS, ids=lambda v: v["x"])
+@pytest.mark.parametrize("how", ["py-c", "py-ctypes", "py-cffi-api"])
+def test_str_vectors(how, v):
+    got = _by_hand()[how].string(int(v["x"]))
+    assert type(got) is str and got == bytes.fromhex(v["hex"]).decode()
+
+
+def test_args4_bad_input():
+    with pytest.raises(TypeError, match="takes exactly 4 arguments"):
+        roundbench.ffi_args4(1, 2.0, 3)
+    with pytest.raises(TypeError, match="argument 'a' must be int, not str"):
+        roundbench.ffi_args4("1", 2.0, 3, "s")
+    with pytest.raises(TypeError, match="argument 'b' must be a real number, not str"):
+        roundbench.ffi_args4(1, "2.0", 3, "s")
+    with pytest.raises(OverflowError, match="argument 'c' does not fit in 32 bits"):
+        roundbench.ffi_args4(1, 2.0, 2**31, "s")
+    with pytest.raises(OverflowError, match="argument 'a' does not fit in 64 bits"):
+        roundbench.ffi_args4(2**63, 2.0, 3, "s")
+    with pytest.raises(TypeError, match="argument 's' must be str, not bytes"):
+        roundbench.ffi_args4(1, 2.0, 3, b"s")
+    with pytest.raises(ValueError, match="argument 's' must not contain a NUL character"):
+        roundbench.ffi_args4(1, 2.0, 3, "a\0b")
+    assert roundbench.ffi_args4(1, 2, -(2**31), "") == 3 - 2**31  # an int is a real number
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate has no UTF-8
+        roundbench.ffi_args4(1, 2.0, 3, "\udc80")
+
+
+def test_str_bad_input():
+    with pytest.raises(TypeError, match="takes exactly 1 arguments"):
+        roundbench.ffi_str()
+    with pytest.raises(TypeError, match="argument 'x' must be int, not float"):
+        roundbench.ffi_str(1.0)
+    with pytest.raises(OverflowError, match="argument 'x' does not fit in 64 bits"):
+        roundbench.ffi_str(2**63)
+
+
+def test_ctypes_args4_takes_only_a_str():
+    with pytest.raises(ctypes.ArgumentError, match="a str is required, not bytes"):
+        ffi_round.ctypes_core().args4(1, 2.0, 3, b"s")
+
+
+# The callback loops by hand: (the loop, the callee it calls back). The
+# extension's calls any Python callable; ctypes' and cffi's call a C
+# function pointer, their callee one with the core's signature.
+def _callback_loops():
+    ct, cf = ffi_round.ctypes_core(), ffi_round.cffi_core()
+    return {
+        "c-py-callback": (_core.ffi_callback_loop, noop),
+        "py-ctypes-callback": (ct.callback_loop, ct.callee),
+        "py-cffi-callback": (cf.callback_loop, cf.callee),
+    }
+
+
+@pytest.mark.parametrize("impl", ["c-py-callback", "py-ctypes-callback", "py-cffi-callback"])
+def test_callback_loops_by_hand(impl):
+    loop, callee = _callback_loops()[impl]
+    for count in (0, 1, 4, 1000):
+        assert loop(callee, count) == count * (count + 1) // 2
+        assert loop(None, count) == count * (count + 1) // 2
+
+
+def test_ctypes_callback_loop_calls_any_cfunctype():
+    core = ffi_round.ctypes_core()
+    seen = []
+
+    def twice(ctx, x, result):
+        seen.append(x)
+        result[0] = 2 * x
+        return 0
+
+    assert core.callback_loop(core.callback(twice), 4) == 2 * (0 + 1 + 2 + 3)
+    assert seen == [0, 1, 2, 3]
+    with pytest.raises(RuntimeError, match=r"count=-1\): argument out of range \(status 1\)"):
+        core.callback_loop(core.callee, -1)
+
+
+def test_cffi_callback_loop_says_the_cores_error():
+    core = ffi_round.cffi_core()
+    with pytest.raises(ValueError, match="callback_loop\\(\\) argument 'count' must be >= 0, not -1"):
+        core.callback_loop(core.callee, -1)
+    # A callback that fails stops the loop: the core's RB_ERR_INTERRUPTED,
+    # which names the argument cb too, is no ValueError.
+    from roundbench._cffi_api import ffi
+
+    @ffi.callback("int(void *, int64_t, int64_t *)")
+    def stop_at_two(ctx, x, result):
+        result[0] = 1
+        return int(x == 2)
+
+    with pytest.raises(RuntimeError, match=r"^callback_loop\(\): the callback failed on call 2$"):
+        core.callback_loop(stop_at_two, 10)
+
+
 # ---- the binding tools: each module, each child, each skip row ----------------------
 
 BINDINGS = sorted(ffi_round.BINDINGS)
-NEW = [*BINDINGS, *(f"{b}-buffer" for b in BINDINGS), "go-purego", "go-purego-buffer"]
+# The bindings with -args4, -str and callback rows (all but the limited API's).
+CROSSING_BINDINGS = sorted(set(ffi_round.ROW_BINDING.values()))
+CALLBACK_ROWS = {b: row for row, b in ffi_round.ROW_BINDING.items() if row.endswith("-callback")}
+PUREGO = ["go-purego", "go-purego-buffer", "go-purego-args4", "go-purego-str", "go-purego-callback"]
+BY_HAND = [
+    "py-c-args4",
+    "py-c-str",
+    "py-ctypes-args4",
+    "py-ctypes-str",
+    "py-ctypes-callback",
+    "py-cffi-api-args4",
+    "py-cffi-api-str",
+    "py-cffi-callback",
+    "go-c-args4",
+    "go-c-str",
+]
+NEW = [*BINDINGS, *(f"{b}-buffer" for b in BINDINGS), *ffi_round.ROW_BINDING, *PUREGO, *BY_HAND]
+
+
+def rows_of(impl: str) -> set:
+    """Every row of binding `impl`: its call, its buffer row and the rows
+    beyond them (ffi_round.ROW_BINDING)."""
+    return {impl, f"{impl}-buffer", *(row for row, b in ffi_round.ROW_BINDING.items() if b == impl)}
 
 
 @pytest.fixture(scope="module")
@@ -149,6 +300,58 @@ def test_binding_buffer_vectors(bound, impl, v):
         assert bound[impl].buffer(obj) == int(v["result"])
 
 
+@pytest.mark.parametrize("v", ARGS4, ids=lambda v: f"{v['a']},{v['b']},{v['c']},{v['hex']}")
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_args4_vectors(bound, impl, v):
+    assert bound[impl].args4(*_args4(v)) == int(v["result"])
+
+
+@pytest.mark.parametrize("v", STRS, ids=lambda v: v["x"])
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_str_vectors(bound, impl, v):
+    got = bound[impl].string(int(v["x"]))
+    assert type(got) is str and got == bytes.fromhex(v["hex"]).decode()
+
+
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_callback_loop(bound, impl):
+    """The core calls the Python callable back through the binding, and its
+    C callback when given None; the sums agree."""
+    loop = bound[impl].callback_loop
+    for count in (0, 1, 4, 1000):
+        assert loop(noop, count) == count * (count + 1) // 2
+        assert loop(None, count) == count * (count + 1) // 2
+    seen = []
+    assert loop(lambda x: seen.append(x) or 0, 3) == 0
+    assert seen == [0, 1, 2]
+
+
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_callback_exception_propagates_and_stops(bound, impl):
+    calls = []
+
+    def boom(x):
+        calls.append(x)
+        if x == 2:
+            raise KeyError("stop here")
+        return 0
+
+    with pytest.raises(KeyError, match="stop here"):
+        bound[impl].callback_loop(boom, 100)
+    assert calls == [0, 1, 2]
+    # A result that is no int64: Cython and PyO3 raise TypeError, pybind11
+    # and nanobind RuntimeError (their C++ cast fails).
+    want = RuntimeError if impl in ("py-pybind11", "py-nanobind") else TypeError
+    with pytest.raises(want):
+        bound[impl].callback_loop(lambda x: "not an int", 1)
+
+
+@pytest.mark.parametrize("impl", CROSSING_BINDINGS)
+def test_binding_callback_bad_count(bound, impl):
+    with pytest.raises(ValueError, match="callback_loop\\(\\) argument 'count' must be >= 0, not -1"):
+        bound[impl].callback_loop(noop, -1)
+
+
 @pytest.mark.parametrize("impl", BINDINGS)
 def test_binding_buffer_is_zero_copy(bound, impl):
     buf = bytearray(1 << 20)
@@ -166,12 +369,14 @@ def _child(impl: str, env=None) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, env=env or child_env(), timeout=120)
 
 
-@pytest.mark.parametrize("impl", NEW)
+# c-py-callback is older, and a C variant by its name; it counts left-B now.
+@pytest.mark.parametrize("impl", [*NEW, "c-py-callback"])
 def test_new_variant_runs_and_checks_its_result(bound, impl):
     """Each child checks its callee's result before it times it (a wrong
     one exits 3), then says so and reports ns per call."""
     if impl.startswith("go-"):
-        why = ffi_round.ROUND.variant(impl).requires()
+        requires = ffi_round.ROUND.variant(impl).requires
+        why = requires() if requires else None
         if why or not (programs.build_dir() / programs.go_runner("ffi")).exists():
             pytest.skip(f"{impl}: {why or 'the Go runner is not built (make go)'}")
     out = _child(impl)
@@ -191,6 +396,13 @@ def test_new_variants_score_as_crossings_into_c(impl):
 
 def test_pairs_set_the_bindings_against_go():
     pairs = {p.label: p for p in ffi_round.PAIRS}
+    callback = pairs["C calling back"]
+    assert set(callback.py) == {"c-py-callback", "py-ctypes-callback", "py-cffi-callback", *CALLBACK_ROWS.values()}
+    assert set(callback.go) == {"c-go-callback", "go-purego-callback"}
+    for label, suffix in (("4 mixed arguments into C", "args4"), ("a string back from C", "str")):
+        want = {f"{b}-{suffix}" for b in ("py-c", "py-ctypes", "py-cffi-api", *CROSSING_BINDINGS)}
+        assert set(pairs[label].py) == want, label
+        assert set(pairs[label].go) == {f"go-c-{suffix}", f"go-purego-{suffix}"}, label
     call = pairs["a call into C through a binding tool"]
     assert set(call.py) == set(BINDINGS) and set(call.go) == {"go-c", "go-purego"}
     buffer = pairs["1 MiB to C through a binding tool"]
@@ -203,9 +415,9 @@ def test_missing_tool_is_a_skip_row_naming_it(impl, monkeypatch):
     tool = ffi_round.BINDINGS[impl][1]
     real = interp._has_module
     monkeypatch.setattr(interp, "_has_module", lambda name, exe, own: name != tool and real(name, exe, own))
-    (plan,) = make_plans([ffi_round.ROUND], {impl, f"{impl}-buffer"}, quick=True, overrides={})
+    (plan,) = make_plans([ffi_round.ROUND], rows_of(impl), quick=True, overrides={})
     assert plan.variants == []
-    assert {v.name for v, _ in plan.skipped} == {impl, f"{impl}-buffer"}
+    assert {v.name for v, _ in plan.skipped} == rows_of(impl)
     for _, why in plan.skipped:
         assert f"Python module {tool} is not installed" in why, why
 
@@ -236,16 +448,53 @@ def test_pyo3_without_cargo_is_a_skip_row_that_says_why(tmp_path, monkeypatch):
     assert why.endswith("failed: cargo is not on PATH (Rust's toolchain: rustup, or Debian's cargo)"), why
 
 
-@pytest.mark.parametrize("impl", BINDINGS)
-def test_child_says_a_binding_not_built(impl, tmp_path):
-    out = _child(impl, env={**child_env(), "ROUNDBENCH_BUILD": str(tmp_path)})
+@pytest.mark.parametrize("row", [*BINDINGS, *ffi_round.ROW_BINDING])
+def test_child_says_a_binding_not_built(row, tmp_path):
+    out = _child(row, env={**child_env(), "ROUNDBENCH_BUILD": str(tmp_path)})
     assert out.returncode == 4, out.stderr
-    assert f"cannot run here: {ffi_round.BINDINGS[impl][0]} is not built for" in out.stderr
+    module = ffi_round.BINDINGS[ffi_round.ROW_BINDING.get(row, row)][0]
+    assert f"cannot run here: {module} is not built for" in out.stderr
+
+
+def test_ctypes_rows_without_ctypes_are_skip_rows(monkeypatch):
+    real = interp._has_module
+    monkeypatch.setattr(interp, "_has_module", lambda name, exe, own: name != "ctypes" and real(name, exe, own))
+    rows = {"py-ctypes", "py-ctypes-args4", "py-ctypes-str", "py-ctypes-callback"}
+    (plan,) = make_plans([ffi_round.ROUND], rows, quick=True, overrides={})
+    assert plan.variants == [] and {v.name for v, _ in plan.skipped} == rows
+    for _, why in plan.skipped:
+        assert "Python module ctypes is not installed" in why, why
+
+
+def test_cffi_api_rows_without_the_module_are_skip_rows(monkeypatch):
+    why = "the cffi API module roundbench._cffi_api is not built (rebuild with cffi installed: make build)"
+    monkeypatch.setattr(interp, "cffi_api_missing", lambda exe=None: why)
+    rows = {"py-cffi-api", "py-cffi-api-args4", "py-cffi-api-str", "py-cffi-callback"}
+    (plan,) = make_plans([ffi_round.ROUND], rows, quick=True, overrides={})
+    assert plan.variants == [] and {v.name for v, _ in plan.skipped} == rows
+    assert {w for _, w in plan.skipped} == {why}
+
+
+def test_cffi_module_without_these_rows_cannot_run(monkeypatch):
+    """A _cffi_api built before these rows' declarations lacks their
+    functions: the rows cannot run (the child exits 4 and says why) rather
+    than fail."""
+    cffi = pytest.importorskip("cffi")
+    ffi = cffi.FFI()
+    ffi.cdef("int64_t rb_ffi_noop(int64_t x);")
+    old = SimpleNamespace(ffi=ffi, lib=ffi.dlopen(_core.__file__))
+    monkeypatch.setitem(sys.modules, "roundbench._cffi_api", old)
+    ffi_round.cffi_core.cache_clear()
+    try:
+        with pytest.raises(harness.CannotRun, match=r"built before these rows \(make py\): .*rb_ffi_args4"):
+            ffi_round.cffi_core()
+    finally:
+        ffi_round.cffi_core.cache_clear()
 
 
 def test_purego_without_the_shared_library_is_a_skip_row(tmp_path, monkeypatch):
     monkeypatch.setenv("ROUNDBENCH_BUILD", str(tmp_path))
-    for impl in ("go-purego", "go-purego-buffer"):
+    for impl in PUREGO:
         why = ffi_round.ROUND.variant(impl).requires()
         assert (
             why == f"go-purego loads the core's shared library, and {tmp_path / 'libroundbench.so'} is not built "

@@ -232,6 +232,9 @@ def test_each_go_variant_is_in_the_oldest_build_or_says_which_go_it_needs(oldest
         "go-c-ptr-both",
         "go-purego",  # purego v0.11.3 declares go 1.25
         "go-purego-buffer",
+        "go-purego-args4",
+        "go-purego-str",
+        "go-purego-callback",
     } - ({"go-gonum-netlib"} if programs.missing("rb-go-matmul-netlib") else set())
 
     def library_reason(variant: str, path: str, via: str = "") -> str:

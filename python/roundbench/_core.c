@@ -370,6 +370,78 @@ static PyObject *ffi_buffer(PyObject *module, PyObject *arg)
     return PyLong_FromLongLong(r);
 }
 
+/* Converts a str argument to the UTF-8 the core reads up to its NUL: a str
+ * that holds a NUL would reach the core cut short, so it is refused, as
+ * CPython refuses one for a path. The bytes are the str's own (cached in
+ * it by PyUnicode_AsUTF8AndSize), valid while the str lives. */
+static const char *utf8_arg(PyObject *obj, const char *func, const char *name)
+{
+    if (!PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s() argument '%s' must be str, not %.100s", func, name,
+                     Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(obj, &n);
+    if (s && (size_t)n != strlen(s)) {
+        PyErr_Format(PyExc_ValueError, "%s() argument '%s' must not contain a NUL character", func,
+                     name);
+        return NULL;
+    }
+    return s;
+}
+
+PyDoc_STRVAR(ffi_args4_doc, "ffi_args4(a, b, c, s, /)\n--\n\n"
+                            "rb_ffi_args4: a + trunc(b) + c + the UTF-8 length of s, wrapping;\n"
+                            "a is an int64, b a float, c an int32, s a str. METH_FASTCALL.");
+
+/*pyi
+def ffi_args4(a: int, b: float, c: int, s: str, /) -> int: ...
+*/
+static PyObject *ffi_args4(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    int64_t a, c;
+    if (check_nargs("ffi_args4", nargs, 4) < 0 || int64_arg(args[0], "ffi_args4", "a", &a) < 0)
+        return NULL;
+    double b = PyFloat_AsDouble(args[1]);
+    if (b == -1.0 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError,
+                         "ffi_args4() argument 'b' must be a real number, not %.100s",
+                         Py_TYPE(args[1])->tp_name);
+        }
+        return NULL;
+    }
+    if (int64_arg(args[2], "ffi_args4", "c", &c) < 0)
+        return NULL;
+    if (c < INT32_MIN || c > INT32_MAX) {
+        PyErr_Format(PyExc_OverflowError, "ffi_args4() argument 'c' does not fit in 32 bits");
+        return NULL;
+    }
+    const char *s = utf8_arg(args[3], "ffi_args4", "s");
+    if (!s)
+        return NULL;
+    return PyLong_FromLongLong(rb_ffi_args4(a, b, (int32_t)c, s));
+}
+
+PyDoc_STRVAR(ffi_str_doc, "ffi_str(x, /)\n--\n\n"
+                          "rb_ffi_str: the core's string chosen by x (entry x mod 4 of its\n"
+                          "table), decoded from UTF-8 into a new str. METH_FASTCALL.");
+
+/*pyi
+def ffi_str(x: int, /) -> str: ...
+*/
+static PyObject *ffi_str(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    int64_t x;
+    if (check_nargs("ffi_str", nargs, 1) < 0 || int64_arg(args[0], "ffi_str", "x", &x) < 0)
+        return NULL;
+    return PyUnicode_FromString(rb_ffi_str(x));
+}
+
 /* C calling back into Python: the core's loop calls this trampoline, which
  * calls the Python callable. A raised exception stops the loop. */
 static int py_callback(void *ctx, int64_t x, int64_t *result)
@@ -1810,6 +1882,8 @@ static PyMethodDef core_methods[] = {
     {"ffi_varargs", ffi_varargs, METH_VARARGS,
      "ffi_varargs(x, /)\n--\n\nrb_ffi_noop(x), METH_VARARGS with PyArg_ParseTuple."},
     {"ffi_buffer", ffi_buffer, METH_O, ffi_buffer_doc},
+    {"ffi_args4", (PyCFunction)(void (*)(void))ffi_args4, METH_FASTCALL, ffi_args4_doc},
+    {"ffi_str", (PyCFunction)(void (*)(void))ffi_str, METH_FASTCALL, ffi_str_doc},
     {"ffi_callback_loop", (PyCFunction)(void (*)(void))ffi_callback_loop, METH_FASTCALL,
      ffi_callback_loop_doc},
     {"matmul_blas", (PyCFunction)(void (*)(void))matmul_blas, METH_FASTCALL, matmul_blas_doc},

@@ -196,6 +196,13 @@ func Check(what string, got, want int64) {
 	}
 }
 
+// CheckString ends the child with ExitWrong when got != want.
+func CheckString(what, got, want string) {
+	if got != want {
+		Exit(ExitWrong, "wrong result: %s = %q; want %q", what, got, want)
+	}
+}
+
 // ordered are the types Min and Max take.
 type ordered interface {
 	~int | ~int64 | ~float64

@@ -20,16 +20,27 @@ another level), py-pybind11, py-nanobind and py-pyo3 (maturin), each with
 a -buffer row that hands the 1 MiB over without a copy; and go-purego,
 purego calling the callee in libroundbench.so. They are crossings into C: level "core",
 declared, since their names would give "ecosystem".
+
+Three more kinds of crossing go both ways through every mechanism that has
+them: C calling back (rb_ffi_callback_loop calling back into Python or Go
+count times, minus the same loop calling its own C callback: c-py-callback,
+py-<tool>-callback, c-go-callback, go-purego-callback), four arguments of
+four types into C (rb_ffi_args4: int64, double, int32 and a str, the
+<binding>-args4 rows) and a string back from C (rb_ffi_str, a new str or Go
+string per call: the <binding>-str rows). Every one of them is a crossing
+too, declared level "core".
 """
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ..measure import harness
 from ..runtimes import aotbuild, interp, programs
@@ -41,6 +52,15 @@ BUFFER_SIZE = 1 << 20
 # allocs/call).
 UNITS = ["ns/call", "left-B"]
 LEFT_CALLS = 1_000_000
+# A callback row counts its LEFT_CALLS as this many loops of the core.
+LEFT_LOOPS = 1000
+
+# The call the args4 and str rows time: the first ffi-args4 and ffi-str
+# vectors of testdata/vectors.txt, as the Go rows (go/cmd/rb-go/ffi) time it.
+ARGS4 = (41, 2.5, -2, "hello, world")
+ARGS4_WANT = 53
+STR_X = 41
+STR_WANT = "hello, world"
 
 
 # What each Python mechanism needs of the interpreter it runs under, `exe`
@@ -60,6 +80,9 @@ def _loads_core(mechanism: str, module: str, hint: str):
         return f"{mechanism} loads the callee from the extension's file: {why}" if why else None
 
     return check
+
+
+_CTYPES = _loads_core("ctypes", "ctypes", "that Python was built without libffi")
 
 
 def _cffi_api(exe: Optional[str] = None) -> Optional[str]:
@@ -109,39 +132,99 @@ def _core_so(exe: Optional[str] = None) -> Optional[str]:
     return None
 
 
-# Every binding's two rows: (variant, what its call is, what its buffer
-# row hands the buffer over as).
+class _Rows(NamedTuple):
+    """A binding's rows: its variant, what its call is and what its buffer
+    row hands the buffer over as; then, where it has them (None where it
+    has not), how its -args4 row passes the four arguments, how its -str
+    row makes the str, and its callback row as (name, how C calls back)."""
+
+    impl: str
+    call: str
+    buffer: str
+    args4: Optional[str] = None
+    string: Optional[str] = None
+    callback: Optional[tuple] = None
+
+
+# The limited-API module has no -args4, -str or callback rows: its calls
+# are py-c's under another API, which the py-c-abi3 row already measures.
 _BINDING_ROWS = [
-    (
+    _Rows(
         "py-c-abi3",
         "the extension's METH_FASTCALL function built against the limited API (Py_LIMITED_API 3.11, abi3)",
         "PyObject_GetBuffer in the limited-API module",
     ),
-    (
+    _Rows(
         "py-cython-extern",
         "Cython, a `cdef extern` declaration wrapped in a def typed int64_t",
         "a const uint8_t[::1] memoryview in Cython",
+        "a Cython def typed int64_t, double, int32_t and const char * (c_string_encoding=utf8: the str's own UTF-8)",
+        "a Cython def returning the const char *, decoded to a str (c_string_type=unicode)",
+        ("py-cython-callback", "a cdef trampoline (except -1) with the Python callable as ctx, in Cython"),
     ),
-    ("py-pybind11", "pybind11, m.def of the callee's function pointer", "py::buffer and request() in pybind11"),
-    ("py-nanobind", "nanobind, m.def of the callee's function pointer", "an nb::ndarray<const uint8_t> in nanobind"),
-    ("py-pyo3", "PyO3 (Rust) built by maturin, a #[pyfunction] taking an i64", "a PyBuffer<u8> argument in PyO3"),
+    _Rows(
+        "py-pybind11",
+        "pybind11, m.def of the callee's function pointer",
+        "py::buffer and request() in pybind11",
+        "pybind11, m.def of the callee's function pointer (the str copied into a std::string for its const char *)",
+        "pybind11, m.def of the callee's function pointer, its const char * cast to a str",
+        ("py-pybind11-callback", "a std::function (pybind11/functional.h) called by a function-pointer trampoline"),
+    ),
+    _Rows(
+        "py-nanobind",
+        "nanobind, m.def of the callee's function pointer",
+        "an nb::ndarray<const uint8_t> in nanobind",
+        "nanobind, m.def of the callee's function pointer (the str's own UTF-8 as its const char *)",
+        "nanobind, m.def of the callee's function pointer, its const char * cast to a str",
+        (
+            "py-nanobind-callback",
+            "a std::function (nanobind/stl/function.h) called by a function-pointer trampoline",
+        ),
+    ),
+    _Rows(
+        "py-pyo3",
+        "PyO3 (Rust) built by maturin, a #[pyfunction] taking an i64",
+        "a PyBuffer<u8> argument in PyO3",
+        "a PyO3 #[pyfunction] taking i64, f64, i32 and &str (copied into a CString for its NUL)",
+        "a PyO3 #[pyfunction] returning the C string checked as UTF-8 (CStr::to_str), made a str",
+        ("py-pyo3-callback", 'an extern "C" trampoline calling the callable (Bound::call1) in PyO3'),
+    ),
 ]
+
+# Each binding row beyond a binding's call and buffer rows, and the
+# binding whose module it calls.
+ROW_BINDING = {
+    **{f"{r.impl}-args4": r.impl for r in _BINDING_ROWS if r.args4},
+    **{f"{r.impl}-str": r.impl for r in _BINDING_ROWS if r.string},
+    **{r.callback[0]: r.impl for r in _BINDING_ROWS if r.callback},
+}
+
+_ARGS4 = "4 mixed arguments into C (int64, float, int32, str)"
+_STR = "a string back from C, a new str each call"
+_CALLBACK = "C calling back into Python, minus a C-to-C callback loop"
 
 
 def _binding_variants() -> list:
     out = []
-    for impl, call, buffer in _BINDING_ROWS:
-        req = _binding(impl)
-        out.append(V(impl, "python", f"{call}, built before the runs", requires=req, level="core"))
+    for r in _BINDING_ROWS:
+        req = _binding(r.impl)
+        out.append(V(r.impl, "python", f"{r.call}, built before the runs", requires=req, level="core"))
         out.append(
             V(
-                f"{impl}-buffer",
+                f"{r.impl}-buffer",
                 "python",
-                f"1 MiB bytearray handed over zero-copy: {buffer}",
+                f"1 MiB bytearray handed over zero-copy: {r.buffer}",
                 requires=req,
                 level="core",
             )
         )
+        if r.args4:
+            out.append(V(f"{r.impl}-args4", "python", f"{_ARGS4}: {r.args4}", requires=req, level="core"))
+        if r.string:
+            out.append(V(f"{r.impl}-str", "python", f"{_STR}: {r.string}", requires=req, level="core"))
+        if r.callback:
+            name, how = r.callback
+            out.append(V(name, "python", f"{_CALLBACK}: {how}", requires=req, level="core"))
     return out
 
 
@@ -152,16 +235,35 @@ HEADLINES = [
     Headline(2, {}, "core", "for one call into C", verb="is {x} cheaper than"),
 ]
 
+# The Python rows of each kind of crossing that every mechanism has: by hand
+# in the extension, through ctypes and cffi's API mode, through each binding.
+_PY_ARGS4 = (
+    "py-c-args4",
+    "py-ctypes-args4",
+    "py-cffi-api-args4",
+    *(f"{r.impl}-args4" for r in _BINDING_ROWS if r.args4),
+)
+_PY_STR = ("py-c-str", "py-ctypes-str", "py-cffi-api-str", *(f"{r.impl}-str" for r in _BINDING_ROWS if r.string))
+_PY_CALLBACKS = (
+    "c-py-callback",
+    "py-ctypes-callback",
+    "py-cffi-callback",
+    *(r.callback[0] for r in _BINDING_ROWS if r.callback),
+)
+
 # The score pairs each kind of crossing with its counterpart: a call into C
 # from Python against one from Go (the round's row), then a callback from C
-# into each language, then a buffer handed over without a copy.
+# into each language, four mixed arguments and a string back, then a buffer
+# handed over without a copy.
 PAIRS = [
     Pair(
         "a call into C",
         ("py-c-noargs", "py-c-o", "py-c-fastcall", "py-c-varargs"),
         ("go-c", "go-c-noescape", "go-c-nocallback"),
     ),
-    Pair("C calling back", ("c-py-callback",), ("c-go-callback",)),
+    Pair("C calling back", _PY_CALLBACKS, ("c-go-callback", "go-purego-callback")),
+    Pair("4 mixed arguments into C", _PY_ARGS4, ("go-c-args4", "go-purego-args4")),
+    Pair("a string back from C", _PY_STR, ("go-c-str", "go-purego-str")),
     Pair("1 MiB to C, zero-copy", ("py-c-buffer",), ("go-c-slice",)),
     Pair(
         "a call into C through a binding tool",
@@ -216,17 +318,46 @@ ROUND = Round(
             requires=_core_so,
             level="core",
         ),
+        V(
+            "go-c-args4",
+            "rb-go",
+            "4 mixed arguments into C (int64, float64, int32, string): a cgo call, the string a C.CString per call",
+            level="core",
+        ),
+        V(
+            "go-c-str",
+            "rb-go",
+            "a string back from C, a new Go string each call: a cgo call and C.GoString",
+            level="core",
+        ),
+        V(
+            "go-purego-args4",
+            "rb-go",
+            "4 mixed arguments into C (int64, float64, int32, string) through purego, which copies the string for C",
+            requires=_core_so,
+            level="core",
+        ),
+        V(
+            "go-purego-str",
+            "rb-go",
+            "a string back from C through purego, which copies the char * into a new Go string",
+            requires=_core_so,
+            level="core",
+        ),
+        V(
+            "go-purego-callback",
+            "rb-go",
+            "C calling back into Go through a purego.NewCallback function pointer, the loop called through purego, "
+            "minus the same loop calling a C callback",
+            requires=_core_so,
+            level="core",
+        ),
         V("py", "python", "a Python function call"),
         V("py-c-noargs", "python", "extension function, METH_NOARGS", requires=_core),
         V("py-c-o", "python", "extension function, METH_O", requires=_core),
         V("py-c-fastcall", "python", "extension function, METH_FASTCALL", requires=_core),
         V("py-c-varargs", "python", "extension function, METH_VARARGS (PyArg_ParseTuple)", requires=_core),
-        V(
-            "py-ctypes",
-            "python",
-            "ctypes, argtypes and restype set",
-            requires=_loads_core("ctypes", "ctypes", "that Python was built without libffi"),
-        ),
+        V("py-ctypes", "python", "ctypes, argtypes and restype set", requires=_CTYPES),
         V(
             "py-cffi-abi",
             "python",
@@ -234,7 +365,62 @@ ROUND = Round(
             requires=_loads_core("cffi's ABI mode", "cffi", "pip install cffi"),
         ),
         V("py-cffi-api", "python", "cffi API mode (compiled)", requires=_cffi_api),
-        V("c-py-callback", "python", "C calling back into Python, minus a C-to-C callback loop", requires=_core),
+        V(
+            "c-py-callback",
+            "python",
+            "C calling back into Python, minus a C-to-C callback loop: the extension's C trampoline",
+            requires=_core,
+        ),
+        V(
+            "py-c-args4",
+            "python",
+            f"{_ARGS4}: the extension's METH_FASTCALL function (the str's own UTF-8)",
+            requires=_core,
+            level="core",
+        ),
+        V("py-c-str", "python", f"{_STR}: the extension's METH_FASTCALL function", requires=_core, level="core"),
+        V(
+            "py-ctypes-args4",
+            "python",
+            f"{_ARGS4}: ctypes, argtypes set, the str encoded by its argtype's from_param",
+            requires=_CTYPES,
+            level="core",
+        ),
+        V(
+            "py-ctypes-str",
+            "python",
+            f"{_STR}: ctypes, restype c_char_p, the bytes decoded by errcheck",
+            requires=_CTYPES,
+            level="core",
+        ),
+        V(
+            "py-ctypes-callback",
+            "python",
+            f"{_CALLBACK}: a ctypes.CFUNCTYPE of a Python function",
+            requires=_CTYPES,
+            level="core",
+        ),
+        V(
+            "py-cffi-api-args4",
+            "python",
+            f"{_ARGS4}: cffi API mode, the str encoded to bytes per call",
+            requires=_cffi_api,
+            level="core",
+        ),
+        V(
+            "py-cffi-api-str",
+            "python",
+            f"{_STR}: cffi API mode, ffi.string() decoded per call",
+            requires=_cffi_api,
+            level="core",
+        ),
+        V(
+            "py-cffi-callback",
+            "python",
+            f'{_CALLBACK}: cffi API mode, an extern "Python" function (@ffi.def_extern)',
+            requires=_cffi_api,
+            level="core",
+        ),
         V(
             "py-c-buffer",
             "python",
@@ -376,22 +562,176 @@ def run_py_cffi_api(args):
     _call(args, lib.rb_ffi_noop, 41, want=42)
 
 
+def _callback(args: harness.Args, loop, callee) -> None:
+    """Times loop(callee, count), the core calling callee back count times,
+    against loop(None, count), the same core loop calling its own C no-op,
+    so that what remains is the crossing into Python and the Python call.
+    The callee's sum over a short loop must equal the baseline's; what
+    LEFT_CALLS callbacks leave behind is counted over LEFT_LOOPS loops."""
+
+    def op(count):
+        return harness.time_once(lambda: loop(callee, count))[0]
+
+    def empty(count):
+        return harness.time_once(lambda: loop(None, count))[0]
+
+    left = left_behind(loop, callee, LEFT_CALLS // LEFT_LOOPS, calls=LEFT_LOOPS)
+    _measure(args, op, empty, loop(callee, 10), loop(None, 10), left)
+
+
 @harness.implements("ffi", "c-py-callback", units=UNITS)
 def run_c_py_callback(args):
     from .._core import ffi_callback_loop
     from ..pure.ffi import noop
 
-    # The core calls noop(i) `count` times; the baseline is the same core
-    # loop calling its own C no-op, so what remains is the crossing into
-    # Python and the Python call.
-    def op(count):
-        return harness.time_once(lambda: ffi_callback_loop(noop, count))[0]
+    _callback(args, ffi_callback_loop, noop)
 
-    def empty(count):
-        return harness.time_once(lambda: ffi_callback_loop(None, count))[0]
 
-    got = ffi_callback_loop(noop, 10)
-    _measure(args, op, empty, got, ffi_callback_loop(None, 10))
+@harness.implements("ffi", "py-c-args4", units=UNITS)
+def run_py_c_args4(args):
+    from .._core import ffi_args4
+
+    _call(args, ffi_args4, *ARGS4, want=ARGS4_WANT)
+
+
+@harness.implements("ffi", "py-c-str", units=UNITS)
+def run_py_c_str(args):
+    from .._core import ffi_str
+
+    _call(args, ffi_str, STR_X, want=STR_WANT)
+
+
+def _crossing(args: harness.Args, core, callee) -> None:
+    """Row args.impl of a binding `core` (a module, or ctypes_core's or
+    cffi_core's namespace, with args4, string and callback_loop): its -args4
+    row, its -str row, or its callback row with `callee` called back."""
+    if args.impl.endswith("-args4"):
+        _call(args, core.args4, *ARGS4, want=ARGS4_WANT)
+    elif args.impl.endswith("-str"):
+        _call(args, core.string, STR_X, want=STR_WANT)
+    else:
+        _callback(args, core.callback_loop, callee)
+
+
+class _Utf8:
+    """A ctypes argtype for a `const char *` that takes a str: ctypes'
+    c_char_p takes only bytes, and an argtype's from_param is how ctypes'
+    documentation converts an argument of another type."""
+
+    @classmethod
+    def from_param(cls, s):
+        if not isinstance(s, str):
+            raise TypeError(f"a str is required, not {type(s).__name__}")
+        return s.encode()
+
+
+def _decoded(result, func, arguments):
+    """A ctypes errcheck: the c_char_p restype's bytes as a str."""
+    return result.decode()
+
+
+@functools.lru_cache(maxsize=None)
+def ctypes_core():
+    """The core's args4, string and callback_loop(func, count) through
+    ctypes, from the extension's file (it holds the core), and `callee`, the
+    Python callee as a C function pointer (a CFUNCTYPE: x + 1 written to
+    *result). callback_loop's func is such a pointer, or None for the core's
+    own C callback. A ctypes callback cannot raise into its caller (ctypes
+    reports the exception as unraisable and hands C no defined result), so
+    the callee must not fail; a failed loop raises RuntimeError with the
+    core's status name (ctypes has no rb_error layout)."""
+    import ctypes  # only in the ctypes rows' children and the tests
+
+    lib = ctypes.CDLL(_core_path())
+    callback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64))
+    args4 = lib.rb_ffi_args4
+    args4.argtypes = [ctypes.c_int64, ctypes.c_double, ctypes.c_int32, _Utf8]
+    args4.restype = ctypes.c_int64
+    string = lib.rb_ffi_str
+    string.argtypes = [ctypes.c_int64]
+    string.restype = ctypes.c_char_p
+    string.errcheck = _decoded
+    loop = lib.rb_ffi_callback_loop
+    loop.argtypes = [callback, ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p]
+    loop.restype = ctypes.c_int
+    status_name = lib.rb_status_name
+    status_name.argtypes = [ctypes.c_int]
+    status_name.restype = ctypes.c_char_p
+    noop_callback = callback(("rb_ffi_noop_callback", lib))
+
+    def callback_loop(func, count):
+        total = ctypes.c_int64()
+        st = loop(noop_callback if func is None else func, None, count, ctypes.byref(total), None)
+        if st != 0:
+            raise RuntimeError(f"rb_ffi_callback_loop(count={count}): {status_name(st).decode()} (status {st})")
+        return total.value
+
+    def callee(ctx, x, result):
+        result[0] = x + 1
+        return 0
+
+    return SimpleNamespace(
+        args4=args4, string=string, callback_loop=callback_loop, callback=callback, callee=callback(callee)
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def cffi_core():
+    """The core's args4, string and callback_loop(func, count) through
+    cffi's API mode (roundbench._cffi_api), and `callee`, the Python callee
+    as the extern "Python" function rb_cffi_callback (x + 1 written to
+    *result), defined here once per process. cffi passes bytes, not str, to
+    a char * and gives a char * back as cdata: args4 encodes its str and
+    string decodes ffi.string(), on every call, as cffi's users write it.
+    callback_loop's func is a C function pointer (the callee), or None for
+    the core's own C callback. A callee that raises makes cffi print the
+    exception and return 1 (def_extern's error value), which stops the
+    loop: callback_loop raises RuntimeError with the core's message.
+    CannotRun where the module is missing or older than these
+    declarations."""
+    try:
+        from .._cffi_api import ffi, lib  # a build output: only where these rows run
+
+        f_args4, f_str, f_loop = lib.rb_ffi_args4, lib.rb_ffi_str, lib.rb_ffi_callback_loop
+        ok, arg_error = lib.RB_OK, lib.RB_ERR_ARG
+        noop_callback = ffi.addressof(lib, "rb_ffi_noop_callback")
+    except (ImportError, AttributeError) as e:
+        raise harness.CannotRun(f"cffi API module not built, or built before these rows (make py): {e}") from None
+
+    @ffi.def_extern(name="rb_cffi_callback", error=1)
+    def _callee(ctx, x, result):
+        result[0] = x + 1
+        return 0
+
+    def args4(a, b, c, s, f=f_args4):
+        return f(a, b, c, s.encode())
+
+    def string(x, f=f_str, text=ffi.string):
+        return text(f(x)).decode()
+
+    def callback_loop(func, count):
+        total, err = ffi.new("int64_t *"), ffi.new("rb_error *")
+        st = f_loop(noop_callback if func is None else func, ffi.NULL, count, total, err)
+        if st != ok:
+            msg = ffi.string(err.msg).decode()
+            if st == arg_error and err.arg:
+                raise ValueError(f"callback_loop() argument '{ffi.string(err.arg).decode()}' {msg}")
+            raise RuntimeError(f"callback_loop(): {msg}")
+        return total[0]
+
+    return SimpleNamespace(args4=args4, string=string, callback_loop=callback_loop, callee=lib.rb_cffi_callback)
+
+
+@harness.implements("ffi", "py-ctypes-args4", "py-ctypes-str", "py-ctypes-callback", units=UNITS)
+def run_py_ctypes_crossing(args):
+    core = ctypes_core()
+    _crossing(args, core, core.callee)
+
+
+@harness.implements("ffi", "py-cffi-api-args4", "py-cffi-api-str", "py-cffi-callback", units=UNITS)
+def run_py_cffi_crossing(args):
+    core = cffi_core()
+    _crossing(args, core, core.callee)
 
 
 def _buffer():
@@ -442,6 +782,13 @@ def _binding_call(args: harness.Args, impl: str) -> None:
 def _binding_buffer(args: harness.Args, impl: str) -> None:
     buf, want = _buffer()
     _call(args, _bound(impl).buffer, buf, want=want)
+
+
+@harness.implements("ffi", *ROW_BINDING, units=UNITS)
+def run_binding_crossing(args):
+    from ..pure.ffi import noop
+
+    _crossing(args, _bound(ROW_BINDING[args.impl]), noop)
 
 
 @harness.implements("ffi", "py-c-abi3", units=UNITS)
@@ -510,6 +857,8 @@ def _ffi_direction(impl: str) -> str:
     names = {"py": "Python", "go": "Go", "c": "C"}
     if lang == "c" and how.endswith("-callback"):
         return f"C → {names[how.split('-')[0]]}"
+    if how.endswith("-callback"):  # py-cffi-callback, go-purego-callback: C calls back
+        return f"C → {names[lang]}"
     if lang == "c":
         return "C → C"
     if not how:

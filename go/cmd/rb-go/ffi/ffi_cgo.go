@@ -3,8 +3,6 @@
 package main
 
 import (
-	"time"
-
 	"roundbench/go"
 	"roundbench/go/internal/harness"
 )
@@ -15,6 +13,8 @@ func init() {
 	harness.Register("ffi", "c-go-callback", runCallback, ffiUnits...)
 	harness.Register("ffi", "go-c-slice", bufferVariant(roundbench.FfiBuffer), ffiUnits...)
 	harness.Register("ffi", "go-c-copy", bufferVariant(roundbench.FfiBufferCopy), ffiUnits...)
+	harness.Register("ffi", "go-c-args4", args4Variant(roundbench.FfiArgs4), ffiUnits...)
+	harness.Register("ffi", "go-c-str", strVariant(roundbench.FfiStr), ffiUnits...)
 }
 
 func runCallback(a *harness.Args) {
@@ -23,14 +23,5 @@ func runCallback(a *harness.Args) {
 	want, err := roundbench.FfiCallbackLoopC(10)
 	harness.Must(err)
 	harness.Check("callback loop sum", got, want)
-	timedLoop := func(loop func(int64) (int64, error)) func(int64) time.Duration {
-		return func(count int64) time.Duration {
-			var s int64
-			d := harness.Timed(func() { s, err = loop(count) })
-			harness.Must(err)
-			sink += s
-			return d
-		}
-	}
 	report(a, timedLoop(roundbench.FfiCallbackLoop), timedLoop(roundbench.FfiCallbackLoopC))
 }
