@@ -406,9 +406,10 @@ class Round:
     # report shows only the round's report_section.
     facts: bool = False
     # Whether each child is told which run of its cell it is ($ROUNDBENCH_RUN,
-    # 1 for the first): the http round stresses a fresh server on the first
-    # run only. Off elsewhere: a timed child's environment stays the same
-    # from run to run (its size moves the stack).
+    # 001 for the first, first_run()): the http round stresses a fresh server
+    # and the ffi round counts what a million calls leave behind on the first
+    # run only. The value has a fixed width, so the environment keeps its
+    # size from run to run (its size moves the stack).
     run_index_env: bool = False
     # The round's own `roundbench run` options (Option), which the CLI
     # offers and applies to this round only.
@@ -560,8 +561,22 @@ def threads_of(rnd: Round, v: Variant, params: dict) -> str:
 
 
 # The run of its cell a child is ($ROUNDBENCH_RUN, from 1), for the rounds
-# that ask (Round.run_index_env); absent when a child is run by hand.
+# that ask (Round.run_index_env); absent when a child is run by hand. Its
+# value is written in RUN_INDEX_WIDTH digits (001), so that the child's
+# environment keeps one size from run to run (its size moves the stack).
 RUN_INDEX_ENV = "ROUNDBENCH_RUN"
+RUN_INDEX_WIDTH = 3
+
+
+def run_index_value(k: int) -> str:
+    """$ROUNDBENCH_RUN for a cell's k-th run."""
+    return f"{k:0{RUN_INDEX_WIDTH}d}"
+
+
+def first_run() -> bool:
+    """Whether this child is its cell's first run (or run by hand): what a
+    round does once a cell, not every run (http's stress, ffi's left-B)."""
+    return int(os.environ.get(RUN_INDEX_ENV, "1")) == 1
 
 
 # ---- what a variant needs (Variant.requires) ----------------------------------------

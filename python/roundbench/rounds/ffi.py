@@ -44,7 +44,7 @@ from typing import NamedTuple, Optional
 
 from ..measure import harness
 from ..runtimes import aotbuild, interp, programs
-from . import Headline, needs_all, needs_aot, needs_module, Pair, Round, Variant
+from . import first_run, Headline, needs_all, needs_aot, needs_module, Pair, Round, Variant
 
 BUFFER_SIZE = 1 << 20
 # Python counts no instructions per call: instr/call is the C and Go runners'.
@@ -443,6 +443,8 @@ ROUND = Round(
     ),
     reference="c-direct",
     cross_check=False,
+    # The first run of a cell counts left-B (_counts_left).
+    run_index_env=True,
 )
 
 
@@ -482,11 +484,20 @@ def left_behind(f, *callee_args, calls: int = LEFT_CALLS) -> Optional[int]:
         tracemalloc.stop()
 
 
+def _counts_left(count_left: bool = True) -> bool:
+    """Whether this run counts left-B: its cell's first run only. The count
+    is a property of the binding, not a timing, and tracing a million
+    calls of a binding that allocates per call (ctypes: some 20 s) would
+    cost more than every timing of the row."""
+    return count_left and first_run()
+
+
 def _call(args: harness.Args, f, *callee_args, want: int, count_left: bool = True) -> None:
-    """Times f(*callee_args) against an empty loop and, with count_left,
-    counts what LEFT_CALLS calls leave behind (left_behind)."""
+    """Times f(*callee_args) against an empty loop and, with count_left, on
+    the cell's first run, counts what LEFT_CALLS calls leave behind
+    (left_behind)."""
     timer = harness.call_timer(f, *callee_args)
-    left = left_behind(f, *callee_args) if count_left else None
+    left = left_behind(f, *callee_args) if _counts_left(count_left) else None
     _measure(args, timer, harness.empty_timer, f(*callee_args), want, left)
 
 
@@ -575,7 +586,7 @@ def _callback(args: harness.Args, loop, callee) -> None:
     def empty(count):
         return harness.time_once(lambda: loop(None, count))[0]
 
-    left = left_behind(loop, callee, LEFT_CALLS // LEFT_LOOPS, calls=LEFT_LOOPS)
+    left = left_behind(loop, callee, LEFT_CALLS // LEFT_LOOPS, calls=LEFT_LOOPS) if _counts_left() else None
     _measure(args, op, empty, loop(callee, 10), loop(None, 10), left)
 
 

@@ -200,7 +200,7 @@ class Runner:
         cpus = pl.cpus(rounds.threads_of(p.round, v, p.params)) if pl is not None else None
         env = launch.child_env(v, p.params)
         if p.round.run_index_env:
-            env = {**(env if env is not None else os.environ), rounds.RUN_INDEX_ENV: str(k)}
+            env = {**(env if env is not None else os.environ), rounds.RUN_INDEX_ENV: rounds.run_index_value(k)}
         bound, bound_why = c.bound(v.key, self.bound_factor, self.bound_floor_s, self.timeout)
         o = run_child(
             cmd,

@@ -53,7 +53,6 @@ loaded; where hey is not installed its rows say so.
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import re
 import shutil
 import subprocess
@@ -75,7 +74,7 @@ from .. import (
     one_of,
     Param,
     Round,
-    RUN_INDEX_ENV,
+    first_run,
     Variant,
 )
 
@@ -537,7 +536,7 @@ def run(args: harness.Args) -> None:
         HIST_NS,
         # The stress on each cell's first run (or a run by hand): its verdict
         # does not change from run to run, and each costs seconds.
-        robustness=os.environ.get(RUN_INDEX_ENV, "1") == "1",
+        robustness=first_run(),
         hey=hey,
         flask_workers=flask_workers,
     )
