@@ -142,6 +142,30 @@ def test_result_text_is_bit_exact():
     assert decl.result_text(None, None) == "void"
 
 
+def test_a_length_is_any_type_the_abi_passes_as_size_t():
+    """unsigned long and uint64_t are size_t's width and sign here (LP64);
+    int and unsigned int are not, and the message says what each is."""
+    for length in ("size_t", "unsigned long", "uint64_t", "const size_t"):
+        d = decl.parse(f"uint32_t f(const uint8_t *p, {length} n)")
+        assert d.c_params() == [("const uint8_t *", "p"), ("size_t", "n")], length
+    for length, said in (("int", "a 32-bit signed integer"), ("unsigned int", "a 32-bit unsigned integer"),
+                         ("double", "a 64-bit float")):  # fmt: skip
+        with pytest.raises(decl.Unsupported) as e:
+            decl.parse(f"uint32_t f(const uint8_t *p, {length} n)")
+        message = str(e.value)
+        assert f"parameter 2: {length} cannot be the length of the buffer before it: a length is a size_t" in message
+        assert said in message
+
+
+def test_a_prototype_as_a_preprocessed_header_writes_it():
+    """GCC's attributes and alternate keywords, as glibc's headers carry
+    them after the preprocessor."""
+    d = decl.parse("extern double cos (double __x) __attribute__ ((__nothrow__ , __leaf__));")
+    assert d.c_prototype() == "double cos(double __x)"
+    d = decl.parse("extern __signed__ int f (__const char *__s, size_t __n) __attribute__ ((__pure__));")
+    assert d.c_prototype() == "int32_t f(const char *__s, size_t __n)"
+
+
 # ---- the command on the test library ---------------------------------------------------
 
 
