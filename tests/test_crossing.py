@@ -17,7 +17,8 @@ import pytest
 from roundbench import cli
 from roundbench.runtimes import gotoolchains
 from roundbench.crossing import build, decl, gen
-from roundbench.crossing.measure import measure
+from roundbench.crossing.measure import measure, parse
+from roundbench.errors import UsageError
 
 LIBRARY_C = r"""
 #include <stddef.h>
@@ -131,6 +132,15 @@ def test_values_are_checked_and_converted():
         decl.values(d, ["x", "0", "0"])
     # The float is rounded once, as C's (float)x, and passed on exactly.
     assert float(decl.env_text(d, decl.values(d, ["1", "2", "0.1"])).split()[2]) == decl._float32(0.1)
+
+
+def test_no_args_means_zero_for_each():
+    """Without --args every scalar argument is 0 (a CRC's start value, say);
+    some values but not all is still an error."""
+    _, vals = parse("int8_t f(int8_t a, uint16_t b, float c, const uint8_t *p, size_t n)", [])
+    assert vals == [0, 0, 0.0]
+    with pytest.raises(UsageError, match="takes 3 arguments"):
+        parse("int8_t f(int8_t a, uint16_t b, float c)", ["1"])
 
 
 def test_result_text_is_bit_exact():

@@ -83,7 +83,8 @@ def add_parser(sub) -> None:
         nargs="+",
         default=[],
         metavar="V",
-        help="the values of its scalar arguments, in order (integers in decimal or 0x hex, floats as C reads them)",
+        help="the values of its scalar arguments, in order (integers in decimal or 0x hex, floats as C reads them; "
+        "default: 0 for each)",
     )
     c.add_argument(
         "--buffer-size",

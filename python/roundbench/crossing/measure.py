@@ -87,6 +87,9 @@ def parse(declaration: str, args: list) -> tuple:
         dc = d.parse(declaration)
     except d.Unsupported as e:
         raise UsageError(str(e)) from None
+    if not args:
+        # No values given: 0 for each (crc32's start, any integer's or float's).
+        args = ["0"] * len(dc.scalars)
     try:
         vals = d.values(dc, [str(a) for a in args])
     except ValueError as e:
@@ -229,7 +232,7 @@ def measure(
 ) -> Result:
     """Measures what one call of `declaration` (a C prototype) in `library`
     (a path or a name the dynamic linker finds) costs by every mechanism,
-    on the arguments `args`, and writes results.txt, report.md and the Go
+    on the arguments `args` (none: 0 for each), and writes results.txt, report.md and the Go
     benchmark package into `out` (default results/crossing-<symbol>-<time>).
     `pythons`: the interpreters of the Python mechanisms (default: the one
     running this); `runs`: a fixed count per mechanism (default: adaptive,
