@@ -137,7 +137,7 @@ def test_values_are_checked_and_converted():
 def test_no_args_means_zero_for_each():
     """Without --args every scalar argument is 0 (a CRC's start value, say);
     some values but not all is still an error."""
-    _, vals = parse("int8_t f(int8_t a, uint16_t b, float c, const uint8_t *p, size_t n)", [])
+    _, vals, _ = parse("int8_t f(int8_t a, uint16_t b, float c, const uint8_t *p, size_t n)", [])
     assert vals == [0, 0, 0.0]
     with pytest.raises(UsageError, match="takes 3 arguments"):
         parse("int8_t f(int8_t a, uint16_t b, float c)", ["1"])

@@ -6,6 +6,7 @@ each from a caller generated and built for the declaration, run by the
 suite's runner and checked against the direct call's result.
 
   decl.py     the C prototype, its types and the argument values
+  header.py   --header: the prototype preprocessed with its header, the typedefs read
   gen.py      the callers' sources (C, the extension, cffi, Go)
   build.py    finding the library, building the callers into a cache
   child.py    the Python caller (`python -m roundbench.crossing.child`)

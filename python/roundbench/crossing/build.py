@@ -493,7 +493,9 @@ def build(
         # The caller is this package's: its folder first on the path, as
         # interp.child_env gives an interpreter that lacks it.
         path = [interp.package_parent(), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
-        env = {gen.ENV_DECLARATION: dc.text, gen.ENV_MODULES: str(folder), "PYTHONPATH": os.pathsep.join(path)}
+        # The prototype in <stdint.h> types: a header's names are resolved.
+        env = {gen.ENV_DECLARATION: dc.c_prototype(), gen.ENV_MODULES: str(folder),
+               "PYTHONPATH": os.pathsep.join(path)}  # fmt: skip
         for name in PY_MECHANISMS:
             if wanted is not None and name not in wanted:
                 continue

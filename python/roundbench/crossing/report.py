@@ -49,6 +49,7 @@ def write(res, out_dir: Path, header: dict) -> Path:
         f"- **Library**: `{res.library.path}` (named `{res.library.given}`; sha256 `{res.library.sha256[:16]}…`)",
         f"- **Called as** `{dc.c_prototype()}` with arguments {args}"
         + (f" and a buffer of {header.get('crossing-buffer', '')}" if dc.buffer else ""),
+        *([f"- **Header**: {header['crossing-header']}"] if "crossing-header" in header else []),
         f"- **Result**: {d.readable(res.result) if res.result else 'none (no mechanism ran)'}; every mechanism "
         "that ran returned it (bit for bit), or failed its run, named below",
         f"- **Machine**: {header.get('cpu', '?')}, {header.get('cores', '?')}; load average "
