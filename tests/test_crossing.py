@@ -1,9 +1,10 @@
 """roundbench crossing: the declaration parser, and the whole command on a
 small library the test builds (integer, double, buffer and void functions):
-every mechanism runs and agrees with the direct call, a mechanism that
-disagrees fails by name, the cache builds nothing the second time, the Go
-benchmark left in the output folder runs, and every refused type, a
-missing symbol and a missing library are one line and exit status 2."""
+every mechanism (the binding tools' among them) runs and agrees with the
+direct call, a mechanism that disagrees fails by name, the cache builds
+nothing the second time, the Go benchmark left in the output folder runs,
+and every refused type, a missing symbol and a missing library are one
+line and exit status 2."""
 
 from __future__ import annotations
 
@@ -40,8 +41,8 @@ void nop(void) {}
 int32_t whoami(void) { return (int32_t)getpid(); }
 """
 
-ALL = {"c-dlsym", "c-linked", "py-ctypes", "py-cffi-abi", "py-cffi-api", "py-ext", "go-cgo", "go-cgo-noescape",
-       "go-cgo-nocallback"}  # fmt: skip
+ALL = {"c-dlsym", "c-linked", "py-ctypes", "py-cffi-abi", "py-cffi-api", "py-ext", "py-pybind11", "py-nanobind",
+       "py-cython-extern", "py-pyo3", "go-cgo", "go-cgo-noescape", "go-cgo-nocallback", "go-purego"}  # fmt: skip
 
 
 # The mechanisms the shorter tests run besides c-dlsym: one per language's way in.
@@ -209,7 +210,7 @@ def _go_child_is_built_like_the_suites(built) -> None:
     """The Go child carries no path or revision of this machine (its layout
     would move with them, and a cgo call's time with it), and its go.mod's go
     line is the installed Go's: no old GODEBUG defaults switched on."""
-    (child,) = {m.argv[0] for m in built.mechanisms if m.name.startswith("go-")}
+    (child,) = {m.argv[0] for m in built.mechanisms if m.name.startswith("go-cgo")}
     info = subprocess.run(["go", "version", "-m", child], capture_output=True, text=True, timeout=60).stdout
     assert "-trimpath=true" in info, info
     assert "vcs." not in info, info

@@ -24,12 +24,18 @@ spent):
   py-cffi-abi        cffi's ABI mode (ffi.dlopen)
   py-cffi-api        cffi's API mode, compiled out of line
   py-ext             a generated extension module (METH_NOARGS, METH_O or METH_FASTCALL)
+  py-pybind11        pybind11, m.def of the function itself
+  py-nanobind        nanobind, m.def of the function itself
+  py-cython-extern   Cython, a cdef extern wrapped in a typed def
+  py-pyo3            PyO3 (Rust, built by maturin), a #[pyfunction]
   go-cgo             a cgo call
   go-cgo-noescape    the same, the callee annotated #cgo noescape (Go 1.24)
   go-cgo-nocallback  the same, annotated #cgo nocallback (Go 1.24)
+  go-purego          purego (dlopen at run time, no cgo; Go 1.25)
 
 Every mechanism's result on the given arguments must equal c-dlsym's, bit
-for bit, or its run fails, named. Types: integers of 8 to 64 bits
+for bit, or its run fails, named; a mechanism whose tool is missing or
+fails to build is a row that says why. Types: integers of 8 to 64 bits
 (int8_t .. uint64_t, and C's own names), float, double, void (return), and
 a buffer: a const pointer to bytes followed by its length, a size_t or a
 type the ABI passes as one (const uint8_t *p, size_t n; also const char *,

@@ -135,6 +135,9 @@ def _round(dc: d.Declaration, mechanisms: list, vals: list, buffer_size: int, li
             # row needs a Variant, which a generated program's argv names.
             argv=tuple(m.argv) or (m.name,),
             runtime=rt,
+            # Every Python and Go mechanism is a crossing into C, as the ffi
+            # round declares its rows of the same names (py-pybind11, ...).
+            level=None if m.name.startswith("c-") else "core",
         )
         (skipped.append((v, m.why)) if m.why else variants.append(v))
     rnd = rounds.Round(
