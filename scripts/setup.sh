@@ -35,6 +35,10 @@ APT_PACKAGES+=(wrk hey)
 # round jsonl: c-simdjson, the C++ parser the core is held against (its own
 # program, build/rb-c-simdjson, compiled with g++)
 APT_PACKAGES+=(g++ libsimdjson-dev)
+# roundbench crossing --header: zlib's headers (zlib.h, zconf.h), which the
+# crc32_z example in docs/crossing.md and tests/test_crossing_header.py
+# read through the C preprocessor
+APT_PACKAGES+=(zlib1g-dev)
 # round matmul: go-gonum-netlib, gonum's netlib binding against the system's
 # OpenBLAS (its CBLAS with C ints, which the core's scipy-openblas64 lacks),
 # pthreads flavour as scipy-openblas64's; its own program,

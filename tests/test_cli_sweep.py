@@ -119,6 +119,7 @@ BAD = {
     "crossing LIBRARY": ["", "nope-no-such-library.so"],
     "crossing DECLARATION": ["", "double cos(", "struct s cos(void)", "double nope_no_such_symbol(double)"],
     "crossing --args": [["x"], ["0.5", "1"], [""]],
+    "crossing --header": ["", "nope-no-such-header.h", "/nonexistent/dir/x.h", ".", "a b.h"],
     "crossing --buffer-size": ["-1", str((1 << 30) + 1), "x", ""],
     "crossing --python": ["", "/nonexistent/python3"],
     "crossing --go": ["", "nope", "1.2"],

@@ -1,9 +1,10 @@
 """roundbench crossing: the declaration parser, and the whole command on a
 small library the test builds (integer, double, buffer and void functions):
-every mechanism runs and agrees with the direct call, a mechanism that
-disagrees fails by name, the cache builds nothing the second time, the Go
-benchmark left in the output folder runs, and every refused type, a
-missing symbol and a missing library are one line and exit status 2."""
+every mechanism (the binding tools' among them) runs and agrees with the
+direct call, a mechanism that disagrees fails by name, the cache builds
+nothing the second time, the Go benchmark left in the output folder runs,
+and every refused type, a missing symbol and a missing library are one
+line and exit status 2."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import pytest
 from roundbench import cli
 from roundbench.runtimes import gotoolchains
 from roundbench.crossing import build, decl, gen
-from roundbench.crossing.measure import measure
+from roundbench.crossing.measure import measure, parse
+from roundbench.errors import UsageError
 
 LIBRARY_C = r"""
 #include <stddef.h>
@@ -39,8 +41,8 @@ void nop(void) {}
 int32_t whoami(void) { return (int32_t)getpid(); }
 """
 
-ALL = {"c-dlsym", "c-linked", "py-ctypes", "py-cffi-abi", "py-cffi-api", "py-ext", "go-cgo", "go-cgo-noescape",
-       "go-cgo-nocallback"}  # fmt: skip
+ALL = {"c-dlsym", "c-linked", "py-ctypes", "py-cffi-abi", "py-cffi-api", "py-ext", "py-pybind11", "py-nanobind",
+       "py-cython-extern", "py-pyo3", "go-cgo", "go-cgo-noescape", "go-cgo-nocallback", "go-purego"}  # fmt: skip
 
 
 # The mechanisms the shorter tests run besides c-dlsym: one per language's way in.
@@ -133,6 +135,15 @@ def test_values_are_checked_and_converted():
     assert float(decl.env_text(d, decl.values(d, ["1", "2", "0.1"])).split()[2]) == decl._float32(0.1)
 
 
+def test_no_args_means_zero_for_each():
+    """Without --args every scalar argument is 0 (a CRC's start value, say);
+    some values but not all is still an error."""
+    _, vals, _ = parse("int8_t f(int8_t a, uint16_t b, float c, const uint8_t *p, size_t n)", [])
+    assert vals == [0, 0, 0.0]
+    with pytest.raises(UsageError, match="takes 3 arguments"):
+        parse("int8_t f(int8_t a, uint16_t b, float c)", ["1"])
+
+
 def test_result_text_is_bit_exact():
     f64, f32 = decl.parse("double f(void)").ret, decl.parse("float f(void)").ret
     assert decl.result_text(f64, 0.5) == "f64:3fe0000000000000"
@@ -140,6 +151,30 @@ def test_result_text_is_bit_exact():
     assert decl.result_text(f32, 0.5) == "f32:3f000000"
     assert decl.readable("f64:3fe0000000000000") == "0.5 (f64:3fe0000000000000)"
     assert decl.result_text(None, None) == "void"
+
+
+def test_a_length_is_any_type_the_abi_passes_as_size_t():
+    """unsigned long and uint64_t are size_t's width and sign here (LP64);
+    int and unsigned int are not, and the message says what each is."""
+    for length in ("size_t", "unsigned long", "uint64_t", "const size_t"):
+        d = decl.parse(f"uint32_t f(const uint8_t *p, {length} n)")
+        assert d.c_params() == [("const uint8_t *", "p"), ("size_t", "n")], length
+    for length, said in (("int", "a 32-bit signed integer"), ("unsigned int", "a 32-bit unsigned integer"),
+                         ("double", "a 64-bit float")):  # fmt: skip
+        with pytest.raises(decl.Unsupported) as e:
+            decl.parse(f"uint32_t f(const uint8_t *p, {length} n)")
+        message = str(e.value)
+        assert f"parameter 2: {length} cannot be the length of the buffer before it: a length is a size_t" in message
+        assert said in message
+
+
+def test_a_prototype_as_a_preprocessed_header_writes_it():
+    """GCC's attributes and alternate keywords, as glibc's headers carry
+    them after the preprocessor."""
+    d = decl.parse("extern double cos (double __x) __attribute__ ((__nothrow__ , __leaf__));")
+    assert d.c_prototype() == "double cos(double __x)"
+    d = decl.parse("extern __signed__ int f (__const char *__s, size_t __n) __attribute__ ((__pure__));")
+    assert d.c_prototype() == "int32_t f(const char *__s, size_t __n)"
 
 
 # ---- the command on the test library ---------------------------------------------------
@@ -175,7 +210,7 @@ def _go_child_is_built_like_the_suites(built) -> None:
     """The Go child carries no path or revision of this machine (its layout
     would move with them, and a cgo call's time with it), and its go.mod's go
     line is the installed Go's: no old GODEBUG defaults switched on."""
-    (child,) = {m.argv[0] for m in built.mechanisms if m.name.startswith("go-")}
+    (child,) = {m.argv[0] for m in built.mechanisms if m.name.startswith("go-cgo")}
     info = subprocess.run(["go", "version", "-m", child], capture_output=True, text=True, timeout=60).stdout
     assert "-trimpath=true" in info, info
     assert "vcs." not in info, info

@@ -24,16 +24,25 @@ spent):
   py-cffi-abi        cffi's ABI mode (ffi.dlopen)
   py-cffi-api        cffi's API mode, compiled out of line
   py-ext             a generated extension module (METH_NOARGS, METH_O or METH_FASTCALL)
+  py-pybind11        pybind11, m.def of the function itself
+  py-nanobind        nanobind, m.def of the function itself
+  py-cython-extern   Cython, a cdef extern wrapped in a typed def
+  py-pyo3            PyO3 (Rust, built by maturin), a #[pyfunction]
   go-cgo             a cgo call
   go-cgo-noescape    the same, the callee annotated #cgo noescape (Go 1.24)
   go-cgo-nocallback  the same, annotated #cgo nocallback (Go 1.24)
+  go-purego          purego (dlopen at run time, no cgo; Go 1.25)
 
 Every mechanism's result on the given arguments must equal c-dlsym's, bit
-for bit, or its run fails, named. Types: integers of 8 to 64 bits (int8_t ..
-uint64_t, and C's own names), float, double, void (return), and a buffer: a
-const pointer to bytes followed by its size_t length (const uint8_t *p,
-size_t n; also const char *, const void *), filled from --buffer-size.
-Anything else is refused, naming the type. C's names on this machine:
+for bit, or its run fails, named; a mechanism whose tool is missing or
+fails to build is a row that says why. Types: integers of 8 to 64 bits
+(int8_t .. uint64_t, and C's own names), float, double, void (return), and
+a buffer: a const pointer to bytes followed by its length, a size_t or a
+type the ABI passes as one (const uint8_t *p, size_t n; also const char *,
+const void *), filled from --buffer-size and passed without a copy.
+Anything else is refused, naming the type. A prototype copied from a
+header may keep the header's macros and type names with --header (zlib's
+uLong, Bytef, z_size_t). C's names on this machine:
   {sizes}
 """
 
@@ -44,6 +53,8 @@ examples:
   roundbench crossing ./libfoo.so "int32_t add(int32_t a, int32_t b)" --args 2 3 \\
       --python .venv/bin/python --python pypy3
   roundbench crossing libm.so.6 "double cos(double)" --args 0.5 --impl go-cgo --go 1.20 --go 1.26
+  roundbench crossing libz.so.1 "uLong crc32_z(uLong crc, const Bytef *buf, z_size_t len)" \\
+      --header zlib.h --buffer-size 4096
 
 The output folder (--out, default results/crossing-<symbol>-<time>) holds
 results.txt (Go benchmark format: BenchmarkCrossing/impl=py-ctypes/sym=cos
@@ -54,8 +65,8 @@ go/, a Go package with the cgo calls and BenchmarkCrossing for your own
 the declaration, the library's contents and the compilers' versions.
 
 Exit status: 0 when every mechanism ran and agreed, 1 when one failed (its
-name and why on stderr), 2 on bad usage: an unsupported type, a library or
-symbol that cannot be found (one line says which).
+name and why on stderr), 2 on bad usage: an unsupported type, a header, library
+or symbol that cannot be found (one line says which).
 """
 
 
@@ -83,7 +94,18 @@ def add_parser(sub) -> None:
         nargs="+",
         default=[],
         metavar="V",
-        help="the values of its scalar arguments, in order (integers in decimal or 0x hex, floats as C reads them)",
+        help="the values of its scalar arguments, in order (integers in decimal or 0x hex, floats as C reads them; "
+        "default: 0 for each)",
+    )
+    c.add_argument(
+        "--header",
+        type=_types.text("a C header: a path or an include name such as zlib.h"),
+        metavar="FILE",
+        help="the header the declaration is copied from: a path, or an include name (zlib.h) found as the C "
+        "compiler finds it. The header and the declaration go through the C preprocessor (cc -E) together, "
+        "so the declaration may keep the header's macros (ZEXTERN, OF()) and type names (uLong, Bytef, "
+        "z_size_t), each followed through the header's typedefs to a C type; one it cannot follow is refused, "
+        "named",
     )
     c.add_argument(
         "--buffer-size",
@@ -186,4 +208,5 @@ def _measure(args, measure):
         progress=None if args.quiet else sys.stderr,
         only=args.impl,
         gos=args.go,
+        header=args.header,
     )

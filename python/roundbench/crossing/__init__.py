@@ -1,12 +1,14 @@
 """`roundbench crossing LIBRARY DECLARATION`: the ffi round's protocol
 applied to a user's own C function. Every mechanism a binding author
 weighs calls it (C through dlsym and linked, Python's ctypes, cffi in ABI
-and API mode and a generated extension, Go's cgo plain and annotated),
-each from a caller generated and built for the declaration, run by the
-suite's runner and checked against the direct call's result.
+and API mode, a generated extension and the pybind11, nanobind, Cython and
+PyO3 modules, Go's cgo plain and annotated and purego), each from a caller
+generated and built for the declaration, run by the suite's runner and
+checked against the direct call's result.
 
   decl.py     the C prototype, its types and the argument values
-  gen.py      the callers' sources (C, the extension, cffi, Go)
+  header.py   --header: the prototype preprocessed with its header, the typedefs read
+  gen.py      the callers' sources (C, the extension, cffi, the binding tools, Go)
   build.py    finding the library, building the callers into a cache
   child.py    the Python caller (`python -m roundbench.crossing.child`)
   measure.py  the run, and measure(), the Python API

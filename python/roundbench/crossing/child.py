@@ -5,13 +5,14 @@ line as the ffi round's Python variants).
 
 What it calls comes from the environment (gen.py's ENV_*): the
 declaration, the library, the arguments, the buffer's size, and the folder
-of the modules built for this interpreter (the extension and cffi's API
-module). Each mechanism is set up as its documentation and a binding
-author would: ctypes with argtypes and restype, cffi's cdef in ABI mode,
-cffi's compiled module in API mode, the extension's function; a buffer is
-made once, before the loop, in the form each mechanism passes without a
-copy (bytes for the extension's buffer protocol, a ctypes array over a
-bytearray, cffi's from_buffer). In Python no call can be dropped by the
+of the modules built for this interpreter (the extension, cffi's API
+module, and the pybind11, nanobind, Cython and PyO3 modules). Each
+mechanism is set up as its documentation and a binding author would:
+ctypes with argtypes and restype, cffi's cdef in ABI mode, cffi's compiled
+module in API mode, each compiled module's function; a buffer is made
+once, before the loop, in the form each mechanism passes without a copy
+(bytes for the compiled modules, which take it through the buffer
+protocol, a ctypes array over a bytearray, cffi's from_buffer). In Python no call can be dropped by the
 interpreter, so the loop is the ffi round's (harness.call_timer): the
 result is not folded into an accumulator, which would time an addition of
 Python integers too.
@@ -149,15 +150,41 @@ def run_cffi_api(args):
     _measure(args, s, mod.lib.crossing_callee, s.call_args(make))
 
 
-@harness.implements("crossing", "py-ext", units=UNITS)
-def run_ext(args):
+def _one_object(args, module: str, name=gen.py_name) -> None:
+    """A compiled module's function (named name(declaration)), called with
+    a buffer as one object: bytes, which each module takes through the
+    buffer protocol without a copy."""
     s = _Setup()
-    mod = s.load(gen.EXT_MODULE)
+    mod = s.load(module)
     out, values = [], iter(s.values)
     for p in s.decl.params:
-        # The extension takes a buffer as one object (the buffer protocol).
         out.append(bytes(s.buffer()) if isinstance(p.type, d.Buffer) else next(values))
-    _measure(args, s, getattr(mod, s.decl.name), out)
+    _measure(args, s, getattr(mod, name(s.decl)), out)
+
+
+@harness.implements("crossing", "py-ext", units=UNITS)
+def run_ext(args):
+    _one_object(args, gen.EXT_MODULE, lambda decl: decl.name)
+
+
+@harness.implements("crossing", "py-pybind11", units=UNITS)
+def run_pybind11(args):
+    _one_object(args, gen.PYBIND11_MODULE)
+
+
+@harness.implements("crossing", "py-nanobind", units=UNITS)
+def run_nanobind(args):
+    _one_object(args, gen.NANOBIND_MODULE)
+
+
+@harness.implements("crossing", "py-cython-extern", units=UNITS)
+def run_cython(args):
+    _one_object(args, gen.CYTHON_MODULE)
+
+
+@harness.implements("crossing", "py-pyo3", units=UNITS)
+def run_pyo3(args):
+    _one_object(args, gen.PYO3_MODULE)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,12 @@ makes it.
 Anything else (a struct, a pointer to writable memory, a const pointer with
 no length after it, an array, a function pointer, `...`, `long double`,
 `_Bool`) is refused by Unsupported, a message naming the type.
+
+A prototype copied from a header may use the header's own names for these
+types (zlib's `uLong`, `Bytef`, `z_size_t`): given the header's Typedefs
+(header.py reads them from the preprocessor's output), each name is
+followed to the type it stands for, and a buffer's length may be any type
+that comes out as size_t does on this ABI (unsigned, of its width).
 """
 
 from __future__ import annotations
@@ -86,6 +92,27 @@ class Buffer:
     @property
     def c_pointer(self) -> str:
         return f"const {self.element} *"
+
+
+@dataclass(frozen=True)
+class Typedef:
+    """What one typedef names: the words of the type and the pointer stars
+    its declarator adds (`typedef const void *voidpc;`: ("const", "void"),
+    1), or, for a type no mechanism passes, what it is ("a struct
+    z_stream_s", "a function pointer")."""
+
+    words: tuple = ()
+    stars: int = 0
+    refused: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Typedefs:
+    """The typedefs of a header, by name; `header` names the header in
+    messages."""
+
+    header: str
+    table: dict
 
 
 @dataclass(frozen=True)
@@ -242,18 +269,47 @@ def _split_params(text: str) -> list:
     return out
 
 
-# Qualifiers and storage words that change nothing a caller passes.
-_IGNORED = {"extern", "register", "volatile", "restrict", "__restrict", "__restrict__", "inline", "static"}
+# Qualifiers and storage words that change nothing a caller passes, and
+# GCC's own spellings of them (as its preprocessed headers have them).
+_IGNORED = {
+    "extern",
+    "register",
+    "volatile",
+    "restrict",
+    "__restrict",
+    "__restrict__",
+    "inline",
+    "static",
+    "__extension__",
+    "__inline",
+    "__inline__",
+    "__volatile",
+    "__volatile__",
+    "_Noreturn",
+}
+# GCC's alternate keywords, as the plain ones.
+_ALIASES = {"__const": "const", "__const__": "const", "__signed": "signed", "__signed__": "signed"}
 
 
-def _type_and_name(item: str, where: str, name_allowed: bool = True) -> tuple:
-    """(the words of the type, the pointer stars, const after the star or
-    not, the name or None) of one declarator without brackets."""
+@dataclass
+class _Typed:
+    """One declarator read: the words of its type, typedefs followed (its
+    name taken out), its pointer stars (the typedefs' included), whether
+    const follows a star, its name (or None), and the words as written."""
+
+    words: list
+    stars: int
+    const_ptr: bool
+    name: Optional[str]
+    written: list
+
+
+def _tokens(item: str, where: str) -> list:
     if "(" in item or ")" in item:
         raise Unsupported(f"{where}: {item!r} is a function pointer, which no mechanism here passes")
     if "[" in item:
         raise Unsupported(f"{where}: {item!r} is an array, which no mechanism here passes")
-    tokens = re.findall(r"[A-Za-z_][A-Za-z0-9_]*|\*|\S", item)
+    tokens = [_ALIASES.get(t, t) for t in re.findall(r"[A-Za-z_][A-Za-z0-9_]*|\*|\S", item)]
     for t in tokens:
         if t != "*" and not _IDENT.fullmatch(t):
             raise Unsupported(f"{where}: cannot read {item!r} (unexpected {t!r})")
@@ -262,20 +318,57 @@ def _type_and_name(item: str, where: str, name_allowed: bool = True) -> tuple:
             tagged = t in ("struct", "union", "enum") and k + 1 < len(tokens) and tokens[k + 1] != "*"
             shown = f"{t} {tokens[k + 1]}" if tagged else _REFUSED_WORDS[t]
             raise Unsupported(f"{where}: {shown} is not supported (only integers, float, double and a buffer)")
+    return tokens
+
+
+def _type_and_name(item: str, where: str, typedefs: Optional[Typedefs] = None, head: bool = False) -> _Typed:
+    """One declarator without brackets, read. `head`: the return type and
+    the function's name (the last word is the name)."""
+    tokens = _tokens(item, where)
     stars = tokens.count("*")
     before, after = (tokens[: tokens.index("*")], tokens[tokens.index("*") + 1 :]) if stars else (tokens, [])
     words = [t for t in before if t not in _IGNORED]
     tail = [t for t in after if t not in _IGNORED and t != "*"]
     const_ptr = "const" in tail
     tail = [t for t in tail if t != "const"]
+    table = typedefs.table if typedefs else {}
     name = None
     if stars:
         if len(tail) > 1:
             raise Unsupported(f"{where}: cannot read {item!r}")
         name = tail[0] if tail else None
-    elif name_allowed and len(words) > 1 and words[-1] not in _known_type_words():
+    elif head:
+        name = words.pop() if words else None
+    elif len(words) > 1 and words[-1] not in _known_type_words() and words[-1] not in table:
         name = words.pop()
-    return words, stars, const_ptr, name
+    written = list(words)
+    words, more = _expand(words, typedefs, where)
+    return _Typed(words, stars + more, const_ptr, name, written)
+
+
+def _expand(words: list, typedefs: Optional[Typedefs], where: str, seen: tuple = ()) -> tuple:
+    """(words, stars): the typedef name among `words` replaced by the type
+    it names, to the end of its chain, and the pointer stars the typedefs
+    add. Qualifiers written beside a pointer typedef qualify the pointer,
+    not what it points to (`const voidpf` is `void *const`), and go."""
+    if typedefs is None:
+        return words, 0
+    known = _known_type_words()
+    name = next((w for w in words if w not in known and w in typedefs.table), None)
+    if name is None:
+        return words, 0
+    if name in seen:
+        raise Unsupported(f"{where}: the typedef {name} of {typedefs.header} names itself")
+    t: Typedef = typedefs.table[name]
+    if t.refused:
+        raise Unsupported(
+            f"{where}: {name} is {t.refused} ({typedefs.header}), which is not supported "
+            "(only integers, float, double and a buffer)"
+        )
+    inner, stars = _expand(list(t.words), typedefs, where, (*seen, name))
+    stars += t.stars
+    rest = [w for w in words if w != name]
+    return (inner if stars else rest + inner), stars
 
 
 @functools.lru_cache(maxsize=None)
@@ -293,45 +386,100 @@ def _refused(words: list, item: str, where: str) -> None:
         raise Unsupported(f"{where}: long double is not supported (only integers, float, double and a buffer)")
 
 
-def _scalar(words: list, item: str, where: str) -> Scalar:
+def _unknown_hint(written: list, typedefs: Optional[Typedefs]) -> str:
+    """What to say of a name in `written` that is no C type: that the
+    header lacks it, or that --header can name the header that has it."""
+    table = typedefs.table if typedefs else {}
+    unknown = [w for w in written if w not in _known_type_words() and w not in table]
+    if not unknown:
+        return ""
+    if typedefs is not None:
+        return f"; {unknown[0]} is no C type, and {typedefs.header} declares no typedef of that name"
+    return f"; {unknown[0]} is no C type (--header names a header that declares it)"
+
+
+def _scalar(t: _Typed, item: str, where: str, typedefs: Optional[Typedefs] = None) -> Scalar:
+    words = t.words
     _refused(words, item, where)
     key = " ".join(sorted(w for w in words if w != "const"))
+    written = " ".join(w for w in t.written if w != "const")
     if key not in SCALARS:
-        shown = " ".join(w for w in words if w != "const") or item
+        resolved = " ".join(w for w in words if w != "const")
+        shown = written or item
+        via = f" ({resolved} in {typedefs.header})" if resolved and resolved != written and typedefs else ""
         raise Unsupported(
-            f"{where}: type {shown!r} is not supported (integers of 8 to 64 bits, float, double, "
-            "and a buffer: const uint8_t *p, size_t n)"
+            f"{where}: type {shown!r}{via} is not supported (integers of 8 to 64 bits, float, double, "
+            f"and a buffer: const uint8_t *p, size_t n){_unknown_hint(t.written, typedefs)}"
         )
     s = SCALARS[key]
-    return Scalar(" ".join(w for w in words if w != "const"), s.kind, s.bits)
+    return Scalar(written or " ".join(w for w in words if w != "const"), s.kind, s.bits)
 
 
-def parse(text: str) -> Declaration:
+def _describe(s: Scalar) -> str:
+    """A scalar type in words: "a 32-bit unsigned integer", "a 64-bit float"."""
+    if s.kind == "float":
+        return f"a {s.bits}-bit float"
+    return f"a {s.bits}-bit {'signed' if s.kind == 'int' else 'unsigned'} integer"
+
+
+def is_length(s: Scalar) -> bool:
+    """Whether a buffer's length may have type s: size_t's, or one the ABI
+    passes as it (unsigned, of its width: `unsigned long` and uint64_t on
+    LP64), as a typedef of a header often names it."""
+    size = SCALARS["size_t"]
+    return (s.kind, s.bits) == (size.kind, size.bits)
+
+
+def _strip_balanced(src: str, words: tuple) -> str:
+    """src without each `WORD (...)` of `words` (GCC's attributes and asm
+    labels, as a header's prototypes carry them), parentheses balanced."""
+    out, i = [], 0
+    pattern = re.compile(r"\b(?:" + "|".join(words) + r")\b\s*\(")
+    while True:
+        m = pattern.search(src, i)
+        if not m:
+            out.append(src[i:])
+            return "".join(out)
+        out.append(src[i : m.start()] + " ")
+        depth, j = 1, m.end()
+        while j < len(src) and depth:
+            depth += {"(": 1, ")": -1}.get(src[j], 0)
+            j += 1
+        i = j
+
+
+# What a prototype may carry that no caller needs: attributes and asm labels.
+_DECORATIONS = ("__attribute__", "__attribute", "__asm__", "__asm", "asm", "__declspec")
+
+
+def parse(text: str, typedefs: Optional[Typedefs] = None) -> Declaration:
     """Reads one C prototype, `double cos(double)` or `uint64_t sum(const
-    uint8_t *p, size_t n);`. Unsupported, naming the type or the form, for
-    anything outside this module's kinds."""
+    uint8_t *p, size_t n);`, its type names followed through `typedefs`
+    (a header's, header.py) where given. Unsupported, naming the type or
+    the form, for anything outside this module's kinds."""
     src = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S).strip().rstrip(";").strip()
-    src = re.sub(r"__attribute__\s*\(\(.*?\)\)", " ", src)
+    src = _strip_balanced(src, _DECORATIONS).strip().rstrip(";").strip()
     m = re.fullmatch(r"(?s)(.*?)\(\s*(.*)\)", src)
     if not m:
         raise Unsupported(f'{text!r} is not a C prototype (want e.g. "double cos(double)")')
     head, params_text = m.group(1).strip(), m.group(2).strip()
     if "(" in head:
         raise Unsupported(f"{text!r}: a function returning a function pointer is not supported")
-    words, stars, _, name = _type_and_name(head, "the return type", name_allowed=False)
-    if stars:
-        # `double *f(void)`: the name is after the star.
-        raise Unsupported(f"the return type {' '.join(words)} * is a pointer, which is not supported")
-    if len(words) < 2:
+    t = _type_and_name(head, "the return type", typedefs, head=True)
+    if t.name is None or not t.written:
         raise Unsupported(f"{text!r} is not a C prototype (want a return type and a name)")
-    name = words.pop()
+    if t.stars:
+        # `double *f(void)` (the name is after the star), or a typedef of a pointer.
+        star = " *" if "*" in head else ""
+        via = "" if star else f" ({' '.join(t.words)} {'*' * t.stars} in {typedefs.header})"
+        raise Unsupported(f"the return type {' '.join(t.written)}{star}{via} is a pointer, which is not supported")
+    name = t.name
     if not _IDENT.fullmatch(name):
         raise Unsupported(f"{name!r} is not a C function name")
-    ret_words = words
-    if [w for w in ret_words if w != "const"] == ["void"]:
+    if [w for w in t.words if w != "const"] == ["void"]:
         ret = None
     else:
-        ret = _scalar(ret_words, head, "the return type")
+        ret = _scalar(t, head, "the return type", typedefs)
     items = _split_params(params_text)
     if items in ([], ["void"]):
         items = []
@@ -342,34 +490,26 @@ def parse(text: str) -> Declaration:
         where = f"parameter {i + 1}"
         if item == "...":
             raise Unsupported(f"{where}: a variadic function (...) is not supported")
-        words, stars, const_ptr, pname = _type_and_name(item, where)
+        t = _type_and_name(item, where, typedefs)
+        words, stars, pname = t.words, t.stars, t.name
         if stars:
-            shown = f"{' '.join(words)} {'*' * stars}{' const' if const_ptr else ''}".strip()
+            via = "" if t.written == words else f" ({' '.join(t.written)} in {typedefs.header})"
+            shown = f"{' '.join(words)} {'*' * stars}{' const' if t.const_ptr else ''}".strip()
             if stars > 1:
-                raise Unsupported(f"{where}: {shown} is a pointer to a pointer, which is not supported")
+                raise Unsupported(f"{where}: {shown}{via} is a pointer to a pointer, which is not supported")
             _refused(words, item, where)
             if "const" not in words:
                 raise Unsupported(
-                    f"{where}: {shown} points to writable memory, which is not supported "
+                    f"{where}: {shown}{via} points to writable memory, which is not supported "
                     "(a buffer is read-only: const uint8_t *p, size_t n)"
                 )
             elem_key = " ".join(sorted(w for w in words if w != "const"))
             if elem_key not in _BUFFER_ELEMENTS:
                 raise Unsupported(
-                    f"{where}: {shown} is not supported (a buffer points to bytes: const uint8_t *, const char *, "
-                    "const void *)"
+                    f"{where}: {shown}{via} is not supported (a buffer points to bytes: const uint8_t *, "
+                    f"const char *, const void *){_unknown_hint(t.written, typedefs)}"
                 )
-            nxt = items[i + 1] if i + 1 < len(items) else None
-            length = None
-            if nxt is not None:
-                lw, ls, _, lname = _type_and_name(nxt, f"parameter {i + 2}")
-                if not ls and " ".join(w for w in lw if w != "const") == "size_t":
-                    length = lname or f"a{i + 1}"
-            if length is None:
-                raise Unsupported(
-                    f"{where}: {shown} is not followed by its length (a buffer is a const pointer and then "
-                    "a size_t: const uint8_t *p, size_t n)"
-                )
+            length = _length(items, i, typedefs)
             if any(isinstance(p.type, Buffer) for p in params):
                 raise Unsupported(f"{where}: a second buffer is not supported (one buffer per function)")
             elem = _BUFFER_ELEMENTS[elem_key]
@@ -380,7 +520,7 @@ def parse(text: str) -> Declaration:
             raise Unsupported(f"{where}: empty parameter")
         if [w for w in words if w != "const"] == ["void"]:
             raise Unsupported(f"{where}: void is only allowed alone, as in f(void)")
-        params.append(Param(pname or f"a{i}", _scalar(words, item, where)))
+        params.append(Param(pname or f"a{i}", _scalar(t, item, where, typedefs)))
         i += 1
     names = [
         n
@@ -392,6 +532,29 @@ def parse(text: str) -> Declaration:
     if name in names:
         raise Unsupported(f"{text!r}: a parameter has the function's name")
     return Declaration(" ".join(src.split()), name, ret, tuple(params))
+
+
+def _length(items: list, i: int, typedefs: Optional[Typedefs]) -> str:
+    """The name of the length after the buffer at items[i]: a type that
+    comes out as size_t (is_length); Unsupported naming what is wrong."""
+    where = f"parameter {i + 1}"
+    missing = Unsupported(
+        f"{where}: {items[i]!r} is not followed by its length (a buffer is a const pointer and then "
+        "a size_t: const uint8_t *p, size_t n)"
+    )
+    if i + 1 >= len(items) or items[i + 1] in ("...", "void", ""):
+        raise missing
+    nxt = items[i + 1]
+    t = _type_and_name(nxt, f"parameter {i + 2}", typedefs)
+    if t.stars:
+        raise missing
+    s = _scalar(t, nxt, f"parameter {i + 2}", typedefs)
+    if not is_length(s):
+        raise Unsupported(
+            f"parameter {i + 2}: {s.spelling} cannot be the length of the buffer before it: a length is a "
+            f"size_t ({_describe(SCALARS['size_t'])} on this ABI), and {s.spelling} is {_describe(s)}"
+        )
+    return t.name or f"a{i + 1}"
 
 
 # ---- argument values -----------------------------------------------------------------

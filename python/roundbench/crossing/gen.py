@@ -24,6 +24,8 @@ live, as the ffi round's loops do, so no call can be hoisted or dropped.
 
 from __future__ import annotations
 
+import keyword
+
 from . import decl as d
 
 ENV_ARGS = "ROUNDBENCH_CROSSING_ARGS"
@@ -37,6 +39,13 @@ ENV_MODULES = "ROUNDBENCH_CROSSING_MODULES"
 # The names of the Python modules built per interpreter.
 EXT_MODULE = "_crossing_ext"
 CFFI_MODULE = "_crossing_cffi"
+PYBIND11_MODULE = "_crossing_pybind11"
+NANOBIND_MODULE = "_crossing_nanobind"
+CYTHON_MODULE = "_crossing_cython"
+PYO3_MODULE = "_crossing_pyo3"
+# The name every compiled caller declares the function under (bound to
+# the symbol by an asm label or Rust's link_name).
+CALLEE = "crossing_callee"
 GO_MODULE = "crossing"
 
 # What every buffer holds: byte i is (i*7 + 3) mod 256, in every language
@@ -482,6 +491,316 @@ ffi.emit_c_code(out)
 """
 
 
+# ---- Python: the binding tools (pybind11, nanobind, Cython, PyO3) -----------------------
+#
+# Each a thin wrapper written as its tool's documentation writes one for
+# speed: the function bound itself where the tool allows it (pybind11's
+# and nanobind's m.def of a function pointer), typed arguments everywhere
+# (no py::args, no *args), a buffer taken as the object's own memory
+# through the buffer protocol, never copied. Each exposes the function
+# under py_name(decl); the arguments' own names never appear (they could
+# be keywords of C++, Cython or Rust).
+
+
+def py_name(decl: d.Declaration) -> str:
+    """The function's name in the binding modules: the symbol's, or with
+    a `_` after it where the symbol is a Python keyword (PEP 8's way) or
+    the wrappers' own name for the callee."""
+    return decl.name + "_" if keyword.iskeyword(decl.name) or decl.name == CALLEE else decl.name
+
+
+def _c_types(decl: d.Declaration) -> str:
+    """The C parameter types alone (C++ would not take a C parameter named
+    `new` or `class`)."""
+    return ", ".join(t.strip() for t, _ in decl.c_params()) or "void"
+
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _cxx_extern(decl: d.Declaration) -> str:
+    return f'extern "C" {_ret(decl)} {CALLEE}({_c_types(decl)}) __asm__("{decl.name}");\n'
+
+
+def _cxx_binding(decl: d.Declaration, buffer_type: str, buffer_pre: str, buffer_args: str) -> str:
+    """The m.def of pybind11 or nanobind: of the function itself, or, with
+    a buffer, of a lambda that takes it as `buffer_type`, runs
+    `buffer_pre` and passes `buffer_args` (formats of {i}, the argument's
+    index, and {ptr}, the C pointer type)."""
+    doc = _c_string(decl.text)
+    if decl.buffer is None:
+        return f'    m.def("{py_name(decl)}", &{CALLEE}, {doc});\n'
+    params, args, pre = [], [], ""
+    for i, p in enumerate(decl.params):
+        if isinstance(p.type, d.Buffer):
+            params.append(f"{buffer_type} a{i}")
+            pre += f"            {buffer_pre.format(i=i)}\n" if buffer_pre else ""
+            args.append(buffer_args.format(i=i, ptr=p.type.c_pointer.strip()))
+        else:
+            params.append(f"{p.type.stdint} a{i}")
+            args.append(f"a{i}")
+    ret = "" if decl.ret is None else "return "
+    return (
+        f'    m.def(\n        "{py_name(decl)}",\n        []({", ".join(params)}) {{\n{pre}'
+        f"            {ret}{CALLEE}({', '.join(args)});\n        }},\n        {doc});\n"
+    )
+
+
+def pybind11_source(decl: d.Declaration) -> str:
+    """py-pybind11's module: pybind11's m.def of the function itself
+    (pybind11's docs, "Functions"), or, with a buffer, of a lambda that
+    takes it as a py::buffer, whose request() is the object's own memory."""
+    note = (
+        "\n// The buffer is a py::buffer: request() hands over the object's own\n"
+        "// memory (the buffer protocol), no copy."
+        if decl.buffer
+        else ""
+    )
+    body = _cxx_binding(
+        decl,
+        "py::buffer",
+        "py::buffer_info v{i} = a{i}.request();",
+        "static_cast<{ptr}>(v{i}.ptr), static_cast<size_t>(v{i}.size * v{i}.itemsize)",
+    )
+    return f"""\
+// {HEADER}
+//   {decl.text}
+// py-pybind11: {decl.name} bound by pybind11 as its documentation writes a
+// function, m.def with typed arguments (no py::args).{note}
+// The function is declared under a name of our own bound to the symbol by
+// an asm label (gen.py says why).
+#include <cstddef>
+#include <cstdint>
+
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+
+{_cxx_extern(decl)}
+PYBIND11_MODULE({PYBIND11_MODULE}, m)
+{{
+    m.doc() = "{decl.name} from a shared library, through pybind11, for roundbench crossing.";
+{body}}}
+"""
+
+
+def nanobind_source(decl: d.Declaration) -> str:
+    """py-nanobind's module: nanobind's m.def of the function itself, or,
+    with a buffer, of a lambda that takes it as a one-dimensional
+    contiguous nb::ndarray of const bytes, which nanobind makes over any
+    object with the buffer protocol without a copy."""
+    ndarray = "#include <nanobind/ndarray.h>\n" if decl.buffer else ""
+    alias = (
+        "\n// Any bytes-like object, its own memory (read-only is fine: const).\n"
+        "using Bytes = nb::ndarray<const uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;\n"
+        if decl.buffer
+        else ""
+    )
+    # data() is a const uint8_t *: another element type is the same bytes, reinterpreted.
+    body = _cxx_binding(decl, "Bytes", "", "reinterpret_cast<{ptr}>(a{i}.data()), a{i}.size()")
+    return f"""\
+// {HEADER}
+//   {decl.text}
+// py-nanobind: {decl.name} bound by nanobind as its documentation writes a
+// function, m.def with typed arguments. The function is declared under a
+// name of our own bound to the symbol by an asm label (gen.py says why).
+#include <cstddef>
+#include <cstdint>
+
+#include <nanobind/nanobind.h>
+{ndarray}
+namespace nb = nanobind;
+
+{_cxx_extern(decl)}{alias}
+NB_MODULE({NANOBIND_MODULE}, m)
+{{
+    m.doc() = "{decl.name} from a shared library, through nanobind, for roundbench crossing.";
+{body}}}
+"""
+
+
+_CYTHON_POINTERS = {"uint8_t": "const uint8_t *", "int8_t": "const int8_t *", "char": "const char *",
+                    "void": "const void *"}  # fmt: skip
+
+
+def cython_source(decl: d.Declaration) -> str:
+    """py-cython-extern's module: the function declared with `cdef extern` (its C
+    declaration given verbatim, under our own name bound to the symbol by
+    an asm label) and wrapped in a def with C-typed arguments, as Cython's
+    documentation recommends for speed; a buffer is a typed memoryview
+    (`const uint8_t[::1]`), which takes any bytes-like object without a
+    copy."""
+    ctypes = ", ".join(
+        _CYTHON_POINTERS[p.type.element] + ", size_t" if isinstance(p.type, d.Buffer) else p.type.stdint
+        for p in decl.params
+    )
+    ret = _ret(decl)
+    params, args, pre = [], [], []
+    for i, p in enumerate(decl.params):
+        if isinstance(p.type, d.Buffer):
+            params.append(f"const uint8_t[::1] a{i}")
+            pre += [f"    cdef const uint8_t *p{i} = NULL", f"    if a{i}.shape[0] > 0:", f"        p{i} = &a{i}[0]"]
+            cast = "" if p.type.element == "uint8_t" else f"<{_CYTHON_POINTERS[p.type.element]}>"
+            args += [f"{cast}p{i}", f"<size_t>a{i}.shape[0]"]
+        else:
+            params.append(f"{p.type.stdint} a{i}")
+            args.append(f"a{i}")
+    call = f"{CALLEE}({', '.join(args)})"
+    body = "\n".join([*pre, f"    return {call}" if decl.ret else f"    {call}"])
+    used = {p.type.stdint for p in decl.params if isinstance(p.type, d.Scalar) and p.type.kind != "float"}
+    if decl.ret is not None and decl.ret.kind != "float":
+        used.add(decl.ret.stdint)
+    if decl.buffer is not None:
+        used |= {"uint8_t", "int8_t"} if decl.buffer.type.element == "int8_t" else {"uint8_t"}
+    cimport = f"from libc.stdint cimport {', '.join(sorted(used))}\n\n" if used else ""
+    doc = ", the buffer a typed memoryview (no copy)" if decl.buffer else ""
+    return f'''\
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""{HEADER}
+    {decl.text}
+py-cython-extern: {decl.name} declared with cdef extern and wrapped in a def with
+C-typed arguments{doc}."""
+
+{cimport}
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #include <stdint.h>
+    extern {ret} {CALLEE}({_c_types(decl)}) __asm__("{decl.name}");
+    """
+    {ret} {CALLEE}({ctypes})
+
+
+def {py_name(decl)}({", ".join(params)}):
+{body}
+'''
+
+
+_RUST_TYPES = {
+    ("int", 8): "i8",
+    ("int", 16): "i16",
+    ("int", 32): "i32",
+    ("int", 64): "i64",
+    ("uint", 8): "u8",
+    ("uint", 16): "u16",
+    ("uint", 32): "u32",
+    ("uint", 64): "u64",
+    ("float", 32): "f32",
+    ("float", 64): "f64",
+}
+_RUST_POINTERS = {"uint8_t": "*const u8", "int8_t": "*const i8", "char": "*const c_char", "void": "*const c_void"}
+
+
+def _rust_str(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def pyo3_cargo_toml(pyo3_requirement: str) -> str:
+    """The crate's manifest: PyO3 as the ffi round's crate requires it
+    (`pyo3_requirement`, the right-hand side of its Cargo.toml's line:
+    "0.30.1"), whose Cargo.lock build.py copies beside it, so that the same
+    crates build it."""
+    return f"""\
+# {HEADER} a symbol: py-pyo3's crate, built by maturin.
+[package]
+name = "crossing_pyo3"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[lib]
+name = "{PYO3_MODULE}"
+crate-type = ["cdylib"]
+
+[dependencies]
+pyo3 = {pyo3_requirement}
+
+[profile.release]
+codegen-units = 1
+"""
+
+
+def pyo3_build_rs(library_dir: str, library_file: str) -> str:
+    """build.rs: the module linked against the library as c-linked is (the
+    file by its own name, found in its folder, which the run path names)."""
+    lines = [
+        f"cargo:rustc-link-search=native={library_dir}",
+        f"cargo:rustc-link-lib=dylib:+verbatim={library_file}",
+        f"cargo:rustc-link-arg=-Wl,-rpath,{library_dir}",
+    ]
+    prints = "".join(f'    println!("{{}}", {_rust_str(ln)});\n' for ln in lines)
+    return f"// {HEADER} a symbol: links py-pyo3's module against its library.\nfn main() {{\n{prints}}}\n"
+
+
+def pyo3_lib_rs(decl: d.Declaration) -> str:
+    """src/lib.rs: the function behind one `#[pyfunction]`, as PyO3's guide
+    writes a function (typed arguments PyO3 converts, no clones); a buffer
+    is a PyBuffer<u8>, the object's own memory, not a copy."""
+    rust_params, ffi_params, args = [], [], []
+    for i, p in enumerate(decl.params):
+        if isinstance(p.type, d.Buffer):
+            ptr = _RUST_POINTERS[p.type.element]
+            rust_params.append(f"a{i}: PyBuffer<u8>")
+            ffi_params += [f"a{i}: {ptr}", f"a{i}_len: usize"]
+            args += [f"a{i}.buf_ptr() as {ptr}", f"a{i}.len_bytes()"]
+        else:
+            t = _RUST_TYPES[(p.type.kind, p.type.bits)]
+            rust_params.append(f"a{i}: {t}")
+            ffi_params.append(f"a{i}: {t}")
+            args.append(f"a{i}")
+    ret_type = _RUST_TYPES[(decl.ret.kind, decl.ret.bits)] if decl.ret else None
+    call = f"unsafe {{ {CALLEE}({', '.join(args)}) }}"
+    elements = {p.type.element for p in decl.params if isinstance(p.type, d.Buffer)}
+    ffi_use = [n for n, e in (("c_char", "char"), ("c_void", "void")) if e in elements]
+    uses = []
+    if ffi_use:
+        uses.append(f"use std::ffi::{ffi_use[0]};")
+    if decl.buffer:
+        uses += ["use pyo3::buffer::PyBuffer;", "use pyo3::exceptions::PyBufferError;"]
+    uses.append("use pyo3::prelude::*;")
+    if decl.buffer:
+        b = next(f"a{i}" for i, p in enumerate(decl.params) if isinstance(p.type, d.Buffer))
+        body = (
+            f"    if !{b}.is_c_contiguous() {{\n"
+            f'        return Err(PyBufferError::new_err("{py_name(decl)}() needs a contiguous buffer"));\n'
+            "    }\n"
+            f"    // SAFETY: the buffer is held (its memory kept) until {b} drops, after the\n"
+            "    // call, which only reads len_bytes() bytes of it.\n"
+            f"    Ok({call})\n"
+        )
+        sig_ret = f" -> PyResult<{ret_type or '()'}>"
+    else:
+        body = f"    // SAFETY: {decl.name} takes and returns plain values.\n    {call}\n"
+        sig_ret = f" -> {ret_type}" if ret_type else ""
+    ffi_ret = f" -> {ret_type}" if ret_type else ""
+    doc = ", the buffer a PyBuffer<u8> (the object's own memory, no copy)" if decl.buffer else ""
+    return f"""\
+//! {HEADER}
+//!     {decl.text}
+//! py-pyo3: {decl.name} behind one `#[pyfunction]`, typed arguments converted
+//! by PyO3{doc}.
+{chr(10).join(uses)}
+
+extern "C" {{
+    #[link_name = {_rust_str(decl.name)}]
+    fn {CALLEE}({", ".join(ffi_params)}){ffi_ret};
+}}
+
+/// {decl.text}
+#[pyfunction]
+#[pyo3(name = {_rust_str(py_name(decl))})]
+fn call({", ".join(rust_params)}){sig_ret} {{
+{body}}}
+
+#[pymodule]
+fn {PYO3_MODULE}(m: &Bound<'_, PyModule>) -> PyResult<()> {{
+    m.add_function(wrap_pyfunction!(call, m)?)?;
+    Ok(())
+}}
+"""
+
+
 # ---- Go --------------------------------------------------------------------------------
 
 _GO_C_TYPES = {
@@ -632,18 +951,20 @@ def _go_read_args(decl: d.Declaration) -> str:
     return "".join(out)
 
 
-def go_child(decl: d.Declaration, go124: bool) -> str:
+def go_child(decl: d.Declaration, go124: bool, purego: bool = False) -> str:
     """The Go child runner (cmd/child): main.go registers go-cgo, and with
-    go124 the file main_go124.go the two annotated calls."""
+    go124 the file main_go124.go the two annotated calls. With purego, the
+    main.go of the purego module's child, which registers go-purego."""
     names = _go_names(decl)
     arglist = ", ".join(f"a.{n}" for n in names)
     locals_ = "".join(f"\t{n} := a.{n}\n" for n in names)
     call_args = ", ".join(names)
-    variants = (
-        [("go-cgo-noescape", "CallNoescape"), ("go-cgo-nocallback", "CallNocallback")]
-        if go124
-        else [("go-cgo", "Call")]
-    )
+    if purego:
+        variants = [("go-purego", "CallPurego")]
+    elif go124:
+        variants = [("go-cgo-noescape", "CallNoescape"), ("go-cgo-nocallback", "CallNocallback")]
+    else:
+        variants = [("go-cgo", "Call")]
     funcs, regs = [], []
     for impl, fn in variants:
         tf = "time" + fn
@@ -660,6 +981,7 @@ def go_child(decl: d.Declaration, go124: bool) -> str:
         once = f"r := crossing.{fn}({arglist})" if decl.ret else f"crossing.{fn}({arglist})"
         regs.append(
             f'\tharness.Register("crossing", "{impl}", func(h *harness.Args) {{\n'
+            + ("\t\topenLibrary()\n" if purego else "")
             + ("\t\tread()\n" if decl.params else "")
             + f"\t\t{once}\n\t\t{_go_result(decl.ret, 'r')}\n"
             f"\t\tns, count := harness.Calibrated({tf}, emptyLoop)\n"
@@ -678,6 +1000,8 @@ def go_child(decl: d.Declaration, go124: bool) -> str:
         )
     if decl.params:
         imports = ['"os"', '"strconv"', '"strings"'] + imports
+    elif purego:
+        imports = ['"os"'] + imports
     fields = "".join(
         f"\t{n} {'[]byte' if isinstance(p.type, d.Buffer) else p.type.go}\n" for n, p in zip(names, decl.params)
     )
@@ -714,6 +1038,16 @@ func read() {{
 	_ = fields
 {_go_read_args(decl)}}}
 {buffer_fn}"""
+    opener = ""
+    if purego:
+        opener = f"""
+// openLibrary binds {decl.name} in ${ENV_LIBRARY} through purego.
+func openLibrary() {{
+	if err := crossing.Open(os.Getenv("{ENV_LIBRARY}")); err != nil {{
+		harness.Exit(harness.ExitFailed, "crossing: %v", err)
+	}}
+}}
+"""
     return f"""\
 // {HEADER}
 //
@@ -751,11 +1085,94 @@ func emptyLoop(count int64) time.Duration {{
 	sink += acc
 {"".join(f"	_ = {n}" + chr(10) for n in names)}	return d
 }}
-{reader}
+{reader}{opener}
 func init() {{
 {"".join(regs)}}}
 
 {"".join(funcs)}"""
+
+
+def go_purego_package(decl: d.Declaration, go_min: str) -> str:
+    """purego.go, the purego module's package: the function bound by
+    purego at run time (Open), called by CallPurego; a buffer is handed by
+    pointer, without a copy, as the ffi round's go-purego-buffer does.
+    `go_min`: the go line purego's go.mod declares ("1.25")."""
+    names = _go_names(decl)
+    params, types, args, pre, post = [], [], [], "", ""
+    for n, p in zip(names, decl.params):
+        if isinstance(p.type, d.Buffer):
+            params.append(f"{n} []byte")
+            types += ["*byte", "uintptr"]
+            pre += f"\tvar {n}Ptr *byte\n\tif len({n}) > 0 {{\n\t\t{n}Ptr = &{n}[0]\n\t}}\n"
+            args += [f"{n}Ptr", f"uintptr(len({n}))"]
+            post += (
+                f"\t// C reads {n} through the pointer during the call only; keep the slice\n"
+                f"\t// alive until the call has returned.\n\truntime.KeepAlive({n})\n"
+            )
+        else:
+            params.append(f"{n} {p.type.go}")
+            types.append(p.type.go)
+            args.append(n)
+    ret = f" {decl.ret.go}" if decl.ret else ""
+    call = f"callee({', '.join(args)})"
+    if decl.ret is None:
+        body = f"{pre}\t{call}\n{post}"
+    elif post:
+        body = f"{pre}\tr := {call}\n{post}\treturn r\n"
+    else:
+        body = f"{pre}\treturn {call}\n"
+    runtime = '\t"runtime"\n' if decl.buffer else ""
+    return f"""\
+// {HEADER}
+//
+//	{decl.text}
+
+//go:build (linux || darwin || freebsd || netbsd) && go{go_min}
+
+// Package crossing calls {decl.name} through purego, which loads the library
+// at run time and calls it without cgo (this module is built with
+// CGO_ENABLED=0). purego's go.mod declares go {go_min}.
+package crossing
+
+import (
+	"fmt"
+{runtime}
+	"github.com/ebitengine/purego"
+)
+
+// callee is {decl.name} as purego calls it, bound by Open.
+var callee func({", ".join(types)}){ret}
+
+// Open loads the library at path with its own symbols (RTLD_NOW|RTLD_LOCAL,
+// as c-dlsym loads it) and binds {decl.name}; an error says which step failed.
+func Open(path string) error {{
+	lib, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	if err != nil {{
+		return fmt.Errorf("purego cannot load %s: %v", path, err)
+	}}
+	sym, err := purego.Dlsym(lib, {_go_string(decl.name)})
+	if err != nil {{
+		return fmt.Errorf("purego finds no {decl.name} in %s: %v", path, err)
+	}}
+	purego.RegisterFunc(&callee, sym)
+	return nil
+}}
+
+// CallPurego calls {decl.name} through purego (Open first).
+func CallPurego({", ".join(params)}){ret} {{
+{body}}}
+"""
+
+
+def _go_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def go_purego_mod(go_line: str, require: str) -> str:
+    """The purego module's go.mod: purego at the version the project's
+    go.mod requires (`require` is its line: "github.com/ebitengine/purego
+    v0.11.3"); go.sum is the project's lines for it."""
+    return f"module {GO_MODULE}\n\ngo {go_line}\n\nrequire {require}\n"
 
 
 def go_bench(decl: d.Declaration, vals: list, buffer_size: int, want: str) -> str:

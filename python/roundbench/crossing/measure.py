@@ -13,6 +13,7 @@ provenance lines, `BenchmarkCrossing/impl=py-ctypes/sym=cos ... ns/call`).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import shutil
@@ -30,6 +31,7 @@ from ..errors import UsageError
 from . import build as b
 from . import decl as d
 from . import gen
+from . import header as h
 from . import report
 
 RESULTS = "results.txt"
@@ -81,17 +83,32 @@ class Result:
         return f.summary.median if f and f.summary else None
 
 
-def parse(declaration: str, args: list) -> tuple:
-    """(the Declaration, its --args values); UsageError saying what is wrong."""
+def parse(declaration: str, args: list, header: Optional[str] = None) -> tuple:
+    """(the Declaration, its --args values, the Header or None); UsageError
+    saying what is wrong. With `header`, the declaration is preprocessed
+    with it and its type names followed through the header's typedefs
+    (header.py); the Declaration keeps the text as written."""
+    hdr = None
     try:
-        dc = d.parse(declaration)
+        if header is not None:
+            try:
+                hdr = h.read(header, declaration, b.cc())
+            except h.HeaderError as e:
+                raise UsageError(str(e)) from None
+            dc = d.parse(hdr.declaration, hdr.typedefs)
+            dc = dataclasses.replace(dc, text=" ".join(declaration.split()).rstrip(";").strip())
+        else:
+            dc = d.parse(declaration)
     except d.Unsupported as e:
         raise UsageError(str(e)) from None
+    if not args:
+        # No values given: 0 for each (crc32's start, any integer's or float's).
+        args = ["0"] * len(dc.scalars)
     try:
         vals = d.values(dc, [str(a) for a in args])
     except ValueError as e:
         raise UsageError(str(e)) from None
-    return dc, vals
+    return dc, vals, hdr
 
 
 def _round(dc: d.Declaration, mechanisms: list, vals: list, buffer_size: int, lib: b.Library, axis: bool) -> tuple:
@@ -118,6 +135,9 @@ def _round(dc: d.Declaration, mechanisms: list, vals: list, buffer_size: int, li
             # row needs a Variant, which a generated program's argv names.
             argv=tuple(m.argv) or (m.name,),
             runtime=rt,
+            # Every Python and Go mechanism is a crossing into C, as the ffi
+            # round declares its rows of the same names (py-pybind11, ...).
+            level=None if m.name.startswith("c-") else "core",
         )
         (skipped.append((v, m.why)) if m.why else variants.append(v))
     rnd = rounds.Round(
@@ -155,10 +175,16 @@ def _go_releases(specs: list) -> list:
     return out
 
 
-def _items(dc: d.Declaration, lib: b.Library, vals: list, buffer_size: int, built: b.Built, pythons: list) -> dict:
+def _items(dc: d.Declaration, lib: b.Library, vals: list, buffer_size: int, built: b.Built, pythons: list,
+           hdr: Optional[h.Header]) -> dict:  # fmt: skip
     items = {
         "crossing-declaration": dc.text,
         "crossing-prototype": dc.c_prototype() + f" (this ABI: {d.sizes_text()})",
+    }
+    if hdr is not None:
+        names = "; ".join(hdr.chain(n) for n in hdr.used()) or "no typedef of it used"
+        items["crossing-header"] = f"{hdr.path} (named {hdr.given}; {hdr.command}): {names}"
+    items |= {
         "crossing-library": f"{lib.path} (named {lib.given}; sha256 {lib.sha256})",
         "crossing-args": d.env_text(dc, vals) or "none",
     }
@@ -226,10 +252,11 @@ def measure(
     progress=sys.stderr,
     only: Optional[list] = None,
     gos: Optional[list] = None,
+    header: Optional[str] = None,
 ) -> Result:
     """Measures what one call of `declaration` (a C prototype) in `library`
     (a path or a name the dynamic linker finds) costs by every mechanism,
-    on the arguments `args`, and writes results.txt, report.md and the Go
+    on the arguments `args` (none: 0 for each), and writes results.txt, report.md and the Go
     benchmark package into `out` (default results/crossing-<symbol>-<time>).
     `pythons`: the interpreters of the Python mechanisms (default: the one
     running this); `runs`: a fixed count per mechanism (default: adaptive,
@@ -238,9 +265,11 @@ def measure(
     the Go releases of the Go mechanisms, as `roundbench run --go` takes
     them ("1.20", "1.22.5"; default: the installed Go), each fetched by the
     go command where it is not yet.
-    UsageError for a declaration, argument, library or symbol that cannot
-    be used (its message is one line)."""
-    dc, vals = parse(declaration, list(args))
+    `header`: the header the declaration is copied from (a path, or an
+    include name such as zlib.h), whose macros and typedefs it may use.
+    UsageError for a declaration, argument, header, library or symbol that
+    cannot be used (its message is one line)."""
+    dc, vals, hdr = parse(declaration, list(args), header)
     if dc.buffer is not None and buffer_size < 0:
         raise UsageError(f"--buffer-size {buffer_size}: want a size in bytes >= 0")
     if runs is not None and runs < 1:
@@ -279,8 +308,8 @@ def measure(
     place = placement.plan("pinned")
     # The crossing round is no suite round: no hook of its own, and the
     # static scan of the timed code reads the suite's sources, not these.
-    header, _ = provenance.collect([], policy.describe(), False, place, [plan])
-    header.update(_items(dc, lib, vals, buffer_size, built, exes))
+    prov, _ = provenance.collect([], policy.describe(), False, place, [plan])
+    prov.update(_items(dc, lib, vals, buffer_size, built, exes, hdr))
     r = runner.Runner(out_file, policy, timeout, progress=progress, placement=place, notices=progress)
     if progress:
         more = "" if runs is not None else " at least"
@@ -293,7 +322,7 @@ def measure(
     # after, since measure() may be called from a program that goes on.
     affinity = os.sched_getaffinity(0)
     try:
-        r.run([plan], header)
+        r.run([plan], prov)
     finally:
         os.sched_setaffinity(0, affinity)
     res = _collect(out_file, rnd, dc, vals, lib, built)
@@ -301,7 +330,7 @@ def measure(
     if built.go_dir is not None and res.result is not None:
         _go_package(built.go_dir, out_dir / GO_FOLDER, dc, vals, buffer_size, res.result)
 
-    res.report = report.write(res, out_dir, header)
+    res.report = report.write(res, out_dir, prov)
     return res
 
 

@@ -49,6 +49,7 @@ def write(res, out_dir: Path, header: dict) -> Path:
         f"- **Library**: `{res.library.path}` (named `{res.library.given}`; sha256 `{res.library.sha256[:16]}…`)",
         f"- **Called as** `{dc.c_prototype()}` with arguments {args}"
         + (f" and a buffer of {header.get('crossing-buffer', '')}" if dc.buffer else ""),
+        *([f"- **Header**: {header['crossing-header']}"] if "crossing-header" in header else []),
         f"- **Result**: {d.readable(res.result) if res.result else 'none (no mechanism ran)'}; every mechanism "
         "that ran returned it (bit for bit), or failed its run, named below",
         f"- **Machine**: {header.get('cpu', '?')}, {header.get('cores', '?')}; load average "
@@ -70,6 +71,11 @@ def write(res, out_dir: Path, header: dict) -> Path:
         lines.append("**Not run here**:\n")
         lines += [f"- {m}: {why}" for m, why in sorted(res.skipped.items())]
         lines.append("")
+    built = "; ".join(
+        f"{k.removeprefix('crossing-build-')} {v.partition(': built in ')[2].partition(' (')[0]}"
+        for k, v in header.items()
+        if k.startswith("crossing-build-") and ": built in " in v
+    )
     figs = ffi.ladder(
         [(f.label, f.summary) for f in res.figures],
         out_dir,
@@ -96,6 +102,18 @@ def write(res, out_dir: Path, header: dict) -> Path:
             else ""
         )
         + ".",
+        "- py-pybind11, py-nanobind, py-cython-extern and py-pyo3 are each a thin wrapper written as its tool's "
+        "documentation recommends for speed (pybind11's and nanobind's m.def of the function itself, Cython's "
+        "cdef extern in a def with C-typed arguments, PyO3's #[pyfunction] with typed arguments), "
+        "a buffer taken through the buffer protocol without a copy; each is compiled once per declaration and "
+        "interpreter into the cache.",
+        "- go-purego loads the library at run time through purego, in a program built without cgo "
+        "(CGO_ENABLED=0); purego converts each call's arguments through reflection (RegisterFunc).",
+        *(
+            [f"- What each binding cost to build (once; the provenance has the tools' versions): {built}."]
+            if built
+            else []
+        ),
         f"- The Go package in `{'go'}/` holds the cgo calls and `BenchmarkCrossing`: "
         "`cd go && go test -bench Crossing` (or copy its files into your own package).",
         f"- Sizes of C's integer names on this ABI: {d.sizes_text()}.",

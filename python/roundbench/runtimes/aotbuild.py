@@ -285,6 +285,19 @@ _TRANSLATE = {
 _CXX = {PYTHRAN, PYBIND11, NANOBIND}
 
 
+def translate(tool: str, exe: str, source: Path, work: Path) -> tuple:
+    """What `tool` (CYTHON, PYBIND11, NANOBIND, ...) makes of `source` for
+    interpreter `exe`, in `work`: (the C or C++ sources to compile, their
+    compile flags, the link flags), as the ffi round's modules are built.
+    Failed says why it could not."""
+    return _TRANSLATE[tool](exe, source, work)
+
+
+def is_cxx(tool: str) -> bool:
+    """Whether `tool`'s output is C++."""
+    return tool in _CXX
+
+
 def shown(path: Path) -> str:
     """A source's path from the package's parent (roundbench/pure/loop.py)."""
     try:
@@ -304,21 +317,35 @@ def _build_crate(m: Module, got, target: Path) -> None:
     too, so that a rebuild is incremental), and the module taken out of
     the wheel into `target`. --locked: the build never rewrites the
     committed Cargo.lock; a crate it lacks fails the build instead."""
+    build_crate(m.beside[0], m.name, got, target, target.parent / "target", locked=True)
+
+
+def build_crate(
+    manifest: Path, name: str, got, target: Path, target_dir: Path, locked: bool, repair: bool = True
+) -> None:
+    """The crate of `manifest` built by maturin for interpreter `got` into
+    a wheel beside `target`, cargo's target folder `target_dir`, and its
+    module `name` taken out of the wheel into `target`. With locked, cargo
+    may not change the crate's Cargo.lock. Without repair, maturin leaves
+    the module's shared libraries as it links them (its default, auditwheel
+    repair, copies one outside the manylinux set into the wheel under a
+    new name, which the module alone taken out could not find). Failed
+    says why it could not."""
     if shutil.which("cargo") is None:
         raise extbuild.Failed("cargo is not on PATH (Rust's toolchain: rustup, or Debian's cargo)")
     wheels = target.parent / "wheels"
     shutil.rmtree(wheels, ignore_errors=True)
-    manifest = m.beside[0]
-    cmd = [got.executable, "-m", "maturin", "build", "--release", "--locked", "-q", "-m", str(manifest)]
-    cmd += ["-i", got.executable, "-o", str(wheels), "--target-dir", str(target.parent / "target")]
+    cmd = [got.executable, "-m", "maturin", "build", "--release", *(["--locked"] if locked else []), "-q"]
+    cmd += [] if repair else ["--auditwheel", "skip"]
+    cmd += ["-m", str(manifest), "-i", got.executable, "-o", str(wheels), "--target-dir", str(target_dir)]
     extbuild.run_step(cmd, "maturin", target.parent, timeout=CRATE_TIMEOUT_S)
     found = sorted(wheels.glob("*.whl"))
     if not found:
         raise extbuild.Failed(f"maturin wrote no wheel into {wheels}")
     with zipfile.ZipFile(found[-1]) as wheel:
-        members = [n for n in wheel.namelist() if Path(n).name.startswith(f"{m.name}.") and n.endswith(".so")]
+        members = [n for n in wheel.namelist() if Path(n).name.startswith(f"{name}.") and n.endswith(".so")]
         if not members:
-            raise extbuild.Failed(f"{found[-1].name} holds no {m.name} module")
+            raise extbuild.Failed(f"{found[-1].name} holds no {name} module")
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.write_bytes(wheel.read(members[0]))
     os.replace(tmp, target)
