@@ -573,8 +573,8 @@ def test_declaration():
     assert "newcomer" in pandas.explain
     assert programs  # the module the children are found through
     numba = rnd.ROUND.variant("py-numba")
-    assert numba.level == "ecosystem" and numba.default_if({"events": 100_000})
-    assert not numba.default_if({"events": 277, "test": 1, "sink": "pipe"})  # no launch cell
+    assert numba.level == "ecosystem" and numba.runs_if({"events": 100_000})
+    assert not numba.runs_if({"events": 277, "test": 1, "sink": "pipe"})  # no launch cell
     assert {"compile-ns", "import-ns"} <= set(rnd.ROUND.units)
 
 

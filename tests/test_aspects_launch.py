@@ -186,6 +186,14 @@ def test_a_second_combination(tmp_path):
     assert _result(out) == f"matches=8 crc={zlib.crc32(ref):08x} len={len(ref)}"
 
 
+def _runs_by_default(rnd, size: dict) -> set:
+    return {
+        v.name
+        for v in rnd.variants
+        if (v.runs_if is None or v.runs_if(size)) and (v.default_if is None or v.default_if(size))
+    }
+
+
 def test_cells_and_variants():
     rnd = rounds.get("aspects")
     launch = {v.name for v in aspects.LAUNCH_VARIANTS}
@@ -200,7 +208,7 @@ def test_cells_and_variants():
     more = [s for s in rnd.more_sizes if "sink" in s]
     assert {(s["test"], s["sink"]) for s in more} == {(2, k) for k in aspects.SINKS if k != "pipe"}
     for size in rnd.sizes + rnd.more_sizes:
-        ran = {v.name for v in rnd.variants if v.default_if is None or v.default_if(size)}
+        ran = _runs_by_default(rnd, size)
         if "sink" not in size:
             assert not ran & launch, size
             continue
@@ -214,13 +222,30 @@ def test_cells_and_variants():
     quick = [s for s in rnd.quick if "sink" in s]
     assert quick and all(s.get("starts") == 1 and s["sink"] == "pipe" for s in quick)
     for size in quick:  # the cold `go run` is left out of --quick: each start compiles the runtime
-        ran = {v.name for v in rnd.variants if v.default_if is None or v.default_if(size)}
+        ran = _runs_by_default(rnd, size)
         assert "go-run-cold" not in ran and {"c-binary", "go-binary", "go-run", "py-script", "py-script-numba"} <= ran
     v = rnd.variant("go-run")
     env = {**v.env({"events": 277}), **v.make_inputs({"events": 277})}
     assert env["RB_ASPECTS_GO_MODULE"] == str(ROOT) and os.path.isabs(env[aspects.EVENTS_ENV])
     env = rnd.variant("py-script-numba").env({"events": 277})
     assert env["RB_ASPECTS_SCRIPT"] == str(ROOT / "python" / "roundbench" / "rounds" / "aspects" / "with_numba.py")
+
+
+def test_a_size_given_keeps_launch_and_in_process_variants_apart():
+    """--param events=N runs every variant limited to some sizes
+    (default_if), but an in-process variant never in a launch cell, nor a
+    launch mode outside one (Variant.runs_if)."""
+    from roundbench.run.plans import make_plans
+
+    rnd = rounds.get("aspects")
+    launch = {v.name for v in aspects.LAUNCH_VARIANTS}
+    plans = make_plans([rnd], None, False, {}, {"aspects": {"events": 500}})
+    assert [p.params.get("sink") for p in plans] == [None, "pipe", "pipe"]
+    for p in plans:
+        names = {v.name for v in p.variants} | {v.name for v, _ in p.skipped}
+        assert (names <= launch) if "sink" in p.params else not (names & launch), p.params
+    assert {v.name for v in plans[0].variants} >= {"py", "py-pandas", "go", "c"}  # py-pandas: sized, so it runs
+    assert "go-run-cold" in {v.name for v in plans[2].variants}  # sized: default_if no longer limits it
 
 
 def _cell(impl, **metrics):

@@ -102,6 +102,8 @@ def test_a_users_file_is_one_cell_whatever_the_sizes(tmp_path, quick):
     assert rest == {"seed": "3"}
     plans = make_plans(selected, None, quick, rest)
     assert len(plans) == 1
+    # --sizes all adds no cell of the round's own beside the file's
+    assert len(make_plans(selected, None, quick, rest, all_sizes=True)) == 1
     token = userfile.input_token(str(log))
     assert plans[0].params == {"file": token, "seed": "3"}
     # The C core first: the runner's cross-check takes a cell's first result

@@ -85,6 +85,10 @@ class Variant:
     # Sizes this variant runs at by default (None: all); a size given on the
     # command line (--n, --param, a round's options) runs every variant.
     default_if: Optional[Callable[[dict], bool]] = None
+    # The cells this variant can run in at all, whatever the command line
+    # gives (None: every one): round aspects' in-process variants never run
+    # in a launch cell, nor its launch modes outside one.
+    runs_if: Optional[Callable[[dict], bool]] = None
     # The settings the child runs under, from the cell's parameters (e.g.
     # OPENBLAS_NUM_THREADS, GOMAXPROCS): extra environment, computed without
     # side effects (the fairness check reads it too). Recorded in the result

@@ -132,6 +132,8 @@ def make_plans(
             for v in rnd.variants:
                 if impls and v.name not in impls:
                     continue
+                if v.runs_if and not v.runs_if(params):
+                    continue
                 if v.default_if and not sized and not v.default_if(params):
                     continue
                 for row, why in expand(rnd, v, axes):

@@ -89,12 +89,16 @@ def bind_user_file(rnd: Round, path: str) -> Round:
     for v in sorted(rnd.variants, key=lambda v: v.name != rnd.reference):
         why = ui.refuses(v)
         if why:
-            variants.append(dataclasses.replace(v, requires=_refused(why), default_if=None))
+            variants.append(dataclasses.replace(v, requires=_refused(why), default_if=None, runs_if=None))
         else:
             variants.append(
-                dataclasses.replace(v, make_inputs=functools.partial(ui.make_inputs, path=path), default_if=None)
+                dataclasses.replace(
+                    v, make_inputs=functools.partial(ui.make_inputs, path=path), default_if=None, runs_if=None
+                )
             )
-    return dataclasses.replace(rnd, sizes=[cell], quick=[cell], variants=variants, user_file=(token, path))
+    return dataclasses.replace(
+        rnd, sizes=[cell], more_sizes=[], quick=[cell], variants=variants, user_file=(token, path)
+    )
 
 
 def user_inputs(selected: list, overrides: dict) -> tuple:

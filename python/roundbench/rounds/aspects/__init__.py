@@ -388,6 +388,7 @@ def _launch(name: str, explain: str, program_env, requires=None, where=_is_launc
         explain + CHECKED,
         requires=requires,
         default_if=where,
+        runs_if=_is_launch,
         env=lambda params: program_env(),
         make_inputs=_make_inputs,
     )
@@ -451,9 +452,9 @@ LAUNCH_SIZES = [{"events": DEFAULT_EVENTS, "test": 1, "sink": "pipe"}] + [
 
 
 def _in_process(v: Variant) -> Variant:
-    """An in-process variant keeps out of the launch cells."""
-    own = v.default_if
-    return dataclasses.replace(v, default_if=lambda p: not _is_launch(p) and (own is None or own(p)))
+    """An in-process variant keeps out of the launch cells, whatever size
+    the command line gives."""
+    return dataclasses.replace(v, runs_if=lambda p: not _is_launch(p))
 
 
 def _refuses_user_events(v: Variant) -> str | None:
