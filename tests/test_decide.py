@@ -78,6 +78,22 @@ def test_the_interval_widens_with_the_number_of_equal_variants(k):
     assert one <= fewer < many or (k == 2 and one < many)
 
 
+def test_a_candidate_no_replicate_could_choose_widens_nothing():
+    """Pure Python, 70 times slower and noisy, beside numba on Python's
+    side: no replicate makes it Python's best, so neither its noise nor its
+    few runs reach the interval of numba against Go; an equal contender
+    does widen it, and its too few runs leave no interval."""
+    go = {"go": _runs(1.0, 0.05, seed=3)}
+    numba = _runs(0.9, 0.05, seed=4)
+    alone = decide.evidence(go, {"py-numba": numba})
+    beside = decide.evidence(go, {"py-numba": numba, "py": _runs(70.0, 0.4, n=3, seed=5)})
+    assert beside.deviations == alone.deviations and beside.half_width(0.95) is not None
+    close = decide.evidence(go, {"py-numba": numba, "py-cython": _runs(0.9, 0.05, seed=6)})
+    assert close.half_width(0.95) > alone.half_width(0.95)
+    few = decide.evidence(go, {"py-numba": numba, "py-cython": _runs(0.9, 0.05, n=2, seed=6)})
+    assert few.half_width(0.95) is None and few.why == "fewer than 3 runs in a variant"
+
+
 def test_benjamini_hochberg_steps_up():
     assert decide.benjamini_hochberg([0.001, 0.008, 0.029, 0.039, 0.9], 0.05) == 4
     # Step-up: the second fails at its own rank, the third passes and takes it along.

@@ -10,13 +10,18 @@ best medians, as a log, θ = log(ratio), positive when a is better.
 
 1. The interval includes the choice of each side's best. Each of RESAMPLES
    bootstrap replicates resamples every candidate's runs (with
-   replacement) and takes the largest deviation, over every (a, b) pair of
-   candidates, of the pair's log ratio from its observed value: D. The
-   interval at level 1 - q is θ ± the (1 - q) quantile of D. It holds for
-   every pair at once, so it holds for whichever candidates are truly each
-   side's best: more candidates, a wider interval (a side that picks the
-   best of eight equal variants is not eight times lucky). With one
-   candidate a side, D is the deviation of the one ratio.
+   replacement). A side's contenders are the candidates that are its best
+   in at least one replicate (the observed best always is one): those the
+   choice could fall on. Each replicate's D is the largest deviation, over
+   every (a, b) pair of contenders, of the pair's log ratio from its
+   observed value. The interval at level 1 - q is θ ± the (1 - q) quantile
+   of D. It holds for every pair of contenders at once, so it holds for
+   whichever candidates are truly each side's best: more contenders, a
+   wider interval (a side that picks the best of eight equal variants is
+   not eight times lucky), while a candidate that no replicate makes its
+   side's best (pure Python beside numba) widens nothing, however noisy
+   its runs. With one contender a side, D is the deviation of the one
+   ratio. Every contender needs MIN_RUNS runs.
 2. Three outcomes, with a margin m (MARGIN, 5%; `--margin`): a difference
    smaller than a factor 1 + m is one nobody acts on. *Faster*: the whole
    interval lies beyond the margin (|θ| - half-width > log(1 + m)).
@@ -157,8 +162,9 @@ def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
     """The evidence of side a against side b: each a dict candidate name ->
     its runs' values (at least one candidate a side). The best of a side is
     its candidate with the lowest median (`better` "lower") or the highest.
-    Without MIN_RUNS runs in every candidate, or with a median that is not
-    positive, there is no interval (theta is still given where it can be)."""
+    Without MIN_RUNS runs in every contender (rule 1), or with a median
+    that is not positive, there is no interval (theta is still given where
+    it can be)."""
     if not a or not b:
         raise ValueError("each side needs a candidate")
     pick = min if better == "lower" else max
@@ -169,24 +175,40 @@ def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
     if a_best[0] <= 0 or b_best[0] <= 0:
         return Evidence(None, why="a median that is not positive", a_best=a_best[1], b_best=b_best[1])
     theta = math.log(b_best[0] / a_best[0]) if better == "lower" else math.log(a_best[0] / b_best[0])
-    runs = min(len(v) for v in (*a.values(), *b.values()))
-    if runs < MIN_RUNS or any(m <= 0 for m in med.values()):
-        why = f"fewer than {MIN_RUNS} runs in a variant" if runs < MIN_RUNS else "a median that is not positive"
-        return Evidence(theta, why=why, a_best=a_best[1], b_best=b_best[1], runs=runs)
+    if any(m <= 0 for m in med.values()):
+        return Evidence(theta, why="a median that is not positive", a_best=a_best[1], b_best=b_best[1])
     # numpy is the one dependency here: loaded on the first interval.
     import numpy as np
 
     rng = np.random.default_rng(SEED)
 
-    def deviations(values: list) -> "np.ndarray":
+    def resampled(values: list) -> "np.ndarray":
         x = np.asarray(values, dtype=float)
         idx = rng.integers(0, len(x), size=(RESAMPLES, len(x)))
-        m = np.median(x[idx], axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(m) - math.log(_median(values))
+        return np.median(x[idx], axis=1)
 
-    da = np.array([deviations(v) for v in a.values()])
-    db = np.array([deviations(v) for v in b.values()])
+    def contenders(side: dict, best: str) -> dict:
+        """The candidates some replicate makes the side's best: name ->
+        their replicates' medians."""
+        reps = {n: resampled(v) for n, v in side.items() if v}
+        names = list(reps)
+        stacked = np.vstack([reps[n] for n in names])
+        won = stacked.argmin(axis=0) if better == "lower" else stacked.argmax(axis=0)
+        keep = {names[i] for i in np.unique(won)} | {best}
+        return {n: reps[n] for n in names if n in keep}
+
+    ca, cb = contenders(a, a_best[1]), contenders(b, b_best[1])
+    runs = min(len(side[n]) for side, c in ((a, ca), (b, cb)) for n in c)
+    if runs < MIN_RUNS:
+        return Evidence(
+            theta, why=f"fewer than {MIN_RUNS} runs in a variant", a_best=a_best[1], b_best=b_best[1], runs=runs
+        )
+
+    def deviations(side: dict, c: dict) -> "np.ndarray":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.array([np.log(m) - math.log(_median(side[n])) for n, m in c.items()])
+
+    da, db = deviations(a, ca), deviations(b, cb)
     # A pair's log ratio, log(b / a) for times (log(a / b) for rates: the
     # same deviation, negated), deviates by db_j - da_i; D is the largest
     # |db_j - da_i| over every pair, per replicate.
