@@ -301,6 +301,12 @@ def test_decision_weights_name_the_sides_of_the_points():
     assert w["c"] == 0.0 and w["py-numpy"] == 0.0
     assert w["go"] > 0.5 and w["py"] > 0.5  # alone and ecosystem: 1% apart
     assert w["py-c"] < UNDECIDING_WEIGHT and w["go-c"] == w["py-c"]  # calling C: 30 times apart
+    # A contender for a side's best is weighed with it: the interval is
+    # drawn over both (decide.evidence); one that cannot be best is not.
+    rnd = make_round("weights3", ["go", "py", "py-numpy", "py-numba"])
+    values = {"go": wide, "py": [v * 70 for v in wide], "py-numpy": [v * 1.2 for v in wide], "py-numba": wide}
+    w = decision_weights(rnd, {"n": 1}, values)
+    assert w["py-numba"] > 0.5 and w["py-numpy"] == w["py-numba"] and w["py"] < UNDECIDING_WEIGHT
     undecided = make_round("weights2", ["go", "py"], undecided=lambda p: "fixed by construction")
     assert decision_weights(undecided, {"n": 1}, {"go": wide, "py": wide}) == {"go": 0.0, "py": 0.0}
 

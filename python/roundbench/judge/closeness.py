@@ -62,11 +62,21 @@ def closeness(a: list, b: list, margin: float = decide.MARGIN) -> float:
     return 1.0 / (1.0 + (gap / width) ** 2)
 
 
+def _could_be_best(values: list, best: list, better: str) -> bool:
+    """Whether some resampling of the runs could make a candidate its side's
+    best: its range reaches past the best's (decide.py's contenders, which
+    the interval of the side's best is drawn over)."""
+    return min(values) <= max(best) if better == "lower" else max(values) >= min(best)
+
+
 def decision_weights(rnd: rounds.Round, params: dict, values: dict, margin: float = decide.MARGIN) -> dict:
     """variant -> the closeness of the closest score decision it is a side
-    of (0 for none: not its language's best at any level, the C core, a
-    published program, a round that is not scored, a cell that decides
-    nothing). values: variant -> its values in the cell's score unit."""
+    of (0 for none: not a contender for its language's best at any level,
+    the C core, a published program, a round that is not scored, a cell
+    that decides nothing). A side's contenders are its best and every
+    candidate whose runs' range reaches past the best's: the decision's
+    interval is drawn over all of them (decide.evidence), so each needs its
+    runs. values: variant -> its values in the cell's score unit."""
     out = {v: 0.0 for v in values}
     if not rnd.scored or rnd.facts or rounds.undecided(rnd, params):
         return out
@@ -79,6 +89,8 @@ def decision_weights(rnd: rounds.Round, params: dict, values: dict, margin: floa
         if g is None or p is None:
             continue
         w = closeness(values[g.impl], values[p.impl], margin)
-        for side in (g.impl, p.impl):
-            out[side] = max(out[side], w)
+        for best, impls in ((g.impl, go_impls), (p.impl, py_impls)):
+            for impl in impls:
+                if impl == best or (values.get(impl) and _could_be_best(values[impl], values[best], better)):
+                    out[impl] = max(out[impl], w)
     return out
