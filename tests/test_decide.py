@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 
 import pytest
 
@@ -118,6 +119,16 @@ def test_too_few_runs_is_inconclusive_with_the_reason():
     d = _one([1.0], [2.0])
     assert d.outcome == decide.INCONCLUSIVE and d.ci is None and d.why == "fewer than 3 runs in a variant"
     assert math.isclose(d.ratio, 2.0)
+
+
+def test_without_numpy_a_comparison_is_inconclusive_and_says_so(monkeypatch):
+    """A plain `pip install roundbench` has no numpy: the report is still
+    written, every cell inconclusive, naming what to install."""
+    monkeypatch.setitem(sys.modules, "numpy", None)  # import numpy raises ImportError
+    d = _one(_runs(100.0, 0.01), _runs(200.0, 0.01, seed=2))
+    assert d.outcome == decide.INCONCLUSIVE and d.ci is None
+    assert "numpy is not installed" in d.why and "roundbench[report]" in d.why
+    assert math.isclose(d.ratio, 2.0, rel_tol=0.05)
 
 
 def test_the_rule_refuses_a_margin_outside_0_1():

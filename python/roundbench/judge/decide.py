@@ -105,6 +105,9 @@ class Rule:
 
 DEFAULT_RULE = Rule()
 
+# Why a comparison has no interval when numpy is missing.
+NO_NUMPY = "no interval: numpy is not installed (pip install 'roundbench[report]')"
+
 
 @dataclass
 class Evidence:
@@ -177,8 +180,13 @@ def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
     theta = math.log(b_best[0] / a_best[0]) if better == "lower" else math.log(a_best[0] / b_best[0])
     if any(m <= 0 for m in med.values()):
         return Evidence(theta, why="a median that is not positive", a_best=a_best[1], b_best=b_best[1])
-    # numpy is the one dependency here: loaded on the first interval.
-    import numpy as np
+    # numpy is the one dependency here, loaded on the first interval; a
+    # plain `pip install roundbench` has none, and then every comparison
+    # stays inconclusive and says why (the estimate is still given).
+    try:
+        import numpy as np  # optional: loaded on the first interval
+    except ImportError:
+        return Evidence(theta, why=NO_NUMPY, a_best=a_best[1], b_best=b_best[1])
 
     rng = np.random.default_rng(SEED)
 
