@@ -563,3 +563,13 @@ def test_go_rows_count_the_allocation_that_both_annotations_save():
         fields = next(ln for ln in out.stdout.splitlines() if ln.startswith("Benchmark")).split()
         allocs[impl] = float(fields[fields.index("allocs/call") - 1])
     assert allocs == {"go-c": 0.0, "go-c-ptr": 1.0, "go-c-ptr-noescape": 1.0, "go-c-ptr-both": 0.0}
+
+
+def test_binding_rows_name_every_row_a_binding_tool_runs():
+    """ffi.BINDING_ROWS is what may be a skip row where a tool is missing
+    (PyPy's tests lean on it): every binding's call, buffer, args4, str and
+    callback row, and no row the project wrote by hand."""
+    want = set(ffi_round.BINDINGS) | {f"{b}-buffer" for b in ffi_round.BINDINGS} | set(ffi_round.ROW_BINDING)
+    assert ffi_round.BINDING_ROWS == want
+    assert not ffi_round.BINDING_ROWS & set(BY_HAND)
+    assert {"py-pyo3-callback", "py-cython-callback", "py-nanobind-str", "py-pybind11-args4"} <= ffi_round.BINDING_ROWS

@@ -229,6 +229,10 @@ def _binding_variants() -> list:
 
 
 V = Variant
+# Every row a binding tool's module runs (ffi.BINDINGS): the call, its buffer,
+# args4, str and callback rows. Where the tool is missing, each is a skip row.
+BINDING_VARIANTS = _binding_variants()
+BINDING_ROWS = frozenset(v.name for v in BINDING_VARIANTS)
 # The headline findings this round offers the report's first page (rank: their
 # place among every round's; summary.py keeps the first ten that ran).
 HEADLINES = [
@@ -428,7 +432,7 @@ ROUND = Round(
             requires=_core,
         ),
         V("py-c-bytes", "python", "1 MiB bytearray copied to bytes, then handed to C, per call", requires=_core),
-        *_binding_variants(),
+        *BINDING_VARIANTS,
     ],
     sizes=[{}],
     quick=[{}],
