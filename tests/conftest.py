@@ -72,6 +72,18 @@ def run_roundbench(*args, timeout=600, **kw) -> subprocess.CompletedProcess:
     )
 
 
+def shared_library(folder: Path, name: str, source: str) -> str:
+    """A C source compiled into folder/lib<name>.so, for the crossing tests
+    to call (skips where there is no C compiler)."""
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    src = folder / f"{name}.c"
+    src.write_text(source)
+    lib = folder / f"lib{name}.so"
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
+    return str(lib)
+
+
 def os_threads(settle_to: int = 1 << 30) -> int:
     """OS threads of this process. Thread.join() returns once the thread is
     done with Python, a moment before the kernel thread is gone: with

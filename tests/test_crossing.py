@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import shared_library
 
 from roundbench import cli
 from roundbench.runtimes import gotoolchains
@@ -51,14 +52,7 @@ SOME = ["py-ctypes", "py-ext", "go-cgo"]
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory) -> str:
-    if shutil.which("cc") is None:
-        pytest.skip("no C compiler")
-    folder = tmp_path_factory.mktemp("lib")
-    src = folder / "crosstest.c"
-    src.write_text(LIBRARY_C)
-    lib = folder / "libcrosstest.so"
-    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
-    return str(lib)
+    return shared_library(tmp_path_factory.mktemp("lib"), "crosstest", LIBRARY_C)
 
 
 @pytest.fixture(scope="module")

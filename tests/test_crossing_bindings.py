@@ -8,9 +8,9 @@ and double function and a buffer one.)"""
 from __future__ import annotations
 
 import shutil
-import subprocess
 
 import pytest
+from conftest import shared_library
 
 from roundbench.crossing import build, decl, gen
 from roundbench.crossing.measure import measure
@@ -41,14 +41,7 @@ int32_t whoami(void) { return (int32_t)getpid(); }
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory) -> str:
-    if shutil.which("cc") is None:
-        pytest.skip("no C compiler")
-    folder = tmp_path_factory.mktemp("lib")
-    src = folder / "bindtest.c"
-    src.write_text(LIBRARY_C)
-    lib = folder / "libbindtest.so"
-    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(lib), str(src)], check=True)
-    return str(lib)
+    return shared_library(tmp_path_factory.mktemp("lib"), "bindtest", LIBRARY_C)
 
 
 @pytest.fixture(scope="module")
