@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import random
 import sys
+import warnings
 
 import pytest
 
@@ -119,6 +120,18 @@ def test_too_few_runs_is_inconclusive_with_the_reason():
     d = _one([1.0], [2.0])
     assert d.outcome == decide.INCONCLUSIVE and d.ci is None and d.why == "fewer than 3 runs in a variant"
     assert math.isclose(d.ratio, 2.0)
+
+
+def test_runs_of_zero_give_no_warning_only_a_reason():
+    """A positive median over runs that are often 0 (a spread of start
+    times, say): some replicates' medians are 0, which the interval drops,
+    and numpy says nothing on the way."""
+    runs = [0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        d = _one(runs, [0.0, 0.0, 0.0, 2.0, 3.0, 4.0, 5.0])
+    assert d.outcome == decide.INCONCLUSIVE, d
+    assert d.why == "the resampled medians are not all positive" or d.ci is not None, d
 
 
 def test_without_numpy_a_comparison_is_inconclusive_and_says_so(monkeypatch):

@@ -220,7 +220,11 @@ def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
     # A pair's log ratio, log(b / a) for times (log(a / b) for rates: the
     # same deviation, negated), deviates by db_j - da_i; D is the largest
     # |db_j - da_i| over every pair, per replicate.
-    d = np.maximum(db.max(axis=0) - da.min(axis=0), da.max(axis=0) - db.min(axis=0))
+    # A replicate whose median is 0 has a deviation of -inf, and two of
+    # them give inf - inf: not finite, and dropped below, without numpy's
+    # warning on the user's terminal.
+    with np.errstate(invalid="ignore"):
+        d = np.maximum(db.max(axis=0) - da.min(axis=0), da.max(axis=0) - db.min(axis=0))
     d = d[np.isfinite(d)]
     if len(d) < RESAMPLES // 2:
         return Evidence(theta, why="the resampled medians are not all positive", a_best=a_best[1], b_best=b_best[1])
