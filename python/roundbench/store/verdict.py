@@ -14,19 +14,22 @@ The rules this page applies:
   side to Python's, both measured in one run on one machine; the page sets
   these ratios (and the names of the two variants) side by side, never the
   raw times or memory of different hardware.
-- A level's verdict on a setting is the side that wins more of that level's
-  counted cells there: "Go" or "Python", "split" when both win as many
-  (ties included: a level whose every cell is a tie is split). A cell
-  listed and not counted (score.ScoreCell.undecided) is shown and never
-  counts; a setting with no counted cell at a level has no verdict there.
+- A level's verdict on a setting is the side that is faster in more of
+  that level's counted cells there: "Go" or "Python", "split" when both are
+  faster in as many (equivalent and inconclusive cells count for neither,
+  so a level with no cell decided faster is split). A cell listed and not
+  counted (score.ScoreCell.undecided) is shown and never counts; a setting
+  with no counted cell at a level has no verdict there.
 - A level's verdict holds when it is the same on every setting that has
   counted cells at that level.
-- A cell changes side when its decided winners (Go, Python or a tie; a
-  setting without a decided point is left out) are not all the same. Each
-  setting whose winner differs from that of the first setting with a point
+- A cell changes outcome when its outcomes (Go faster, Python faster,
+  equivalent or inconclusive, by judge/decide.py's rule; a setting without
+  a point is left out) are not all the same, and changes side when Go is
+  faster on one setting and Python on another. Each
+  setting whose outcome differs from that of the first setting with a point
   (the reference) says why, as `roundbench compare` does between two result
   sets (scorechanges.py): a different best variant on a side, the ratio's
-  interval now including or excluding 1, and the provenance that differs
+  interval now beyond, within or straddling the margin, and the provenance that differs
   between the two runs: the machine (cpu, cpu-id, cores, kernel, its
   fingerprint), the runtimes (go-version, python-key, python-children, or
   the setting's own Go release and interpreter where a run with the runtime
