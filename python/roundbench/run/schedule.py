@@ -446,9 +446,16 @@ class Schedule:
             if took <= tb:
                 text += f" of the {minutes(tb)} time budget"
             elif not self.extra_s:
-                text += f", beyond the {minutes(tb)} time budget: the minimum runs alone took that (never fewer)"
+                text += (
+                    f", {minutes(took - tb)} beyond the {minutes(tb)} time budget: the minimum runs alone took "
+                    "that (never fewer)"
+                )
             else:
-                text += f", beyond the {minutes(tb)} time budget: the last run outlasted its estimate"
+                # How far beyond, in its own unit: "29 min, beyond the 29 min
+                # time budget" read as a contradiction.
+                text += (
+                    f", {minutes(took - tb)} beyond the {minutes(tb)} time budget: the last run outlasted its estimate"
+                )
         text += f", {minutes(self.extra_s)} of them beyond the minimum"
         if self.policy.fixed is not None:
             return text
