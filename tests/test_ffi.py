@@ -513,17 +513,23 @@ def test_purego_child_says_a_missing_library(tmp_path):
 
 
 def test_abi3_under_another_implementation_is_a_skip_row(monkeypatch):
-    """The limited API is CPython's stable ABI: under PyPy (cpyext) or an
-    older CPython the row says why, before any build is tried."""
+    """The limited API is CPython's stable ABI: under PyPy (cpyext), an
+    older CPython or a free-threaded one the row says why, before any build
+    is tried."""
     from types import SimpleNamespace
 
-    def fake(implementation, version):
-        return SimpleNamespace(implementation=implementation, version=version, describe=lambda: "that-python")
+    def fake(implementation, version, free_threaded=False):
+        return SimpleNamespace(
+            implementation=implementation, version=version, free_threaded=free_threaded, describe=lambda: "that-python"
+        )
 
     monkeypatch.setattr(interp, "info", lambda exe: fake("PyPy", "3.11.13"))
     assert ffi_round._limited_api("x") == "the limited API (abi3) is CPython's, and that-python is not one"
     monkeypatch.setattr(interp, "info", lambda exe: fake("CPython", "3.10.14"))
     assert ffi_round._limited_api("x") == "Py_LIMITED_API 3.11 needs CPython 3.11 or newer, not that-python"
+    monkeypatch.setattr(interp, "info", lambda exe: fake("CPython", "3.13.5", free_threaded=True))
+    why = ffi_round._limited_api("x")
+    assert why and why.startswith("that-python is free-threaded") and "abi3" in why, why
     monkeypatch.setattr(interp, "info", lambda exe: fake("CPython", "3.11.7"))
     assert ffi_round._limited_api("x") is None
 

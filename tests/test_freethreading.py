@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from roundbench.rounds import cores
-from roundbench.runtimes import extbuild, interp
+from roundbench.rounds import ffi as ffi_round
+from roundbench.runtimes import aotbuild, extbuild, interp
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tests" / "freethreading_threads.py"
@@ -127,3 +128,54 @@ def test_python_gil_0_keeps_it_off_for_an_unmarked_extension(ft_python, unmarked
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "42"]
     assert "RuntimeWarning" not in out.stderr
+
+
+# ---- round ffi's binding modules --------------------------------------------
+
+# The binding tools' modules (not the limited API's: a free-threaded build
+# refuses abi3, and py-c-abi3 says so).
+TOOL_BINDINGS = sorted(impl for impl, (_, tool, _) in ffi_round.BINDINGS.items() if tool is not None)
+
+# Imported by the free-threaded interpreter with its warning as an error,
+# then called from 8 threads at once: each thread's sum of noop, a string
+# and a callback loop, checked against the core's own answers.
+_BINDING_THREADS = """
+import sys, threading
+from roundbench.runtimes import aotbuild
+m, _ = aotbuild.load(sys.argv[1])
+gil_after_import = sys._is_gil_enabled()
+out = {}
+def work(t):
+    total = 0
+    for i in range(2000):
+        total += m.noop(i)
+    s = m.string(2)
+    cb = m.callback_loop(lambda i: i + t, 100)
+    out[t] = (total, s, cb)
+ts = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+for t in ts: t.start()
+for t in ts: t.join()
+print(gil_after_import, sys._is_gil_enabled())
+for t in sorted(out): print(*out[t], sep="|")
+"""
+
+
+@pytest.mark.parametrize("impl", TOOL_BINDINGS)
+def test_each_binding_tool_keeps_the_gil_off(ft_python, impl):
+    """pybind11 (py::mod_gil_not_used), nanobind (NB_FREE_THREADED),
+    Cython (freethreading_compatible) and PyO3 (gil_used = false) each
+    declare their module safe without the GIL; a tool missing for the
+    free-threaded interpreter is a skip that says which."""
+    module, tool, hint = ffi_round.BINDINGS[impl]
+    missing = interp.module_missing(tool, hint, ft_python)
+    if missing:
+        pytest.skip(missing)
+    why = aotbuild.ensure(module, ft_python)
+    assert why is None, why
+    out = _run(ft_python, "-W", "error::RuntimeWarning", "-c", _BINDING_THREADS, module)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.split("\n")
+    assert lines[0].split() == ["False", "False"], out.stdout
+    noops = sum(i + 1 for i in range(2000))
+    want = [f"{noops}|x + 1|{sum(i + t for i in range(100))}" for t in range(8)]
+    assert [line for line in lines[1:] if line] == want, out.stdout

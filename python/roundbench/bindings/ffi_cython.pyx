@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # cython: c_string_type=unicode, c_string_encoding=utf8
+# cython: freethreading_compatible=True
 """Round ffi's py-cython rows: the core's callees declared with `cdef extern`
 and wrapped in `def` functions typed as Cython's documentation recommends
 (C integer and float arguments, a typed memoryview for the buffer, which
@@ -8,7 +9,9 @@ the documentation's "auto encoding and decoding": a str argument reaches a
 `const char *` as its UTF-8 and a returned `const char *` becomes a new str.
 C calls back into Python through a `cdef` trampoline that gets the Python
 callable as its ctx. The callees are the core's csrc/ffi.c, compiled into
-this module (runtimes/aotbuild.py)."""
+this module (runtimes/aotbuild.py). The module keeps no state of its own,
+so it declares itself safe without the GIL (freethreading_compatible): a
+free-threaded interpreter imports it and keeps the GIL off."""
 
 from cpython.exc cimport PyErr_Occurred
 from libc.stdint cimport int32_t, int64_t, uint8_t

@@ -7,7 +7,9 @@
 // back into Python through a std::function (nanobind/stl/function.h),
 // handed to the core's loop by a function-pointer trampoline. The callees
 // are the core's csrc/ffi.c, compiled into this module
-// (runtimes/aotbuild.py, which compiles nanobind's own library in too).
+// (runtimes/aotbuild.py, which compiles nanobind's own library in too,
+// in its free-threaded mode under a free-threaded interpreter: the module
+// keeps no state of its own, so the GIL stays off).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/function.h>

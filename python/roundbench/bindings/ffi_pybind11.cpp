@@ -71,7 +71,8 @@ int64_t callback_loop(const Callee &f, int64_t count)
 
 } // namespace
 
-PYBIND11_MODULE(ffi_pybind11, m)
+// No state of its own: a free-threaded interpreter keeps the GIL off.
+PYBIND11_MODULE(ffi_pybind11, m, py::mod_gil_not_used())
 {
     m.doc() = "Round ffi through pybind11.";
     m.def("noop", &rb_ffi_noop, "rb_ffi_noop(x)");

@@ -122,6 +122,11 @@ def _limited_api(exe: Optional[str] = None) -> Optional[str]:
         return f"the limited API (abi3) is CPython's, and {got.describe()} is not one"
     if tuple(int(p) for p in got.version.split(".")[:2]) < (3, 11):
         return f"Py_LIMITED_API 3.11 needs CPython 3.11 or newer, not {got.describe()}"
+    if got.free_threaded:
+        return (
+            f"{got.describe()} is free-threaded, and its build refuses the limited API (abi3) that "
+            "py-c-abi3 targets: an abi3 module runs only on the builds with the GIL"
+        )
     return None
 
 

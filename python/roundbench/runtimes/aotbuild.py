@@ -268,6 +268,12 @@ def _nanobind(exe: str, source: Path, work: Path) -> tuple:
     include, src = _dirs(exe, _NANOBIND_DIRS, "nanobind", work)
     robin_map = Path(src).parent / "ext" / "robin_map" / "include"
     flags = [f"-I{include}", f"-I{robin_map}", *_CXX_FLAGS]
+    # nanobind's free-threaded mode, as its CMake's FREE_THREADED option
+    # sets it: its library's locking (nb_ft.cpp) and Py_MOD_GIL_NOT_USED on
+    # the module, so that a free-threaded interpreter keeps the GIL off.
+    # It is an error on a build with the GIL.
+    if interp.info(exe).free_threaded:
+        flags.append("-DNB_FREE_THREADED")
     return [source, Path(src) / "nb_combined.cpp"], flags, []
 
 

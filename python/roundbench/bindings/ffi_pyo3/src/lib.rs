@@ -157,7 +157,8 @@ fn callback_loop(func: Option<&Bound<'_, PyAny>>, count: i64) -> PyResult<i64> {
     Err(PyRuntimeError::new_err(format!("callback_loop(): {msg}")))
 }
 
-#[pymodule]
+// No state of its own: a free-threaded interpreter keeps the GIL off.
+#[pymodule(gil_used = false)]
 fn ffi_pyo3(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(noop, m)?)?;
     m.add_function(wrap_pyfunction!(buffer, m)?)?;
