@@ -107,7 +107,30 @@ def _binding(impl: str):
     module, tool, hint = BINDINGS[impl]
     if tool is None:
         return needs_all(_limited_api, needs_aot(module))
+    if impl == "py-pyo3":
+        return needs_all(needs_module(tool, hint), _pyo3_interpreter, needs_aot(module))
     return needs_all(needs_module(tool, hint), needs_aot(module))
+
+
+# The free-threaded CPython that PyO3's pinned release (Cargo.lock) builds
+# for first: its build script refuses 3.13t.
+PYO3_FREE_THREADED_FROM = (3, 14)
+
+
+def _pyo3_interpreter(exe: Optional[str] = None) -> Optional[str]:
+    """py-pyo3's interpreter: on a free-threaded CPython, one PyO3 builds
+    for (said before a build that would fail a minute in, in cargo)."""
+    try:
+        got = interp.info(exe or interp.executable())
+    except interp.BadInterpreter as e:
+        return str(e)
+    version = tuple(int(p) for p in got.version.split(".")[:2] if p.isdigit())
+    if got.free_threaded and version < PYO3_FREE_THREADED_FROM:
+        return (
+            f"PyO3 builds for a free-threaded CPython from "
+            f"{'.'.join(map(str, PYO3_FREE_THREADED_FROM))} on, and {got.describe()} is older"
+        )
+    return None
 
 
 def _limited_api(exe: Optional[str] = None) -> Optional[str]:
