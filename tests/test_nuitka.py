@@ -23,7 +23,7 @@ from roundbench import rounds
 from roundbench.report import document
 from roundbench.results import benchfmt
 from roundbench.run import launch
-from roundbench.runtimes import interp, nuitkabuild
+from roundbench.runtimes import interp, nuitkabuild, pybuild
 
 from conftest import BUILD, child_env, run_roundbench
 
@@ -223,36 +223,30 @@ def test_without_patchelf_a_skip_row_says_so(monkeypatch, where):
     assert why == nuitkabuild.PATCHELF
 
 
-def test_the_loader_is_read_from_the_program():
-    if not sys.platform.startswith("linux"):
-        pytest.skip("ELF is Linux's")
-    loader = nuitkabuild.elf_interpreter(os.path.realpath(sys.executable))
-    assert loader and os.path.basename(loader).startswith("ld-linux"), loader
-    assert nuitkabuild.elf_interpreter(__file__) is None  # no ELF at all
-
-
 def test_an_interpreter_on_another_c_library_is_a_reason_before_any_build(monkeypatch, tmp_path):
     """An interpreter started by a Debian root's loader (make pythons' sid
-    ones): the reason comes before a minute of compiling, and names both
-    loaders; the machine's own interpreter has none."""
+    ones): the reason comes before a minute of compiling, and names the
+    root's loader; the machine's own interpreter has none. The loader is
+    read from the program (pybuild.elf_interpreter: readelf)."""
     if not sys.platform.startswith("linux"):
         pytest.skip("ELF is Linux's")
+    real = pybuild.elf_interpreter
+    assert real(os.path.realpath(sys.executable)) in pybuild.SYSTEM_LOADERS
     got = interp.info(sys.executable)
     assert nuitkabuild._foreign_c_library(sys.executable, got) is None
-    machine = nuitkabuild.elf_interpreter(os.path.realpath("/bin/sh"))
     root_loader = str(tmp_path / "root" / "lib64" / "ld-linux-x86-64.so.2")
-    real = nuitkabuild.elf_interpreter
     monkeypatch.setattr(
-        nuitkabuild,
+        pybuild,
         "elf_interpreter",
         lambda path: root_loader if path == os.path.realpath(sys.executable) else real(path),
     )
     why = nuitkabuild._foreign_c_library(sys.executable, got)
     assert why and why.startswith(got.describe()), why
-    assert root_loader in why and f"not the machine's {machine}" in why and "--python PATH" in why, why
+    assert root_loader in why and "not the system's loader" in why and "--python PATH" in why, why
+    monkeypatch.setattr(pybuild, "elf_interpreter", real)
     for name in interp.cpythons():  # a provisioned root interpreter, where make pythons made one
         own = real(os.path.realpath(name))
-        if own and own != machine:
+        if own and own not in pybuild.SYSTEM_LOADERS:
             why = nuitkabuild._foreign_c_library(name, interp.info(name))
             assert why and own in why, why
 

@@ -32,13 +32,12 @@ import functools
 import hashlib
 import os
 import shutil
-import struct
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
-from . import aotbuild, extbuild, interp
+from . import aotbuild, extbuild, interp, pybuild
 
 STANDALONE = "standalone"
 ONEFILE = "onefile"
@@ -153,45 +152,22 @@ def _build(mode: str, got, where: Path, version: str, digest: str) -> None:
     shutil.rmtree(work, ignore_errors=True)
 
 
-def elf_interpreter(path: str) -> Optional[str]:
-    """The ELF interpreter (the loader named in PT_INTERP) of the program at
-    `path`, None where it is no 64-bit little-endian ELF or names none."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(64)
-            if head[:6] != b"\x7fELF\x02\x01":
-                return None
-            (phoff,) = struct.unpack_from("<Q", head, 32)
-            phentsize, phnum = struct.unpack_from("<HH", head, 54)
-            f.seek(phoff)
-            table = f.read(phentsize * phnum)
-            for i in range(phnum):
-                kind, _, offset, _, _, size = struct.unpack_from("<IIQQQQ", table, i * phentsize)
-                if kind == 3:  # PT_INTERP
-                    f.seek(offset)
-                    return f.read(size).rstrip(b"\0").decode(errors="replace")
-    except (OSError, struct.error):
-        return None
-    return None
-
-
 def _foreign_c_library(exe: str, got) -> Optional[str]:
     """Why Nuitka's program cannot run here where interpreter `exe` starts
-    with another loader than the machine's own (make pythons' sid
-    interpreters use their Debian root's loader and newer C library): the
-    program would link that root's libpython and C library, which neither
-    the machine's loader runs nor --standalone or --onefile carries. A
-    build would fail a minute in, in the C compiler; this says why first."""
-    own = elf_interpreter(os.path.realpath(exe))
-    machine = elf_interpreter(os.path.realpath("/bin/sh"))
-    if own is None or machine is None or os.path.realpath(own) == os.path.realpath(machine):
+    with another loader than the system's (make pythons' sid interpreters
+    use their Debian root's loader and newer C library): the program would
+    link that root's libpython and C library, which neither the system's
+    loader runs nor --standalone or --onefile carries. A build would fail a
+    minute in, in the C compiler; this says why first."""
+    loader = pybuild.elf_interpreter(os.path.realpath(exe))
+    if loader is None or loader in pybuild.SYSTEM_LOADERS:
         return None
     return (
-        f"{got.describe()} starts with the loader and C library of the root it comes from ({own}, "
-        f"not the machine's {machine}): a program Nuitka builds for it would link that root's libpython "
-        "and C library, which the machine's loader cannot run and Nuitka's --standalone and --onefile "
-        "do not carry; Nuitka's rows run under an interpreter on the machine's own C library "
-        "(--python PATH, or ROUNDBENCH_PYTHON)"
+        f"{got.describe()} starts with the loader and C library of the root it comes from ({loader}, "
+        "not the system's loader): a program Nuitka builds for it would link that root's libpython and C "
+        "library, which the system's loader cannot run and Nuitka's --standalone and --onefile do not "
+        "carry; Nuitka's rows run under an interpreter on the machine's own C library (--python PATH, or "
+        "ROUNDBENCH_PYTHON)"
     )
 
 
