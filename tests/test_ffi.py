@@ -520,7 +520,11 @@ def test_abi3_under_another_implementation_is_a_skip_row(monkeypatch):
 
     def fake(implementation, version, free_threaded=False):
         return SimpleNamespace(
-            implementation=implementation, version=version, free_threaded=free_threaded, describe=lambda: "that-python"
+            implementation=implementation,
+            version=version,
+            feature=tuple(int(p) for p in version.split(".")[:2]),
+            free_threaded=free_threaded,
+            describe=lambda: "that-python",
         )
 
     monkeypatch.setattr(interp, "info", lambda exe: fake("PyPy", "3.11.13"))

@@ -170,9 +170,7 @@ def test_each_binding_tool_keeps_the_gil_off(ft_python, impl):
     missing = interp.module_missing(tool, hint, ft_python)
     if missing:
         pytest.skip(missing)
-    got = interp.info(ft_python)
-    version = tuple(int(p) for p in got.version.split(".")[:2])
-    if impl == "py-pyo3" and version < ffi_round.PYO3_FREE_THREADED_FROM:
+    if impl == "py-pyo3" and interp.info(ft_python).feature < ffi_round.PYO3_FREE_THREADED_FROM:
         # PyO3 refuses 3.13t: the row says so before any build.
         why = ffi_round._binding(impl)(ft_python)
         assert why and why.startswith("PyO3 builds for a free-threaded CPython from 3.14 on"), why

@@ -124,8 +124,7 @@ def _pyo3_interpreter(exe: Optional[str] = None) -> Optional[str]:
         got = interp.info(exe or interp.executable())
     except interp.BadInterpreter as e:
         return str(e)
-    version = tuple(int(p) for p in got.version.split(".")[:2] if p.isdigit())
-    if got.free_threaded and version < PYO3_FREE_THREADED_FROM:
+    if got.free_threaded and got.feature < PYO3_FREE_THREADED_FROM:
         return (
             f"PyO3 builds for a free-threaded CPython from "
             f"{'.'.join(map(str, PYO3_FREE_THREADED_FROM))} on, and {got.describe()} is older"
@@ -143,7 +142,7 @@ def _limited_api(exe: Optional[str] = None) -> Optional[str]:
         return str(e)
     if got.implementation != "CPython":
         return f"the limited API (abi3) is CPython's, and {got.describe()} is not one"
-    if tuple(int(p) for p in got.version.split(".")[:2]) < (3, 11):
+    if got.feature < (3, 11):
         return f"Py_LIMITED_API 3.11 needs CPython 3.11 or newer, not {got.describe()}"
     if got.free_threaded:
         return (

@@ -135,6 +135,12 @@ class Info:
         return f"{self.executable} ({self.implementation} {self.version}{threads}, {build} build)"
 
     @property
+    def feature(self) -> tuple:
+        """The language's feature release as numbers: (3, 13) for 3.13.5,
+        what version checks compare."""
+        return tuple(int(p) for p in re.findall(r"\d+", self.version)[:2])
+
+    @property
     def key(self) -> str:
         """A short identity for result names and reports: cpython-3.11.7,
         pypy-7.3.11 (PyPy's own version; its Python's is in describe()),

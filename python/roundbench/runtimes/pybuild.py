@@ -175,7 +175,7 @@ def facts(info) -> dict:
         out["jit"] = Fact("built", f"configure --enable-experimental-jit={jit.group(1)}: {how[jit.group(1)]}")
     elif jit and jit.group(1) != "no":
         out["jit"] = Fact("built", "configure --enable-experimental-jit")
-    elif tuple(int(x) for x in info.version.split(".")[:2]) < (3, 13):
+    elif info.feature < (3, 13):
         out["jit"] = Fact("none", f"CPython {info.version} has no JIT")
     else:
         out["jit"] = Fact("not built", "configure has no --enable-experimental-jit")
