@@ -23,6 +23,12 @@ A result file is a sequence of lines:
                                        how many runs a variant of a cell took
                                        and why no more were made (adaptive
                                        run counts: RunPolicy)
+    --- TRIAL: 7 BenchmarkLoop/impl=py-c/n=20000000 BenchmarkLoop/impl=go-c/n=20000000
+                                       the runs of one cell's trial 7, in
+                                       the random order they are made: the
+                                       next run line of each name belongs
+                                       to that trial (a comparison pairs
+                                       the two sides' runs trial by trial)
     --- END: 2026-12-01T03:50:12Z after 3475 s sha256=9f86d0...
                                        the command finished (or was
                                        stopped: "interrupted" follows),
@@ -77,6 +83,7 @@ class Run:
     iters: int
     metrics: dict  # unit -> value
     config: dict  # the configuration in force for this line
+    trial: Optional[int] = None  # the cell's trial it ran in (--- TRIAL:), None in older files
 
     @property
     def round(self) -> str:
@@ -176,6 +183,7 @@ _SKIP = re.compile(r"^--- SKIP: (\S+): (.*)$")
 _FACT = re.compile(r"^--- FACT: (\S+): (\S+) ?(.*)$")
 _KILLED = re.compile(r"^--- KILLED: (\S+) \(run (\d+)\): (.*)$")
 _RUNS = re.compile(r"^--- RUNS: (\S+): (\d+) runs, (.*)$")
+_TRIAL = re.compile(r"^--- TRIAL: (\d+)((?: Benchmark\S+)+)$")
 _END = re.compile(r"^--- END: (\S+) after (\d+(?:\.\d+)?) s( interrupted)?(?: sha256=([0-9a-f]{64}))?$")
 
 
@@ -183,6 +191,15 @@ _END = re.compile(r"^--- END: (\S+) after (\d+(?:\.\d+)?) s( interrupted)?(?: sh
 # (a library's shortcoming, declared by the round with the reason): the run
 # is measured and passes, the check is reported FAILED and counted apart.
 KNOWN_FAILURE = "known-failure/"
+
+
+def trial_line(trial: int, names: Iterable[str]) -> str:
+    """The `--- TRIAL:` record: the runs of one cell's trial, by name, in
+    the order they are made."""
+    names = list(names)
+    if trial < 1 or not names or any(not n.startswith("Benchmark") or len(n.split()) != 1 for n in names):
+        raise ValueError(f"bad trial record: {trial} {names!r}")
+    return f"--- TRIAL: {trial} {' '.join(names)}\n"
 
 
 def fact_line(name: str, fact: str) -> str:
@@ -196,7 +213,7 @@ def fact_line(name: str, fact: str) -> str:
 def classify(line: str) -> Optional[tuple]:
     """The kind of one line of a result file (without its newline) and its
     match: ("config", m), ("unit", parts), ("bench", None), ("fail", m),
-    ("killed", m), ("fact", m), ("stop", m), ("end", m), ("skip", m),
+    ("killed", m), ("fact", m), ("stop", m), ("trial", m), ("end", m), ("skip", m),
     ("blank", None), ("detail", None) for an indented line; None for a line
     that is none of these. Whether a detail line follows what may carry one
     (a failure, a kill) is the caller's to check."""
@@ -215,6 +232,7 @@ def classify(line: str) -> Optional[tuple]:
         ("killed", _KILLED),
         ("fact", _FACT),
         ("stop", _RUNS),
+        ("trial", _TRIAL),
         ("end", _END),
         ("skip", _SKIP),
         ("config", _CONFIG),
@@ -237,6 +255,8 @@ def parse_lines(
     config: dict = {}
     section_open = False
     last_failure = None
+    # name -> the trial its next run line belongs to (--- TRIAL:)
+    pending: dict = {}
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip("\n")
         if line.startswith("    ") and last_failure is not None:
@@ -254,6 +274,7 @@ def parse_lines(
                 rs.bad_lines.append(f"{source}:{number}: {e}")
                 continue
             section_open = False
+            run.trial = pending.pop(run.name, None)
             rs.runs.append(run)
             continue
         if line.startswith("Unit "):
@@ -266,11 +287,13 @@ def parse_lines(
         m = _FAIL.match(line)
         if m:
             last_failure = Failure(m.group(1), int(m.group(2)) if m.group(2) else None, m.group(3))
+            pending.pop(m.group(1), None)
             rs.failures.append(last_failure)
             continue
         m = _KILLED.match(line)
         if m:
             last_failure = Killed(m.group(1), int(m.group(2)), m.group(3))
+            pending.pop(m.group(1), None)
             rs.killed.append(last_failure)
             continue
         m = _FACT.match(line)
@@ -281,8 +304,14 @@ def parse_lines(
         if m:
             rs.stops.append(Stop(m.group(1), int(m.group(2)), m.group(3)))
             continue
+        m = _TRIAL.match(line)
+        if m:
+            for name in m.group(2).split():
+                pending[name] = int(m.group(1))
+            continue
         m = _END.match(line)
         if m:
+            pending.clear()
             rs.ends.append(End(m.group(1), float(m.group(2)), bool(m.group(3)), m.group(4)))
             continue
         m = _SKIP.match(line)

@@ -209,7 +209,9 @@ def section_text(store: Store, run: Run, terms: Terms) -> str:
                 out.append(line + "\n")
             continue
         keeping_detail = False
-        if what in ("config", "unit", "blank"):
+        if what in ("config", "unit", "blank", "trial"):
+            # A trial record names runs the selection may leave out: a
+            # reader pairs only the runs that are there.
             out.append(line + "\n")
         elif what == "end":
             m = kind[1]
