@@ -60,7 +60,19 @@ def test_interleaving_order(tmp_path, built):
         env=plugin_env(),
     )
     rs = benchfmt.read_dir(tmp_path)
-    assert [r.params["impl"] for r in rs.runs] == ["py-good", "py-good2"] * 3
+    # Three trials, each running both variants once in a random order that
+    # its --- TRIAL: record names (the seed is in the header); the first in
+    # the declared order, whose first variant sets the cross-check's result.
+    impls = [r.params["impl"] for r in rs.runs]
+    assert impls[:2] == ["py-good", "py-good2"]
+    assert all(sorted(impls[i : i + 2]) == ["py-good", "py-good2"] for i in range(0, 6, 2)), impls
+    assert [r.trial for r in rs.runs] == [1, 1, 2, 2, 3, 3]
+    text = next(tmp_path.glob("*.txt")).read_text()
+    order = [line.split()[3:] for line in text.splitlines() if line.startswith("--- TRIAL:")]
+    assert [[n.split("impl=")[1].split("/")[0] for n in names] for names in order] == [
+        impls[i : i + 2] for i in range(0, 6, 2)
+    ]
+    assert re.search(r"^trial-order: random per trial, seed \d+$", text, re.M)
 
 
 def _start_run(tmp_path, sigint):

@@ -69,28 +69,42 @@ def _could_be_best(values: list, best: list, better: str) -> bool:
     return min(values) <= max(best) if better == "lower" else max(values) >= min(best)
 
 
-def decision_weights(rnd: rounds.Round, params: dict, values: dict, margin: float = decide.MARGIN) -> dict:
-    """variant -> the closeness of the closest score decision it is a side
-    of (0 for none: not a contender for its language's best at any level,
-    the C core, a published program, a round that is not scored, a cell
-    that decides nothing). A side's contenders are its best and every
-    candidate whose runs' range reaches past the best's: the decision's
-    interval is drawn over all of them (decide.evidence), so each needs its
-    runs. values: variant -> its values in the cell's score unit."""
-    out = {v: 0.0 for v in values}
+def decision_groups(rnd: rounds.Round, params: dict, values: dict, margin: float = decide.MARGIN) -> list:
+    """The cell's score decisions as the runs stand: (closeness, the
+    contenders of both sides) per decision. A side's contenders are its
+    best and every candidate whose runs' range reaches past the best's: the
+    decision's interval is drawn over all of them (decide.evidence), so each
+    needs its runs, and in the same trials (paired: rule 4). values:
+    variant -> its values in the cell's score unit. Empty for a round that
+    is not scored, a cell that decides nothing."""
     if not rnd.scored or rnd.facts or rounds.undecided(rnd, params):
-        return out
+        return []
     unit = rounds.score_unit(rnd, params)
     better = rnd.units.get(unit, "lower")
     view = {v: _Medians(vals) for v, vals in values.items() if vals}
+    out = []
     for go_impls, py_impls in score_pairs(rnd, view):
         g = score.best_side(view, go_impls, unit, better)
         p = score.best_side(view, py_impls, unit, better)
         if g is None or p is None:
             continue
         w = closeness(values[g.impl], values[p.impl], margin)
+        members = set()
         for best, impls in ((g.impl, go_impls), (p.impl, py_impls)):
             for impl in impls:
                 if impl == best or (values.get(impl) and _could_be_best(values[impl], values[best], better)):
-                    out[impl] = max(out[impl], w)
+                    members.add(impl)
+        out.append((w, members))
+    return out
+
+
+def decision_weights(rnd: rounds.Round, params: dict, values: dict, margin: float = decide.MARGIN) -> dict:
+    """variant -> the closeness of the closest score decision it is a side
+    of (0 for none: not a contender for its language's best at any level,
+    the C core, a published program, a round that is not scored, a cell
+    that decides nothing); decision_groups says who the contenders are."""
+    out = {v: 0.0 for v in values}
+    for w, members in decision_groups(rnd, params, values, margin):
+        for impl in members:
+            out[impl] = max(out[impl], w)
     return out

@@ -50,7 +50,7 @@ class RunPolicy:
     once whatever the policy.
 
     fixed=None (`--runs auto`, the default, the pyperf and hyperfine
-    habit): at least min_runs per variant, interleaved (A B C A B C); then
+    habit): at least min_runs per variant, interleaved in trials (each in a fresh random order); then
     more runs for each variant whose median's 95% confidence interval is not
     yet within ±target of it, until it is or the variant has max_runs runs,
     within two budgets:

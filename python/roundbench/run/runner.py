@@ -1,8 +1,9 @@
 """The runner: one fresh child process per (round, variant, size, run),
-interleaved across variants (A B C A B C ...) so that drift hits all alike;
-each child's own peak RSS and user/system CPU from wait4; every result
-appended and flushed to the result file as soon as it is known, so a crash
-or Ctrl-C loses at most the run in progress.
+interleaved across variants in trials, each in a fresh random order (B A
+C, C B A, ...), so that drift hits all alike and the sides pair trial by
+trial; each child's own peak RSS and user/system CPU from wait4; every
+result appended and flushed to the result file as soon as it is known, so
+a crash or Ctrl-C loses at most the run in progress.
 
 A run that exits non-zero, is killed, times out, prints no result line, or
 disagrees with the other variants of its cell becomes a `--- FAIL:` line
@@ -28,6 +29,7 @@ import dataclasses
 import datetime
 import hashlib
 import os
+import random
 import signal
 import sys
 import time
@@ -58,8 +60,13 @@ class Runner:
         bound_factor: float = BOUND_FACTOR,
         bound_floor_s: float = BOUND_FLOOR_S,
         margin: float = decide.MARGIN,
+        order_seed: Optional[int] = None,
     ):
         self.out_file = out_file
+        # Each trial runs its cell's variants in a fresh random order
+        # (docs/measurement.md, "Paired trials"); the seed is in the header.
+        self.order_seed = order_seed if order_seed is not None else int.from_bytes(os.urandom(4), "little")
+        self._order = random.Random(self.order_seed)
         # A run's bound from its cell's finished runs (BOUND_FACTOR), within
         # [bound_floor_s, timeout]; bound_factor 0: the flat timeout only.
         self.bound_factor = bound_factor
@@ -105,17 +112,18 @@ class Runner:
 
     def run(self, plans: list, header: dict) -> int:
         """Runs every plan; returns the number of failed runs. Raises
-        KeyboardInterrupt after saving what was done.
+                KeyboardInterrupt after saving what was done.
 
-        The runs go in waves: each wave runs every variant of every cell
-        that needs a run in it once, cell after cell (and within a cell,
-        variant after variant: A B C A B C). A cell's runs are thus spread
-        over the whole suite rather than bunched in one stretch of it, so a
-        machine whose speed drifts over minutes (a shared VM) moves every
-        cell's sample alike, and a second run of the suite samples the same
-        range of the machine's states: figures repeat (docs/measurement.md, "How a run
-        is measured"). Which variants need a run in a wave beyond the
-        minimum is RunPolicy's rule (schedule.py)."""
+                The runs go in waves: each wave runs every variant of every cell
+                that needs a run in it once, cell after cell (and within a cell,
+                variant after variant, in a random order each time: a trial, which a
+        --- TRIAL: record names). A cell's runs are thus spread
+                over the whole suite rather than bunched in one stretch of it, so a
+                machine whose speed drifts over minutes (a shared VM) moves every
+                cell's sample alike, and a second run of the suite samples the same
+                range of the machine's states: figures repeat (docs/measurement.md, "How a run
+                is measured"). Which variants need a run in a wave beyond the
+                minimum is RunPolicy's rule (schedule.py)."""
         self._done = 0
         self.schedule = Schedule(self.policy, plans, lambda: self.clock(), self.speak.notice, self.margin)
         pl = self.placement
@@ -124,6 +132,7 @@ class Runner:
         self.out_file.parent.mkdir(parents=True, exist_ok=True)
         with open(self.out_file, "a", encoding="utf-8", newline="\n") as fh:
             self._seal = hashlib.sha256()
+            header = {**header, "trial-order": f"random per trial, seed {self.order_seed}"}
             self._write(fh, "".join(benchfmt.config_line(k, v) for k, v in header.items()))
             units = {"ns/op": "lower", "peak-B": "lower", "user-ns/op": "lower", "sys-ns/op": "lower"}
             for p in plans:
@@ -155,11 +164,29 @@ class Runner:
             if not wave:
                 return
             for c, names in wave:
-                for name in names:
+                # A trial: the cell's variants of this wave, each once, in a
+                # fresh random order (randomized multiple interleaved
+                # trials), so that neither side always runs first and what
+                # the machine does over minutes falls on both sides of a
+                # pair alike; the record lets a comparison pair them. The
+                # first trial keeps the declared order: the first variant
+                # that passes sets the result the others are checked
+                # against, and the declaration puts the reference first.
+                p = c.plan
+                names = [n for n in names if s.affordable(c, n)]
+                if c.trials:
+                    self._order.shuffle(names)
+                if not names:
+                    continue
+                variants = [next(x for x in p.variants if x.key == n) for n in names]
+                c.trials += 1
+                self._write(
+                    fh,
+                    benchfmt.trial_line(c.trials, (bench_name(p.round, v.name, p.params, v.runtime) for v in variants)),
+                )
+                for name, v in zip(names, variants):
                     if s.affordable(c, name):
                         extra = not c.in_minimum(name)
-                        p = c.plan
-                        v = next(x for x in p.variants if x.key == name)
                         o = self._run_one(fh, p, v, c.attempts(name) + 1, c)
                         s.record(c, name, o, extra)
                 s.decide(c)

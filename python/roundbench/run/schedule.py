@@ -1,5 +1,6 @@
 """When each run is made: the runs of every cell in waves, interleaved
-across variants (A B C A B C) so that drift hits all alike; how many runs
+across variants in trials (each a fresh random order: B A C, C B A, ...)
+so that drift hits all alike and the sides pair trial by trial; how many runs
 each variant gets (RunPolicy: a fixed count, or adaptive stopping when its
 median's interval is narrow enough); the cell's budget and the whole run's
 time budget, spent where the score's decisions are closest to the
@@ -18,7 +19,7 @@ from typing import Callable, Optional
 
 from .. import rounds
 from ..judge import decide
-from ..judge.closeness import decision_weights
+from ..judge.closeness import decision_groups
 from ..results import benchfmt, stats
 from .plans import Plan, newest_pair
 from .policy import UNDECIDING_WEIGHT, PRIORITY_BAND, RunPolicy, minutes
@@ -83,6 +84,7 @@ class _Cell:
         self.kinds: dict = {}  # variant -> how it stopped (Runner.STOP_KINDS)
         self.reference: Optional[tuple] = None
         self.active = list(plan.variants)
+        self.trials = 0  # the trials the runner has begun (--- TRIAL:)
 
     def attempts(self, name: str) -> int:
         return len(self.walls[name])
@@ -255,34 +257,51 @@ class Schedule:
         """The (cell id, variant) pairs this wave runs under a time budget:
         those whose priority is within PRIORITY_BAND of the highest, highest
         first, as many as the time left pays for (a run at its median run
-        time)."""
-        weights = {}
+        time). A variant funded brings the other contenders of its closest
+        decision with it, where they want a run and the time pays: a
+        comparison pairs the two sides trial by trial (judge/decide.py,
+        rule 4), and a run with no partner in its trial pairs with nothing."""
+        weights, partners = {}, {}
         for c, _ in wanting:
             if id(c) not in weights:
-                weights[id(c)] = self._weights(c)
+                weights[id(c)], partners[id(c)] = self._weights(c)
+        wants = {(id(c), n) for c, n in wanting}
         ranked = [(self.priority(c, n, weights[id(c)]), c, n) for c, n in wanting if c.cost(n) <= left]
         ranked.sort(key=lambda pcn: -pcn[0])
         funded = set()
         for prio, c, name in ranked:
             if prio < ranked[0][0] / PRIORITY_BAND:
                 break
-            one = c.cost(name)
-            if one <= left:
-                funded.add((id(c), name))
-                left -= one
+            for n in [name] + sorted(partners[id(c)].get(name, ())):
+                if (id(c), n) in funded or (id(c), n) not in wants:
+                    continue
+                one = c.cost(n)
+                if one <= left:
+                    funded.add((id(c), n))
+                    left -= one
         return funded
 
-    def _weights(self, c: _Cell) -> dict:
-        """decision_weights of a cell, over its rows of the newest pair of
-        runtimes (the pair the report's main score compares) when the run
-        has runtimes as an axis: the other rows decide no point of it."""
+    def _weights(self, c: _Cell) -> tuple:
+        """(variant -> the closeness of its closest decision, variant -> the
+        other contenders of that decision) of a cell (judge/closeness.py),
+        over its rows of the newest pair of runtimes (the pair the report's
+        main score compares) when the run has runtimes as an axis: the other
+        rows decide no point of it."""
         rows = {}
         for v in c.plan.variants:
             rt = v.runtime
             if rt is None or self.newest.get(rt.kind) == rt.label:
                 rows[v.name] = v.key
-        weights = decision_weights(c.plan.round, c.plan.params, {n: c.values[k] for n, k in rows.items()}, self.margin)
-        return {rows[n]: w for n, w in weights.items()}
+        groups = decision_groups(c.plan.round, c.plan.params, {n: c.values[k] for n, k in rows.items()}, self.margin)
+        best: dict = {}  # variant -> (closeness, the other contenders) of its closest decision
+        for w, members in groups:
+            for n in members:
+                k = rows[n]
+                if k not in best or w > best[k][0]:
+                    best[k] = (w, {rows[m] for m in members if m != n})
+        weights = {k: best[k][0] if k in best else 0.0 for k in rows.values()}
+        partners = {k: p for k, (_, p) in best.items()}
+        return weights, partners
 
     def affordable(self, c: _Cell, name: str) -> bool:
         """A minimum run is always made; under a time budget a run beyond it
