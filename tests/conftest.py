@@ -120,3 +120,14 @@ def pypy() -> str:
     if exe is None:
         pytest.skip(PYPY_MISSING)
     return exe
+
+
+# Figures a test measured that the run should show even when it passes
+# (the decision rule's simulated false-decision rate): printed at the end of
+# pytest's summary, one line each.
+FIGURES: list = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    for line in FIGURES:
+        terminalreporter.write_line(line)

@@ -28,6 +28,11 @@ class Cell:
     def values(self, unit: str) -> list:
         return [r.metrics[unit] for r in self.runs if unit in r.metrics]
 
+    def trials(self, unit: str) -> list:
+        """The trial of each of values(unit) (None where its file has no
+        --- TRIAL: record for it)."""
+        return [r.trial for r in self.runs if unit in r.metrics]
+
     def summary(self, unit: str) -> Optional[stats.Summary]:
         v = self.values(unit)
         return stats.summarize(v) if v else None

@@ -42,6 +42,21 @@ best medians, as a log, θ = log(ratio), positive when a is better.
    cell truly differs (a placebo run), the two are the same guarantee: the
    chance of deciding any cell at all is at most ALPHA.
 
+4. Paired trials. The runner makes each cell's runs in trials, every
+   variant of a wave once, in a fresh random order (its `--- TRIAL:`
+   records). Where every candidate's runs carry their trial, the bootstrap
+   resamples trials, the same draw for every candidate, and a pair of
+   candidates with MIN_RUNS trials in common is estimated by the median of
+   its trial-by-trial log ratios: what a shared VM does over seconds to
+   minutes falls on both runs of a trial and cancels, instead of counting
+   as noise on each side. Without the records (older files) the runs are
+   compared unpaired, as in rule 1.
+5. Equivalence is two one-sided tests. A cell within the margin is
+   equivalent when the interval's upper bound lies below +margin and its
+   lower bound above -margin, each bound one-sided at q: the interval of
+   level 1 - 2q, which the decision shows. Its p is the larger of the two
+   one-sided tails.
+
 Example: Go's best loop variant at 0.92 ns/iter against Python's best at
 0.95 ns/iter, 6 runs each: θ = log(0.95 / 0.92) = 0.032 (1.033x). If the
 replicates' D has its 99.9% quantile at 0.008 (the report's level with 50
@@ -122,6 +137,12 @@ class Evidence:
     a_best: str = ""
     b_best: str = ""
     runs: int = 0  # the fewest runs of any candidate
+    # The one-sided bounds' replicates, sorted: how far the true θ may lie
+    # above θ (up) and below it (down), for equivalence's two one-sided
+    # tests; None: only the two-sided D (an Evidence made by hand).
+    up: Optional[list] = None
+    down: Optional[list] = None
+    pairs: int = 0  # the trials the two bests share (0: unpaired)
 
     @property
     def ratio(self) -> Optional[float]:
@@ -135,13 +156,34 @@ class Evidence:
         k = min(len(d) - 1, max(0, math.ceil(level * len(d)) - 1))
         return d[k]
 
+    def bound(self, which: str, level: float) -> Optional[float]:
+        """The (level) quantile of the one-sided deviations ("up" or
+        "down"), as a log; the two-sided D's where there are none."""
+        d = getattr(self, which) or self.deviations
+        if not d:
+            return None
+        k = min(len(d) - 1, max(0, math.ceil(level * len(d)) - 1))
+        return d[k]
+
     def p(self, rule: Rule) -> float:
-        """The smallest q at which the comparison is decided (rule 3)."""
+        """The smallest q at which the comparison is decided (rule 3):
+        beyond the margin, the two-sided D's tail past |θ| - m; within it,
+        equivalence's two one-sided tests, the larger of the tails of `up`
+        past m - θ and of `down` past m + θ (rule 5)."""
         if self.theta is None or not self.deviations:
             return 1.0
-        gap = abs(abs(self.theta) - rule.log_margin)
-        beyond = len(self.deviations) - _bisect_left(self.deviations, gap)
-        return (1 + beyond) / (len(self.deviations) + 1)
+        m = rule.log_margin
+        if abs(self.theta) > m:
+            return _tail(self.deviations, abs(self.theta) - m)
+        if self.up is None or self.down is None:
+            return _tail(self.deviations, m - abs(self.theta))
+        return max(_tail(self.up, m - self.theta), _tail(self.down, m + self.theta))
+
+
+def _tail(sorted_d: list, x: float) -> float:
+    """(1 + #{d >= x}) / (n + 1): the bootstrap p of a bound at x."""
+    beyond = len(sorted_d) - _bisect_left(sorted_d, x)
+    return (1 + beyond) / (len(sorted_d) + 1)
 
 
 def _bisect_left(xs: list, x: float) -> int:
@@ -161,13 +203,20 @@ def _median(xs: Sequence[float]) -> float:
     return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
-def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
+def evidence(a: dict, b: dict, better: str = "lower", trials: Optional[dict] = None) -> Evidence:
     """The evidence of side a against side b: each a dict candidate name ->
     its runs' values (at least one candidate a side). The best of a side is
     its candidate with the lowest median (`better` "lower") or the highest.
     Without MIN_RUNS runs in every contender (rule 1), or with a median
     that is not positive, there is no interval (theta is still given where
-    it can be)."""
+    it can be).
+
+    trials: candidate name -> the trial of each of its runs (in the order of
+    its values; results/benchfmt.py's --- TRIAL: records). When every
+    candidate has them, the comparison is paired (rule 4): the trials are
+    resampled, not each candidate's runs apart, and a pair of candidates
+    with MIN_RUNS trials in common is estimated by the median of its
+    trial-by-trial log ratios."""
     if not a or not b:
         raise ValueError("each side needs a candidate")
     pick = min if better == "lower" else max
@@ -187,6 +236,8 @@ def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
         import numpy as np  # optional: loaded on the first interval
     except ImportError:
         return Evidence(theta, why=NO_NUMPY, a_best=a_best[1], b_best=b_best[1])
+    if _pairable(a, b, trials):
+        return _paired(a, b, better, trials, a_best[1], b_best[1])
 
     rng = np.random.default_rng(SEED)
 
@@ -224,11 +275,125 @@ def evidence(a: dict, b: dict, better: str = "lower") -> Evidence:
     # them give inf - inf: not finite, and dropped below, without numpy's
     # warning on the user's terminal.
     with np.errstate(invalid="ignore"):
-        d = np.maximum(db.max(axis=0) - da.min(axis=0), da.max(axis=0) - db.min(axis=0))
-    d = d[np.isfinite(d)]
-    if len(d) < RESAMPLES // 2:
-        return Evidence(theta, why="the resampled medians are not all positive", a_best=a_best[1], b_best=b_best[1])
-    return Evidence(theta, sorted(float(x) for x in d), a_best=a_best[1], b_best=b_best[1], runs=runs)
+        rise = db.max(axis=0) - da.min(axis=0)  # the replicate's ratio above the observed one
+        fall = da.max(axis=0) - db.min(axis=0)
+    if better != "lower":
+        rise, fall = fall, rise
+    return _from_replicates(theta, rise, fall, a_best[1], b_best[1], runs)
+
+
+def _pairable(a: dict, b: dict, trials: Optional[dict]) -> bool:
+    """Whether every candidate with runs has a trial for each run, and every
+    run a positive value (a log ratio is taken trial by trial)."""
+    if not trials:
+        return False
+    for side in (a, b):
+        for n, v in side.items():
+            if not v:
+                continue
+            t = trials.get(n)
+            if t is None or len(t) != len(v) or any(x is None for x in t) or min(v) <= 0:
+                return False
+    return True
+
+
+def _from_replicates(theta, rise, fall, a_best: str, b_best: str, runs: int, pairs: int = 0) -> Evidence:
+    """The Evidence from each replicate's largest deviations of a pair's log
+    ratio above (rise) and below (fall) its observed value, in θ's sense
+    (positive: a better); non-finite replicates dropped."""
+    import numpy as np  # optional: evidence() has checked it is there
+
+    keep = np.isfinite(rise) & np.isfinite(fall)
+    rise, fall = rise[keep], fall[keep]
+    if len(rise) < RESAMPLES // 2:
+        return Evidence(theta, why="the resampled medians are not all positive", a_best=a_best, b_best=b_best)
+    d = np.maximum(np.abs(rise), np.abs(fall))
+    # The true θ lies below θ + (how far replicates fall under θ), above
+    # θ - (how far they rise over it): the basic bootstrap's one-sided
+    # bounds, which equivalence's two one-sided tests read.
+    up = np.maximum(fall, 0.0)
+    down = np.maximum(rise, 0.0)
+    return Evidence(
+        theta,
+        sorted(float(x) for x in d),
+        a_best=a_best,
+        b_best=b_best,
+        runs=runs,
+        up=sorted(float(x) for x in up),
+        down=sorted(float(x) for x in down),
+        pairs=pairs,
+    )
+
+
+def _paired(a: dict, b: dict, better: str, trials: dict, a_best: str, b_best: str) -> Evidence:
+    """Rule 4: the evidence from randomized paired trials. Every candidate's
+    log values are laid out by trial; each replicate draws the trials (with
+    replacement) once for every candidate, so that what a trial did to one
+    side it does to the other. A pair of candidates with MIN_RUNS trials in
+    common is estimated by the median of its trial-by-trial log ratios; a
+    pair without, by the ratio of its medians over the same draws."""
+    import warnings  # beside numpy, loaded only for an interval
+
+    import numpy as np  # optional: evidence() has checked it is there
+
+    names = [("a", n) for n, v in a.items() if v] + [("b", n) for n, v in b.items() if v]
+    values = {("a", n): a[n] for n in a} | {("b", n): b[n] for n in b}
+    slots = sorted({t for key in names for t in trials[key[1]]})
+    col = {t: i for i, t in enumerate(slots)}
+    logs = np.full((len(names), len(slots)), np.nan)
+    for row, key in enumerate(names):
+        for t, v in zip(trials[key[1]], values[key]):
+            logs[row, col[t]] = math.log(v)
+    rng = np.random.default_rng(SEED)
+    idx = rng.integers(0, len(slots), size=(RESAMPLES, len(slots)))
+    reps = logs[:, idx]  # candidate, replicate, draw
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a replicate that drew none of a candidate's trials
+        rep_med = np.nanmedian(reps, axis=2)
+    obs_med = np.array([math.log(_median(values[k])) for k in names])
+
+    def contenders(side: str, best: str) -> list:
+        rows = [i for i, k in enumerate(names) if k[0] == side]
+        stacked = rep_med[rows]
+        filled = np.where(np.isnan(stacked), np.inf if better == "lower" else -np.inf, stacked)
+        won = filled.argmin(axis=0) if better == "lower" else filled.argmax(axis=0)
+        keep = {rows[i] for i in np.unique(won)} | {names.index((side, best))}
+        return sorted(keep)
+
+    ca, cb = contenders("a", a_best), contenders("b", b_best)
+    runs = min(len(values[names[i]]) for i in ca + cb)
+    ia, ib = names.index(("a", a_best)), names.index(("b", b_best))
+
+    def pair(i: int, j: int) -> tuple:
+        """(observed, replicates, trials in common) of log(b_j / a_i)."""
+        common = ~np.isnan(logs[i]) & ~np.isnan(logs[j])
+        if common.sum() >= MIN_RUNS:
+            obs = float(np.median(logs[j, common] - logs[i, common]))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                rep = np.nanmedian(reps[j] - reps[i], axis=1)
+            return obs, rep, int(common.sum())
+        return float(obs_med[j] - obs_med[i]), rep_med[j] - rep_med[i], int(common.sum())
+
+    obs_best, _, pairs = pair(ia, ib)
+    theta = obs_best if better == "lower" else -obs_best
+    if runs < MIN_RUNS:
+        return Evidence(theta, why=f"fewer than {MIN_RUNS} runs in a variant", a_best=a_best, b_best=b_best, runs=runs)
+    rise = np.full(RESAMPLES, -np.inf)
+    fall = np.full(RESAMPLES, -np.inf)
+    # A replicate where a pair has no draw (or a median of -inf) is no
+    # replicate at all: dropped by _from_replicates.
+    bad = np.zeros(RESAMPLES, dtype=bool)
+    for i in ca:
+        for j in cb:
+            obs, rep, _ = pair(i, j)
+            dev = (rep - obs) if better == "lower" else (obs - rep)
+            bad |= ~np.isfinite(dev)
+            rise = np.fmax(rise, dev)
+            fall = np.fmax(fall, -dev)
+    rise[bad] = np.nan
+    fall[bad] = np.nan
+    return _from_replicates(theta, rise, fall, a_best, b_best, runs, pairs)
 
 
 @dataclass
@@ -264,16 +429,29 @@ def benjamini_hochberg(ps: Sequence[float], alpha: float) -> int:
     return r
 
 
+# An estimate this close to the margin's edge (as a ratio) is a real
+# difference about the size of the margin: no affordable run count settles it.
+ON_MARGIN = 0.01
+
+
 def _settle(ev: Evidence, half: float, rule: Rule) -> str:
+    """Why an inconclusive comparison is so, in figures: its estimate sits
+    on the margin (within ON_MARGIN of its edge), or its interval is wider
+    than the distance from the estimate to the margin (the machine's noise
+    for these variants, at this many runs)."""
     gap = abs(abs(ev.theta) - rule.log_margin)
-    if gap < 0.1 * half:
+    want = math.ceil(ev.runs * (half / gap) ** 2) if gap > 0 else math.inf
+    runs = f"about {want} a variant" if math.isfinite(want) else "no number of runs"
+    if gap < math.log1p(ON_MARGIN):
         return (
-            f"the ratio sits on the {rule.margin * 100:g}% margin itself: no number of runs settles a difference "
-            "this close to it"
+            f"the estimate lies within {ON_MARGIN * 100:g}% of the {rule.margin * 100:g}% margin: a real difference "
+            f"about the size of the margin, which more runs ({runs}, if the medians hold) would settle"
         )
-    # An interval narrows as one over the root of the runs.
-    want = math.ceil(ev.runs * (half / gap) ** 2)
-    return f"more runs (about {want} a variant, if the medians hold) or a quieter machine"
+    return (
+        f"the machine's noise: the interval is ±{math.expm1(half) * 100:.3g}% after {ev.runs} runs, wider than the "
+        f"{math.expm1(gap) * 100:.2g}% from the estimate to the margin; more runs ({runs}, if the medians hold) "
+        "or a quieter machine"
+    )
 
 
 def judge(family: Sequence[Evidence], rule: Optional[Rule] = None) -> list:
@@ -299,14 +477,19 @@ def judge(family: Sequence[Evidence], rule: Optional[Rule] = None) -> list:
             continue
         ci = (math.exp(ev.theta - half), math.exp(ev.theta + half))
         decided = r > 0 and p <= q
+        shown = level
         if decided and abs(ev.theta) > rule.log_margin:
             outcome, winner = FASTER, ("a" if ev.theta > 0 else "b")
         elif decided:
             outcome, winner = EQUIVALENT, ""
+            # Two one-sided tests at q each: the interval of level 1 - 2q
+            # whose ends they are, inside ±margin.
+            ci = (math.exp(ev.theta - ev.bound("down", level)), math.exp(ev.theta + ev.bound("up", level)))
+            shown = 1 - 2 * q if ev.up is not None else level
         else:
             outcome, winner = INCONCLUSIVE, ""
         settle = _settle(ev, half, rule) if outcome == INCONCLUSIVE else ""
-        out.append(Decision(outcome, winner, ev.ratio, ci, level, p, rule.margin, settle=settle, family=k))
+        out.append(Decision(outcome, winner, ev.ratio, ci, shown, p, rule.margin, settle=settle, family=k))
     return out
 
 

@@ -102,11 +102,19 @@ def point(a: Side, b: Side, a_impls, b_impls, cells: dict, unit: str, better: st
     of both sides that has runs in `unit` (its family judges it)."""
     va = {i: cells[i].values(unit) for i in a_impls if cells.get(i) is not None and cells[i].values(unit)}
     vb = {i: cells[i].values(unit) for i in b_impls if cells.get(i) is not None and cells[i].values(unit)}
+    # The trials pair the two sides' runs (decide.py, rule 4) where the
+    # result file records them.
+    trials = {i: cells[i].trials(unit) for i in list(va) + list(vb)}
     if better == "lower":
         ratio = b.median / a.median if a.median else math.inf
     else:
         ratio = a.median / b.median if b.median else math.inf
-    return Point(a, b, unit, better, ratio, decide.evidence(va, vb, better), candidates=(len(va), len(vb)))
+    ev = decide.evidence(va, vb, better, trials)
+    if ev.pairs and ev.ratio is not None:
+        # Paired, the estimate is the median of the trial-by-trial ratios,
+        # which its interval is drawn around (decide.py, rule 4).
+        ratio = ev.ratio
+    return Point(a, b, unit, better, ratio, ev, candidates=(len(va), len(vb)))
 
 
 def best_side(cells: dict, impls, unit: str, better: str) -> Optional[Side]:
@@ -329,6 +337,30 @@ def tallies(rows: list) -> dict:
     for r in rows:
         for lvl in LEVELS:
             out[lvl].add(r.levels[lvl].winner)
+    return out
+
+
+def widths(rows: list) -> dict:
+    """level -> (the median half-width of its counted cells' intervals, as a
+    fraction, or None; how many of them are paired trial by trial; how
+    many have an interval): how sharp the score is, level by level."""
+    out = {}
+    for lvl in LEVELS:
+        halves, paired = [], 0
+        for r in rows:
+            c = r.levels[lvl]
+            if c.point is None or c.undecided or c.point.ci is None:
+                continue
+            lo, hi = c.point.ci
+            if lo > 0 and hi > 0:
+                halves.append(math.expm1((math.log(hi) - math.log(lo)) / 2))
+                paired += c.point.evidence.pairs > 0
+        halves.sort()
+        mid = None
+        if halves:
+            n = len(halves)
+            mid = halves[n // 2] if n % 2 else (halves[n // 2 - 1] + halves[n // 2]) / 2
+        out[lvl] = (mid, paired, len(halves))
     return out
 
 
