@@ -605,6 +605,7 @@ def render_markdown(doc: Document) -> str:
             )
         w("| **total** | " + " | ".join(f"**{doc.tallies[lvl].text()}**" for lvl in levels.LEVELS) + " |")
         w("")
+        w(_widths_text(score.widths(doc.score)) + "\n")
     else:
         w("No round and size measured both languages.\n")
     if doc.age is not None:
@@ -642,6 +643,22 @@ def render_markdown(doc: Document) -> str:
             w(f"![{fig.title}]({fig.path.name})\n")
         w(sec.markdown)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _widths_text(widths: dict) -> str:
+    """The score's sharpness in one line: each level's median interval
+    half-width and how many of its intervals pair the sides trial by trial."""
+    parts = []
+    for lvl in levels.LEVELS:
+        mid, paired, n = widths[lvl]
+        if n:
+            parts.append(f"{levels.LEVEL_TITLES[lvl]} ±{mid * 100:.3g}% ({paired} of {n} paired)")
+    if not parts:
+        return "No cell has an interval."
+    return (
+        "Median half-width of the intervals, level by level, and how many of them pair the two sides' runs "
+        'trial by trial (docs/measurement.md, "Paired trials"): ' + "; ".join(parts) + "."
+    )
 
 
 def _cap(s: str) -> str:
