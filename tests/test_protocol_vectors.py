@@ -73,6 +73,20 @@ def test_jsonl_result_text(v):
     assert genlog.result_text(*counts, statuses, reported) == spaced(v["text"])
 
 
+def test_values_variable(monkeypatch):
+    """The variable that asks a child for several values, its most, and
+    what the Python harness makes of each setting."""
+    (v,) = load_at_least("protocol-values", 1)
+    assert (harness.VALUES_ENV, harness.MAX_VALUES) == (v["var"], int(v["max"]))
+    for raw, want in (("", 1), ("3", 3), ("100", 100)):
+        monkeypatch.setenv(harness.VALUES_ENV, raw)
+        assert harness.values_wanted() == want
+    for raw in ("0", "101", "x", "3.0"):
+        monkeypatch.setenv(harness.VALUES_ENV, raw)
+        with pytest.raises(harness.UsageError, match=harness.VALUES_ENV):
+            harness.values_wanted()
+
+
 def test_input_variables():
     """Each protocol-env vector (name ROUND-WHAT) is a ROUNDBENCH_ variable
     its round's module names in a *_ENV constant, and every such constant

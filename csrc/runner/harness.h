@@ -21,6 +21,11 @@ enum {
     RBC_EXIT_FAILED = 5  /* the core returned an error */
 };
 
+/* The environment variable that asks a child for several values (main.c),
+ * and the most it may ask; the Go and Python harnesses read the same. */
+#define RBC_VALUES_ENV "ROUNDBENCH_VALUES"
+#define RBC_MAX_VALUES 100
+
 /* The environment variables in which the parent names a round's input
  * files, the same for every language's child (protocol.txt, protocol-env). */
 #define RBC_ENV_JSONL_FILE "ROUNDBENCH_JSONL_FILE"

@@ -1,8 +1,10 @@
 /* main.c: the C runner. `rb-c ROUND IMPL [key=value...]` runs one variant
- * once and prints its result line (see harness.h); `rb-c --list` prints
+ * once ($ROUNDBENCH_VALUES times where set) and prints its result line
+ * each time (see harness.h); `rb-c --list` prints
  * every variant it implements, `ROUND VARIANT UNIT...` a line, sorted. The
  * rounds are the RBC_ROUND entries of the run_<round>.c files, which the
  * linker gathers into the section rbc_rounds (harness.h says how). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,24 @@ static entry *sorted_entries(size_t *count)
     qsort(e, n, sizeof *e, by_name);
     *count = n;
     return e;
+}
+
+/* The values this process times ($ROUNDBENCH_VALUES, 1 when unset): the
+ * variant runs that many times in the one process, each run printing its
+ * own line, so that what the process costs to start is paid once for
+ * several values (docs/measurement.md, "Values per process"). 0 when the
+ * setting is not an integer from 1 to RBC_MAX_VALUES. */
+static int values_wanted(void)
+{
+    const char *s = getenv(RBC_VALUES_ENV);
+    if (!s || !*s)
+        return 1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 1 || v > RBC_MAX_VALUES)
+        return 0;
+    return (int)v;
 }
 
 static int list(void)
@@ -138,5 +158,14 @@ int main(int argc, char **argv)
         fprintf(stderr, ")\n");
         return RBC_EXIT_USAGE;
     }
-    return r->run(&a);
+    int values = values_wanted();
+    if (values < 1) {
+        fprintf(stderr, "%s=%s: want an integer from 1 to %d\n", RBC_VALUES_ENV,
+                getenv(RBC_VALUES_ENV), RBC_MAX_VALUES);
+        return RBC_EXIT_USAGE;
+    }
+    int rc = RBC_EXIT_OK;
+    for (int k = 0; k < values && rc == RBC_EXIT_OK; k++)
+        rc = r->run(&a);
+    return rc;
 }

@@ -89,6 +89,15 @@ static void env_vector(const rbt_vector *v, void *ctx)
     CHECK(0, "protocol-env %s: C has no such variable", name);
 }
 
+static void values_vector(const rbt_vector *v, void *ctx)
+{
+    (void)ctx;
+    CHECK(strcmp(rbt_str(v, "var"), RBC_VALUES_ENV) == 0, "protocol-values var = %s; want %s",
+          RBC_VALUES_ENV, rbt_str(v, "var"));
+    CHECK(rbt_int(v, "max") == RBC_MAX_VALUES, "protocol-values max = %d; want %lld",
+          RBC_MAX_VALUES, rbt_int(v, "max"));
+}
+
 static void expect_vector(const rbt_vector *v, void *ctx)
 {
     (void)ctx;
@@ -259,6 +268,7 @@ int main(int argc, char **argv)
     for (int i = 0; envs[i].name; i++)
         CHECK(env_seen[i] == 1, "protocol-env %s is in the vectors %d times; want once",
               envs[i].name, env_seen[i]);
+    CHECK(rbt_each(vpath, "protocol-values", values_vector, NULL) == 1, "want one protocol-values");
     CHECK(rbt_each(vpath, "protocol-expect", expect_vector, NULL) >= 3, "too few protocol-expect");
     CHECK(rbt_each(vpath, "protocol-limit", limit_vector, NULL) >= 7, "too few protocol-limit");
     check_all_seen(limits, "protocol-limit");

@@ -41,6 +41,28 @@ const (
 	EnvAspectsExpect = "ROUNDBENCH_ASPECTS_EXPECT"
 )
 
+// The environment variable that asks a child for several values, and the
+// most it may ask (protocol.txt, protocol-values): Main runs the variant
+// that many times in the one process, each run printing its own line.
+const (
+	EnvValues = "ROUNDBENCH_VALUES"
+	MaxValues = 100
+)
+
+// valuesWanted is $ROUNDBENCH_VALUES: 1 when unset or empty, an error
+// naming it when it is not an integer from 1 to MaxValues.
+func valuesWanted() (int, error) {
+	s := os.Getenv(EnvValues)
+	if s == "" {
+		return 1, nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 || v > MaxValues {
+		return 0, fmt.Errorf("%s=%s: want an integer from 1 to %d", EnvValues, s, MaxValues)
+	}
+	return v, nil
+}
+
 // The warm-up's and the calibration's limits, the C and Python harnesses'
 // too (protocol.txt, protocol-limit): WarmUp calls its work until
 // warmUpTime has passed, at most warmUpCalls times; Calibrated grows its

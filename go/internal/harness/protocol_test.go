@@ -73,6 +73,30 @@ func TestProtocolEnvironment(t *testing.T) {
 	}
 }
 
+func TestProtocolValues(t *testing.T) {
+	vs := vectors.AtLeast(t, "protocol-values", 1)
+	if len(vs) != 1 {
+		t.Fatalf("protocol-values: %d vectors; want one", len(vs))
+	}
+	if got, want := EnvValues, vs[0].Str(t, "var"); got != want {
+		t.Errorf("EnvValues = %s; want %s", got, want)
+	}
+	if got, want := int64(MaxValues), vs[0].Int(t, "max"); got != want {
+		t.Errorf("MaxValues = %d; want %d", got, want)
+	}
+	for _, c := range []struct {
+		env  string
+		want int
+		ok   bool
+	}{{"", 1, true}, {"3", 3, true}, {"100", 100, true}, {"0", 0, false}, {"101", 0, false}, {"x", 0, false}} {
+		t.Setenv(EnvValues, c.env)
+		got, err := valuesWanted()
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("valuesWanted() with %s=%q = %d, %v; want %d (ok %v)", EnvValues, c.env, got, err, c.want, c.ok)
+		}
+	}
+}
+
 func TestProtocolExpectPath(t *testing.T) {
 	const env = "RBT_PROTOCOL_EXPECT"
 	for _, v := range vectors.AtLeast(t, "protocol-expect", 3) {

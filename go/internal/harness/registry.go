@@ -158,5 +158,15 @@ func Main() {
 		Exit(ExitUsage, "%s: %s: no variant %q (it has: %s)", program, a.Round, a.Impl, have)
 	}
 	a.units = e.units
-	profiled(program, func() { e.run(a) })
+	values, err := valuesWanted()
+	if err != nil {
+		Exit(ExitUsage, "%s: %v", program, err)
+	}
+	// Several values from one process (docs/measurement.md, "Values per
+	// process"): the variant runs again, inputs, warm-up and check included.
+	profiled(program, func() {
+		for i := 0; i < values; i++ { // not range-over-int: older toolchains build this too
+			e.run(a)
+		}
+	})
 }

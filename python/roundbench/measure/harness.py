@@ -30,9 +30,32 @@ EXIT_WRONG = 3  # the work ran but its result is wrong
 EXIT_CANNOT = 4  # this variant cannot run here: stderr says why
 EXIT_FAILED = 5  # the work raised
 
+# The environment variable that asks a child for several values, and the
+# most it may ask (testdata/vectors/protocol.txt, protocol-values); the C and
+# Go harnesses read the same.
+VALUES_ENV = "ROUNDBENCH_VALUES"
+MAX_VALUES = 100
+
 now_ns = time.perf_counter_ns
 
 CALIBRATE_TARGET_NS = 100_000_000  # one timing of the calibrated loop lasts >= 100 ms
+
+
+def values_wanted() -> int:
+    """$ROUNDBENCH_VALUES: how many times the child runs its variant in the
+    one process, each run printing its own line (docs/measurement.md,
+    "Values per process"); 1 when unset or empty. UsageError when it is not
+    an integer from 1 to MAX_VALUES."""
+    raw = os.environ.get(VALUES_ENV, "")
+    if not raw:
+        return 1
+    try:
+        k = int(raw, 10)
+    except ValueError:
+        k = 0
+    if not 1 <= k <= MAX_VALUES:
+        raise UsageError(f"{VALUES_ENV}={raw}: want an integer from 1 to {MAX_VALUES}")
+    return k
 
 
 class WrongResult(Exception):
@@ -217,6 +240,19 @@ def fact(key: str, value: str) -> None:
 def check(what: str, got: object, want: object) -> None:
     if got != want:
         raise WrongResult(what, got, want)
+
+
+_once: dict = {}
+
+
+def once(key: str, make: Callable[[], object]) -> object:
+    """make() the first time this process asks for key, the same object
+    after: what a variant builds once a process (a numba kernel, compiled on
+    its first call) when the child runs it for several values, each value
+    after the first finding it built, as a program's later calls would."""
+    if key not in _once:
+        _once[key] = make()
+    return _once[key]
 
 
 def time_once(fn: Callable[[], object]) -> tuple[int, object]:

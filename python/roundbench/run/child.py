@@ -1,5 +1,6 @@
 """`python -m roundbench.run.child ROUND IMPL [key=value...]`: run one Python
-variant once and print its result line (see harness.py). The runner starts
+variant once (or $ROUNDBENCH_VALUES times) and print its result line each
+time (see harness.py). The runner starts
 one of these per run; it is not meant to be called by hand, but can be.
 
 `python -m roundbench.run.child --list` prints what this child implements, one
@@ -50,7 +51,11 @@ def run(round_name: str, impl: str, rest: list) -> int:
         print(e.args[0], file=sys.stderr)
         return harness.EXIT_USAGE
     try:
-        fn(harness.Args.parse(round_name, impl, rest))
+        args = harness.Args.parse(round_name, impl, rest)
+        # Several values from one process (docs/measurement.md, "Values per
+        # process"): the variant runs again, inputs, warm-up and check included.
+        for _ in range(harness.values_wanted()):
+            fn(args)
     except harness.UsageError as e:
         print(e, file=sys.stderr)
         return harness.EXIT_USAGE
