@@ -96,6 +96,17 @@ def add_parser(sub) -> None:
         "the quartiles) are counted beside the runs, not flagged",
     )
     r.add_argument(
+        "--values",
+        default="auto",
+        metavar="K|auto",
+        help="values each process times, in the rounds whose work can run again in one process (loop, matmul, "
+        "temps, jsonl, cores, aspects): the child runs its variant K times and the runner keeps the process's "
+        "median value as its run (every value in a --- VALUES: record). auto (the default): 1 in a variant's "
+        "first process of a cell, then what its costs and spread call for: more where starting a process costs "
+        "far more than one value (numba's import and compile) and where values vary within a process more than "
+        f"between processes; odd, at most {run_policy.MAX_VALUES}. Whole programs and published ones give one",
+    )
+    r.add_argument(
         "--budget",
         type=float,
         metavar="S",
@@ -435,6 +446,12 @@ def cmd_run(args) -> int:
         fixed = int(args.runs)
     else:
         raise UsageError(f"--runs {args.runs}: want 'auto' or a count of at least 1")
+    if args.values == "auto":
+        values = None
+    elif args.values.isdigit() and 1 <= int(args.values) <= run_policy.MAX_VALUES_ASKED:
+        values = int(args.values)
+    else:
+        raise UsageError(f"--values {args.values}: want 'auto' or a count from 1 to {run_policy.MAX_VALUES_ASKED}")
     if args.budget is not None and not args.budget >= 0:
         raise UsageError(f"--budget {args.budget:g}: want a number of seconds >= 0")
     if args.time_budget is not None and not args.time_budget > 0:
@@ -444,10 +461,10 @@ def cmd_run(args) -> int:
         # --quick is for tests and CI: adaptive still, but cells stop early.
         budget = args.budget if args.budget is not None else run_policy.QUICK_BUDGET_S
         policy = run_policy.RunPolicy(
-            fixed=fixed, budget_s=budget, max_runs=run_policy.QUICK_MAX_RUNS, time_budget_s=time_budget
+            fixed=fixed, budget_s=budget, max_runs=run_policy.QUICK_MAX_RUNS, time_budget_s=time_budget, values=values
         )
     else:
-        policy = run_policy.RunPolicy(fixed=fixed, budget_s=args.budget, time_budget_s=time_budget)
+        policy = run_policy.RunPolicy(fixed=fixed, budget_s=args.budget, time_budget_s=time_budget, values=values)
     place = placement.plan(args.placement)
     if not args.timeout > 0:
         raise UsageError(f"--timeout {args.timeout:g}: want a number of seconds > 0")

@@ -29,6 +29,12 @@ A result file is a sequence of lines:
                                        next run line of each name belongs
                                        to that trial (a comparison pairs
                                        the two sides' runs trial by trial)
+    --- VALUES: BenchmarkLoop/impl=go-c/n=20000000: ns/iter 1.71 1.69 1.74
+                                       the values one process timed (several
+                                       when its round allows), in the unit
+                                       its cell is scored by: the run line
+                                       that follows is the process's, its
+                                       median value's line
     --- END: 2026-12-01T03:50:12Z after 3475 s sha256=9f86d0...
                                        the command finished (or was
                                        stopped: "interrupted" follows),
@@ -84,6 +90,9 @@ class Run:
     metrics: dict  # unit -> value
     config: dict  # the configuration in force for this line
     trial: Optional[int] = None  # the cell's trial it ran in (--- TRIAL:), None in older files
+    # The values its process timed (--- VALUES:), in values_unit; None: one.
+    values: Optional[list] = None
+    values_unit: str = ""
 
     @property
     def round(self) -> str:
@@ -184,6 +193,7 @@ _FACT = re.compile(r"^--- FACT: (\S+): (\S+) ?(.*)$")
 _KILLED = re.compile(r"^--- KILLED: (\S+) \(run (\d+)\): (.*)$")
 _RUNS = re.compile(r"^--- RUNS: (\S+): (\d+) runs, (.*)$")
 _TRIAL = re.compile(r"^--- TRIAL: (\d+)((?: Benchmark\S+)+)$")
+_VALUES = re.compile(r"^--- VALUES: (\S+): (\S+)((?: \S+)+)$")
 _END = re.compile(r"^--- END: (\S+) after (\d+(?:\.\d+)?) s( interrupted)?(?: sha256=([0-9a-f]{64}))?$")
 
 
@@ -202,6 +212,18 @@ def trial_line(trial: int, names: Iterable[str]) -> str:
     return f"--- TRIAL: {trial} {' '.join(names)}\n"
 
 
+def values_line(name: str, unit: str, values: Iterable[float]) -> str:
+    """The `--- VALUES:` record of one process's values in `unit`."""
+    values = list(values)
+    if not values:
+        raise ValueError(f"no values for {name}")
+    return f"--- VALUES: {name}: {unit} {' '.join(_value_text(v) for v in values)}\n"
+
+
+def _value_text(x: float) -> str:
+    return f"{x:.0f}" if abs(x) >= 1e5 else f"{x:.6g}"
+
+
 def fact_line(name: str, fact: str) -> str:
     """`fact` is a child's `KEY VALUE` (one line; the value may be empty)."""
     key, _, value = " ".join(fact.split("\n")).strip().partition(" ")
@@ -213,7 +235,7 @@ def fact_line(name: str, fact: str) -> str:
 def classify(line: str) -> Optional[tuple]:
     """The kind of one line of a result file (without its newline) and its
     match: ("config", m), ("unit", parts), ("bench", None), ("fail", m),
-    ("killed", m), ("fact", m), ("stop", m), ("trial", m), ("end", m), ("skip", m),
+    ("killed", m), ("fact", m), ("stop", m), ("trial", m), ("values", m), ("end", m), ("skip", m),
     ("blank", None), ("detail", None) for an indented line; None for a line
     that is none of these. Whether a detail line follows what may carry one
     (a failure, a kill) is the caller's to check."""
@@ -233,6 +255,7 @@ def classify(line: str) -> Optional[tuple]:
         ("fact", _FACT),
         ("stop", _RUNS),
         ("trial", _TRIAL),
+        ("values", _VALUES),
         ("end", _END),
         ("skip", _SKIP),
         ("config", _CONFIG),
@@ -255,8 +278,10 @@ def parse_lines(
     config: dict = {}
     section_open = False
     last_failure = None
-    # name -> the trial its next run line belongs to (--- TRIAL:)
+    # name -> the trial its next run line belongs to (--- TRIAL:), and the
+    # values of its process (--- VALUES:)
     pending: dict = {}
+    pending_values: dict = {}
     for number, raw in enumerate(lines, 1):
         line = raw.rstrip("\n")
         if line.startswith("    ") and last_failure is not None:
@@ -275,6 +300,8 @@ def parse_lines(
                 continue
             section_open = False
             run.trial = pending.pop(run.name, None)
+            if run.name in pending_values:
+                run.values_unit, run.values = pending_values.pop(run.name)
             rs.runs.append(run)
             continue
         if line.startswith("Unit "):
@@ -288,6 +315,7 @@ def parse_lines(
         if m:
             last_failure = Failure(m.group(1), int(m.group(2)) if m.group(2) else None, m.group(3))
             pending.pop(m.group(1), None)
+            pending_values.pop(m.group(1), None)
             rs.failures.append(last_failure)
             continue
         m = _KILLED.match(line)
@@ -304,6 +332,15 @@ def parse_lines(
         if m:
             rs.stops.append(Stop(m.group(1), int(m.group(2)), m.group(3)))
             continue
+        m = _VALUES.match(line)
+        if m:
+            try:
+                pending_values[m.group(1)] = (m.group(2), [float(x) for x in m.group(3).split()])
+            except ValueError:
+                if strict:
+                    raise ValueError(f"{source}:{number}: malformed values record: {line.strip()!r}") from None
+                rs.bad_lines.append(f"{source}:{number}: malformed values record")
+            continue
         m = _TRIAL.match(line)
         if m:
             for name in m.group(2).split():
@@ -312,6 +349,7 @@ def parse_lines(
         m = _END.match(line)
         if m:
             pending.clear()
+            pending_values.clear()
             rs.ends.append(End(m.group(1), float(m.group(2)), bool(m.group(3)), m.group(4)))
             continue
         m = _SKIP.match(line)

@@ -141,6 +141,10 @@ class Variant:
     # published program as published, "c" for the ceiling. None: the level
     # the name gives (levels.by_name), filled in here.
     level: Optional[str] = None
+    # Whether this variant times one value a process, whatever its round's
+    # `values` says: its work leaves state behind that a second run in the
+    # same process would see (a high-water mark, a warmed cache it measures).
+    one_value: bool = False
     # A placebo run's stand-in (`roundbench run --placebo`): the variant
     # whose child this one runs, under its own name on the other side
     # (levels.placebo_name); None for every declared variant.
@@ -415,6 +419,13 @@ class Round:
     # run only. The value has a fixed width, so the environment keeps its
     # size from run to run (its size moves the stack).
     run_index_env: bool = False
+    # Whether a child may time several values in one process (the runner
+    # asks for them through $ROUNDBENCH_VALUES, values_env): the variant
+    # runs again in the same process, inputs, warm-up and check included,
+    # each run printing its line. True for rounds whose work leaves nothing
+    # behind that the next run would measure; a variant opts out with
+    # Variant.one_value, and whole and published programs never give more.
+    values: bool = False
     # The round's own `roundbench run` options (Option), which the CLI
     # offers and applies to this round only.
     options: list = field(default_factory=list)
@@ -562,6 +573,32 @@ def threads_of(rnd: Round, v: Variant, params: dict) -> str:
     if t not in ("one", "many"):
         raise ValueError(f"{rnd.name}/{v.name}: threads must be 'one' or 'many', not {t!r}")
     return t
+
+
+# How many values a child times in one process ($ROUNDBENCH_VALUES, the
+# child protocol's: testdata/vectors/protocol.txt, protocol-values), written
+# in three digits for the same reason as $ROUNDBENCH_RUN below.
+VALUES_ENV = "ROUNDBENCH_VALUES"
+# What a child's later values do not pay again (the first run in a process
+# imports and compiles; the later ones find it done): taken from its first
+# value's line.
+PER_PROCESS_UNITS = ("compile-ns", "import-ns")
+# The child programs that run a variant several times on $ROUNDBENCH_VALUES
+# (their harness's main); a generated caller does not.
+_VALUE_PROGRAMS = ("rb-c", "rb-c-so", "rb-c-static", "rb-go", "python")
+
+
+def gives_values(rnd: Round, v: Variant) -> bool:
+    """Whether variant v's child may time several values in one process
+    (Round.values, Variant.one_value)."""
+    if not rnd.values or rnd.facts or v.one_value or v.level in ("program", "published"):
+        return False
+    return v.program in _VALUE_PROGRAMS or v.program in programs.LIBRARY_PROGRAMS
+
+
+def values_value(k: int) -> str:
+    """$ROUNDBENCH_VALUES for k values."""
+    return f"{k:03d}"
 
 
 # The run of its cell a child is ($ROUNDBENCH_RUN, from 1), for the rounds

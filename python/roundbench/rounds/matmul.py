@@ -146,6 +146,7 @@ ROUND = Round(
     metric="GFLOP/s",
     headlines=HEADLINES,
     order=2,
+    values=True,
     units={"GFLOP/s": "higher"},
     metric_explain="GFLOP/s: 2n³ floating-point operations divided by the product's wall time",
     # The bindings call the core's dgemm: c-blas is what they are held to.

@@ -42,6 +42,18 @@ UNDECIDING_WEIGHT = 0.01
 PRIORITY_BAND = 10.0
 
 
+# Several values a process (rounds.gives_values): how many a child of a
+# variant times is chosen from what its first processes cost and how their
+# values spread (schedule.values_for, after Kalibera and Jones): at most
+# MAX_VALUES, and no more than VALUE_SPAN_S of values beyond the first
+# unless the process's own start costs more than that.
+MAX_VALUES = 15
+VALUE_SPAN_S = 1.0
+# The most `--values K` may ask: the child protocol's limit
+# (testdata/vectors/protocol.txt, protocol-values).
+MAX_VALUES_ASKED = 100
+
+
 @dataclass(frozen=True)
 class RunPolicy:
     """How many runs each variant of a cell gets.
@@ -100,6 +112,9 @@ class RunPolicy:
     target: float = 0.02
     budget_s: Optional[float] = None
     time_budget_s: Optional[float] = None
+    # Values a process, for the variants whose round allows several
+    # (`--values K`); None: chosen per variant (schedule.values_for).
+    values: Optional[int] = None
 
     def describe(self) -> str:
         if self.fixed is not None:
@@ -112,6 +127,14 @@ class RunPolicy:
                 f"runs beyond the minimum share {budget}, each running variant up to an equal share of what the "
                 "stopped ones left, a run started only if it fits its share; no extra runs in a cell its round "
                 "declares undecided (cores at one worker)"
+            )
+        if self.values is not None:
+            text += f"; {self.values} values a process where the round allows several"
+        else:
+            text += (
+                "; values a process where the round allows several: 1 in a variant's first process, then "
+                "round(sqrt(process cost / value cost x within-process variance / between-process variance)), "
+                f"odd, at most {MAX_VALUES} and {VALUE_SPAN_S:g} s of values beyond the process's own start"
             )
         if self.time_budget_s is not None:
             text += (

@@ -43,7 +43,7 @@ from . import launch, provenance
 from .plans import Plan, _renamed, bench_name
 from .policy import BOUND_FACTOR, BOUND_FLOOR_S, RunPolicy
 from .progress import Progress, status_text
-from .schedule import Schedule, _Cell, planned, runs_line
+from .schedule import Schedule, _Cell, pick_median, planned, primary, runs_line
 from .spawn import Outcome, run_child
 from ..judge import decide
 
@@ -228,7 +228,15 @@ class Runner:
         env = launch.child_env(v, p.params)
         if p.round.run_index_env:
             env = {**(env if env is not None else os.environ), rounds.RUN_INDEX_ENV: rounds.run_index_value(k)}
+        values = self.schedule.values_for(c, v.key)
+        if rounds.gives_values(p.round, v):
+            # Always set where the round allows several, one width: the
+            # environment keeps its size from run to run.
+            env = {**(env if env is not None else os.environ), rounds.VALUES_ENV: rounds.values_value(values)}
         bound, bound_why = c.bound(v.key, self.bound_factor, self.bound_floor_s, self.timeout)
+        if values > 1 and bound_why:
+            # The bound is of a run's whole cost, and this one times more values.
+            bound = min(bound * values, self.timeout)
         o = run_child(
             cmd,
             child_name,
@@ -236,6 +244,8 @@ class Runner:
             env=env,
             cpus=cpus,
             fixed_layout=pl is not None and pl.fixed_layout,
+            values=values,
+            pick=pick_median(p.round, p.params),
         )
         if name != child_name:
             o = dataclasses.replace(o, name=name, line=_renamed(o.line, name) if o.line else o.line)
@@ -260,7 +270,13 @@ class Runner:
         self._done += 1
         if o.ok:
             self.ok += 1
-            self._write(fh, "".join(benchfmt.fact_line(name, f) for f in o.facts) + o.line + "\n")
+            record = ""
+            if o.values:
+                unit = rounds.score_unit(p.round, p.params)
+                record = benchfmt.values_line(
+                    name, unit, (primary(p.round, p.params, benchfmt.parse_bench_line(ln).metrics) for ln in o.values)
+                )
+            self._write(fh, "".join(benchfmt.fact_line(name, f) for f in o.facts) + record + o.line + "\n")
         elif o.skipped:
             self.skipped += 1
             self._write(fh, f"--- SKIP: {name}: {o.reason}\n")

@@ -22,10 +22,13 @@ from ..judge import decide
 from ..judge.closeness import decision_groups
 from ..results import benchfmt, stats
 from .plans import Plan, newest_pair
-from .policy import UNDECIDING_WEIGHT, PRIORITY_BAND, RunPolicy, minutes
+from .policy import MAX_VALUES, UNDECIDING_WEIGHT, PRIORITY_BAND, VALUE_SPAN_S, RunPolicy, minutes
 
 # The least cost a run is reckoned at: a priority divides by it.
 MIN_COST_S = 1e-3
+# What a value costs beyond its timed work, reckoned before any process of
+# the variant gave two values to measure it by: the harnesses' warm-up.
+WARM_UP_S = 0.05
 
 
 def primary(rnd: rounds.Round, params: dict, metrics: dict) -> float:
@@ -34,6 +37,45 @@ def primary(rnd: rounds.Round, params: dict, metrics: dict) -> float:
     unit in some cells, p99 latency in http's fixed-rate ones) when the run
     has it, else ns/op."""
     return metrics.get(rounds.score_unit(rnd, params), metrics["ns/op"])
+
+
+def pick_median(rnd: rounds.Round, params: dict) -> Callable[[list], int]:
+    """The process's run among its values (benchfmt.Run each): the one at
+    the median of the cell's score unit (the lower middle of an even
+    count)."""
+
+    def pick(runs: list) -> int:
+        order = sorted(range(len(runs)), key=lambda i: primary(rnd, params, runs[i].metrics))
+        return order[(len(order) - 1) // 2]
+
+    return pick
+
+
+def _odd(k: float) -> int:
+    """The odd count nearest k (at least 1): a process's median is then
+    one of its values."""
+    return max(1, 2 * round((k - 1) / 2) + 1)
+
+
+def variance_ratio(processes: list) -> Optional[float]:
+    """Within-process over between-process variance of the log values, from
+    the processes that timed two values or more (each a list of positive
+    values); None with fewer than two such processes. The between part is
+    the variance of the processes' means less what their own spread puts
+    in it (within / values a process); where that leaves nothing, the
+    processes differ by no more than their values do (a large ratio)."""
+    logs = [[math.log(x) for x in p] for p in processes if len(p) >= 2 and min(p) > 0]
+    if len(logs) < 2:
+        return None
+    means = [sum(p) / len(p) for p in logs]
+    within = sum(sum((x - m) ** 2 for x in p) for p, m in zip(logs, means)) / sum(len(p) - 1 for p in logs)
+    grand = sum(means) / len(means)
+    spread = sum((m - grand) ** 2 for m in means) / (len(means) - 1)
+    per = sum(len(p) for p in logs) / len(logs)
+    between = spread - within / per
+    if within <= 0:
+        return 0.0
+    return within / between if between > 0 else math.inf
 
 
 def converged(values: list, target: float) -> Optional[tuple]:
@@ -85,6 +127,11 @@ class _Cell:
         self.reference: Optional[tuple] = None
         self.active = list(plan.variants)
         self.trials = 0  # the trials the runner has begun (--- TRIAL:)
+        # Several values a process: what one value and one process's own
+        # start cost, and each process's values in the score unit.
+        self.value_s: dict = {n: [] for n in names}
+        self.proc_s: dict = {n: [] for n in names}
+        self.value_sets: dict = {n: [] for n in names}
 
     def attempts(self, name: str) -> int:
         return len(self.walls[name])
@@ -303,6 +350,55 @@ class Schedule:
         partners = {k: p for k, (_, p) in best.items()}
         return weights, partners
 
+    def values_for(self, c: _Cell, name: str) -> int:
+        """How many values the variant's next process times: 1 where its
+        round allows no more (rounds.gives_values); `--values K`; else 1 in
+        its first process of the cell, then, after Kalibera and Jones's
+        rule for two levels of repetition, sqrt(process cost / value cost x
+        within-process variance / between-process variance), odd, at most
+        MAX_VALUES and 1 + max(VALUE_SPAN_S, process cost) / value cost.
+        Until two processes have timed two values or more (the within
+        variance needs them), a variant whose values are cheap (two within
+        VALUE_SPAN_S) times 3, so that the ratio can be measured."""
+        v = next(x for x in c.plan.variants if x.key == name)
+        if not rounds.gives_values(c.plan.round, v):
+            return 1
+        if self.policy.values is not None:
+            return self.policy.values
+        if not c.value_s[name]:
+            return 1
+        cv = max(stats.median(c.value_s[name]), MIN_COST_S)
+        cp = stats.median(c.proc_s[name])
+        ratio = variance_ratio(c.value_sets[name])
+        # A process that costs nothing to start is no dearer than a value,
+        # and samples the between-process variance too: one value (whatever
+        # the ratio, infinite where the processes differ by no more than
+        # their values do).
+        k = math.sqrt(cp / cv * (ratio if ratio is not None else 1.0)) if cp > 0 else 1.0
+        if ratio is None and 2 * cv <= VALUE_SPAN_S:
+            k = max(k, 3.0)
+        k = min(k, MAX_VALUES, 1 + max(VALUE_SPAN_S, cp) / cv)
+        return _odd(k)
+
+    def _value_costs(self, c: _Cell, name: str, o) -> None:
+        """What one value and the process's own start cost, from a run that
+        passed: the gaps between its values' lines where it timed several,
+        else its timed work and a warm-up (WARM_UP_S); and its values."""
+        p = c.plan
+        if o.values and len(o.stamps) == len(o.values):
+            gaps = [b - a for a, b in zip(o.stamps, o.stamps[1:])]
+            cv = stats.median(gaps)
+            cp = o.stamps[0] - cv + (o.wall_s - o.stamps[-1])
+            vals = [primary(p.round, p.params, benchfmt.parse_bench_line(ln).metrics) for ln in o.values]
+        else:
+            run = benchfmt.parse_bench_line(o.line)
+            cv = run.metrics["ns/op"] * max(run.iters, 1) / 1e9 + WARM_UP_S
+            cp = o.wall_s - cv
+            vals = [primary(p.round, p.params, run.metrics)]
+        c.value_s[name].append(max(cv, MIN_COST_S))
+        c.proc_s[name].append(max(cp, 0.0))
+        c.value_sets[name].append(vals)
+
     def affordable(self, c: _Cell, name: str) -> bool:
         """A minimum run is always made; under a time budget a run beyond it
         starts only if it fits in the time left (at its median run time)."""
@@ -324,6 +420,7 @@ class Schedule:
         elif o.ok:
             c.values[name].append(primary(p.round, p.params, benchfmt.parse_bench_line(o.line).metrics))
             c.finished[name].append(o.wall_s)
+            self._value_costs(c, name, o)
         elif o.killed:
             done = len(c.values[name])
             c.stop(

@@ -16,8 +16,9 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
+from .. import rounds
 from ..measure import harness
 from ..measure.machine import format_cpulist
 from ..results import benchfmt
@@ -42,6 +43,10 @@ class Outcome:
     stderr_tail: list = field(default_factory=list)
     wall_s: float = 0.0
     facts: list = field(default_factory=list)  # `fact:` lines of a facts round's child
+    # With several values a process: each value's line as the child printed
+    # it, and when each was read, in seconds from the child's start.
+    values: list = field(default_factory=list)
+    stamps: list = field(default_factory=list)
     skipped: bool = False  # the child refused: this machine cannot run it (exit 4)
     timed_out: bool = False  # killed at the timeout it was given
     killed: bool = False  # killed at its cell's bound (run/policy.py, BOUND_FACTOR): not a failure
@@ -51,13 +56,17 @@ def _exited_ok(status: int) -> bool:
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
-def _drain(proc: subprocess.Popen, deadline: float) -> tuple:
-    """Reads the child's stdout and stderr to EOF or until the deadline."""
+def _drain(proc: subprocess.Popen, deadline: float, stamps: Optional[list] = None) -> tuple:
+    """Reads the child's stdout and stderr to EOF or until the deadline;
+    `stamps` gets the monotonic time at which each result line of stdout
+    was read whole (a child flushes each as it is done: the gaps between
+    them are what one more value costs)."""
     out, err = [], []
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ, out)
     sel.register(proc.stderr, selectors.EVENT_READ, err)
     timed_out = False
+    partial = b""
     while sel.get_map():
         left = deadline - time.monotonic()
         if left <= 0:
@@ -67,6 +76,10 @@ def _drain(proc: subprocess.Popen, deadline: float) -> tuple:
             chunk = os.read(key.fileobj.fileno(), 65536)
             if chunk:
                 key.data.append(chunk)
+                if key.data is out and stamps is not None:
+                    now = time.monotonic()
+                    *done, partial = (partial + chunk).split(b"\n")
+                    stamps.extend(now for line in done if line.startswith(b"Benchmark"))
             else:
                 sel.unregister(key.fileobj)
     sel.close()
@@ -122,13 +135,23 @@ def run_child(
     env: Optional[dict] = None,
     cpus: Optional[frozenset] = None,
     fixed_layout: bool = False,
+    values: int = 1,
+    pick: Optional[Callable[[list], int]] = None,
 ) -> Outcome:
     """Runs one child to completion and returns its outcome with the child's
     own rusage: wait4 on that one child (RUSAGE_CHILDREN would sum every
     child so far and keep the largest peak), through rb-spawn where it is
     built. The child runs in its own process group, so a timeout or Ctrl-C
     kills it and anything it started; `cpus` pins it, `fixed_layout` turns
-    its address-space randomisation off (roundbench.measure.placement)."""
+    its address-space randomisation off (roundbench.measure.placement).
+
+    values: how many result lines the child was asked for ($ROUNDBENCH_VALUES,
+    which the caller sets). With more than one, every line must name the
+    child and every `result:` agree; the process's line is the one `pick`
+    chooses (an index into the parsed lines; the first without it), with
+    the units rounds.PER_PROCESS_UNITS taken from the first (what the later
+    values do not pay again) and CPU time per op over every value's
+    iterations."""
     t0 = time.monotonic()
     launcher = spawner()
     rfd = wfd = None
@@ -159,7 +182,8 @@ def run_child(
     if wfd is not None:
         os.close(wfd)
     try:
-        out, err, timed_out = _drain(proc, t0 + timeout)
+        stamps: list = []
+        out, err, timed_out = _drain(proc, t0 + timeout, stamps)
         if timed_out:
             _kill_group(proc)
         _, status, ru = os.wait4(proc.pid, 0)
@@ -219,20 +243,57 @@ def run_child(
         return Outcome(name, False, reason=reason, stderr_tail=tail, wall_s=wall)
     bench = [ln for ln in out.splitlines() if ln.startswith("Benchmark")]
     results = [ln[len("result:") :].strip() for ln in out.splitlines() if ln.startswith("result:")]
-    if len(bench) != 1:
-        return Outcome(name, False, reason=f"printed {len(bench)} result lines, want 1", stderr_tail=tail, wall_s=wall)
+    if len(bench) != values:
+        want = f"want {values}" + (" (one per value asked for)" if values > 1 else "")
+        return Outcome(name, False, reason=f"printed {len(bench)} result lines, {want}", stderr_tail=tail, wall_s=wall)
     try:
-        parsed = benchfmt.parse_bench_line(bench[0])
+        parsed = [benchfmt.parse_bench_line(b) for b in bench]
     except ValueError as e:
         return Outcome(name, False, reason=str(e), stderr_tail=tail, wall_s=wall)
-    if parsed.name != name:
-        return Outcome(name, False, reason=f"printed {parsed.name}, want {name}", stderr_tail=tail, wall_s=wall)
-    iters = max(parsed.iters, 1)
+    for p in parsed:
+        if p.name != name:
+            return Outcome(name, False, reason=f"printed {p.name}, want {name}", stderr_tail=tail, wall_s=wall)
+    if len(set(results)) > 1:
+        return Outcome(
+            name,
+            False,
+            reason=f"its values disagree: result {results[0]}, then {next(r for r in results if r != results[0])}",
+            stderr_tail=tail,
+            wall_s=wall,
+        )
+    chosen = pick(parsed) if pick is not None and values > 1 else 0
+    line = bench[chosen].rstrip()
+    if chosen:
+        # The first value's per-process units (its import and compile).
+        first = parsed[0].metrics
+        for unit in rounds.PER_PROCESS_UNITS:
+            if unit in first and unit in parsed[chosen].metrics:
+                line = _with_metric(line, unit, first[unit])
+    iters = max(sum(max(p.iters, 1) for p in parsed), 1)
     extra = {
         "peak-B": usage.maxrss_kb * 1024,  # Linux reports KiB
         "user-ns/op": usage.utime_ns / iters,
         "sys-ns/op": usage.stime_ns / iters,
     }
-    line = bench[0].rstrip() + "".join(f" {harness._fmt(v)} {u}" for u, v in extra.items())
-    facts = [ln[len("fact:") :].strip() for ln in out.splitlines() if ln.startswith("fact:")]
-    return Outcome(name, True, line=line, result=results[-1] if results else None, wall_s=wall, facts=facts)
+    line += "".join(f" {harness._fmt(v)} {u}" for u, v in extra.items())
+    # Each value prints the same facts: each once, in order.
+    facts = list(dict.fromkeys(ln[len("fact:") :].strip() for ln in out.splitlines() if ln.startswith("fact:")))
+    return Outcome(
+        name,
+        True,
+        line=line,
+        result=results[-1] if results else None,
+        wall_s=wall,
+        facts=facts,
+        values=bench if values > 1 else [],
+        stamps=[t - t0 for t in stamps] if values > 1 else [],
+    )
+
+
+def _with_metric(line: str, unit: str, value: float) -> str:
+    """A result line with one unit's value replaced."""
+    fields = line.split()
+    for i in range(3, len(fields), 2):
+        if fields[i] == unit:
+            fields[i - 1] = harness._fmt(value)
+    return " ".join(fields)

@@ -209,9 +209,10 @@ def section_text(store: Store, run: Run, terms: Terms) -> str:
                 out.append(line + "\n")
             continue
         keeping_detail = False
-        if what in ("config", "unit", "blank", "trial"):
+        if what in ("config", "unit", "blank", "trial", "values"):
             # A trial record names runs the selection may leave out: a
-            # reader pairs only the runs that are there.
+            # reader pairs only the runs that are there (and a values
+            # record left without its run line is dropped by the reader).
             out.append(line + "\n")
         elif what == "end":
             m = kind[1]

@@ -191,6 +191,7 @@ ROUND = Round(
     quick=[{"events": DEFAULT_EVENTS}],
     metric="ns/event",
     order=13,
+    values=True,
     # The whole round, 6 runs of every variant at both sizes, within 5
     # minutes: py at 100,000 events takes several seconds a run.
     budget_s=30.0,
@@ -391,6 +392,7 @@ def _launch(name: str, explain: str, program_env, requires=None, where=_is_launc
         runs_if=_is_launch,
         env=lambda params: program_env(),
         make_inputs=_make_inputs,
+        one_value=True,  # a whole program's start to exit: a value is a process
     )
 
 

@@ -250,6 +250,7 @@ ROUND = Round(
     metric="MB/s",
     headlines=HEADLINES,
     order=10,
+    values=True,
     units={"MB/s": "higher", "invalid-lines": "lower"},
     metric_explain="MB/s: log bytes divided by the wall time of one count over the whole file (in page cache)",
     columns=[("invalid-lines", "invalid lines")],
