@@ -3,6 +3,7 @@
 package roundbench
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,40 @@ func TestAspectsCoreMessages(t *testing.T) {
 	data.Close()
 	if _, _, err := data.Search(0, 0, AspectsDefaultCombo, 1, nil); err == nil {
 		t.Errorf("Search after Close: no error")
+	}
+}
+
+func TestAspectsSearchKeepsItsDataAlive(t *testing.T) {
+	// A search whose *Aspects is dropped as soon as the call starts, while
+	// collections run beside it: the finalizer must not free the tables the
+	// core is reading (before runtime.KeepAlive in Search, this crashed in
+	// rb_aspects_search within a few rounds).
+	ephemeris, events := syntheticData(t, 400, 2000)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for i := 0; i < 50; i++ {
+		search := func() (int, error) {
+			data, err := AspectsLoad(ephemeris, events)
+			if err != nil {
+				return 0, err
+			}
+			_, n, err := data.Search(0, data.Events(), AspectsDefaultCombo, 2, nil)
+			return n, err
+		}
+		if _, err := search(); err != nil {
+			t.Fatalf("round %d: %v", i, err)
+		}
 	}
 }

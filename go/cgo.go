@@ -564,6 +564,8 @@ func (c *Chain) Pass() ([]int64, error) {
 	// out holds no Go pointers, so the core may write into it for the call.
 	st := C.rb_chain_pass(c.c, (*C.int64_t)(unsafe.Pointer(&out[0])), &e)
 	runtime.KeepAlive(out)
+	runtime.KeepAlive(c) // the finalizer frees c.c: not before the pass returns
+
 	if st != C.RB_OK {
 		return nil, coreError("Chain.Pass", &e)
 	}
@@ -739,7 +741,9 @@ func textPointer(b []byte) *C.char {
 
 // Rows is the number of days of the ephemeris.
 func (a *Aspects) Rows() int {
-	return int(C.rb_aspects_ephemeris_rows(a.eph))
+	n := int(C.rb_aspects_ephemeris_rows(a.eph))
+	runtime.KeepAlive(a) // the finalizer frees a.eph: not before the call returns
+	return n
 }
 
 // ChartAt is the core's chart at `seconds` since 1900-01-01T00:00:00Z for
@@ -753,7 +757,9 @@ func (a *Aspects) ChartAt(seconds int64, lat, lon float64) (AspectsChart, error)
 	}
 	var c C.rb_aspects_chart
 	var e C.rb_error
-	if C.rb_aspects_chart_at(a.eph, C.int64_t(seconds), C.double(lat), C.double(lon), &c, &e) != C.RB_OK {
+	st := C.rb_aspects_chart_at(a.eph, C.int64_t(seconds), C.double(lat), C.double(lon), &c, &e)
+	runtime.KeepAlive(a) // the finalizer frees a.eph: not before the call returns
+	if st != C.RB_OK {
 		return out, coreError("Aspects.ChartAt", &e)
 	}
 	for i := range out.Point {
@@ -767,7 +773,9 @@ func (a *Aspects) ChartAt(seconds int64, lat, lon float64) (AspectsChart, error)
 
 // Events is the number of events loaded.
 func (a *Aspects) Events() int {
-	return int(C.rb_aspects_events_count(a.ev))
+	n := int(C.rb_aspects_events_count(a.ev))
+	runtime.KeepAlive(a) // the finalizer frees a.ev: not before the call returns
+	return n
 }
 
 // Search runs the core's search (test 1) or search and print (test 2) for
@@ -793,6 +801,11 @@ func (a *Aspects) Search(first, count int, combo string, test int, dst []byte) (
 	var buf C.rb_buf
 	var matches C.int64_t
 	st = C.rb_aspects_search(a.eph, a.ev, C.int64_t(first), C.int64_t(count), &c, ctest, &buf, &matches, &e)
+	// Once its tables are passed, a is unreachable, and a garbage collection
+	// during the search could run its finalizer, freeing the tables the core
+	// is reading (a SIGSEGV in rb_aspects_search, seen with several values
+	// a process, whose earlier values leave garbage to collect).
+	runtime.KeepAlive(a)
 	defer C.rb_buf_free(&buf)
 	if st != C.RB_OK {
 		return dst, 0, coreError("Aspects.Search", &e)
