@@ -76,6 +76,7 @@ BAD = {
     "run ROUND": ["nope", ""],
     "run --impl": ["nope", ""],
     "run --runs": ["0", "-1", "1.5", "x", ""],
+    "run --values": ["0", "101", "1.5", "x", ""],
     "run --budget": SECONDS,
     "run --time-budget": SECONDS_POSITIVE,
     "run --placement": [""],

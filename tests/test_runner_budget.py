@@ -43,7 +43,8 @@ class FakeChildren:
     def clock(self) -> float:
         return self.now
 
-    def __call__(self, cmd, name, timeout, env=None, cpus=None, fixed_layout=False):
+    def __call__(self, cmd, name, timeout, env=None, cpus=None, fixed_layout=False, values=1, pick=None):
+        assert values == 1, "these rounds declare no values a process"
         rnd, params = benchfmt.split_name(name)
         impl = params["impl"]
         key = (rnd, impl) if (rnd, impl) in self.specs else impl
@@ -327,7 +328,10 @@ def test_policy_describes_both_budgets():
     assert "at least 6 per variant" in text and "equal share of what the stopped ones left" in text
     assert "time budget 30 min for the whole run" in text and "never fewer" in text
     assert "time budget" not in RunPolicy().describe()
-    assert RunPolicy(fixed=3).describe() == "3 per variant (fixed)"
+    assert RunPolicy(fixed=3).describe().startswith("3 per variant (fixed); values a process where the round allows")
+    assert RunPolicy(fixed=3, values=5).describe() == (
+        "3 per variant (fixed); 5 values a process where the round allows several"
+    )
 
 
 def test_round_registry_untouched():
