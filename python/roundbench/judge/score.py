@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..results import benchfmt
+from ..results import benchfmt, stats
 from .. import rounds
 from .cells import metric_for
 from . import decide
@@ -355,12 +355,7 @@ def widths(rows: list) -> dict:
             if lo > 0 and hi > 0:
                 halves.append(math.expm1((math.log(hi) - math.log(lo)) / 2))
                 paired += c.point.evidence.pairs > 0
-        halves.sort()
-        mid = None
-        if halves:
-            n = len(halves)
-            mid = halves[n // 2] if n % 2 else (halves[n // 2 - 1] + halves[n // 2]) / 2
-        out[lvl] = (mid, paired, len(halves))
+        out[lvl] = (stats.median(halves) if halves else None, paired, len(halves))
     return out
 
 

@@ -112,18 +112,18 @@ class Runner:
 
     def run(self, plans: list, header: dict) -> int:
         """Runs every plan; returns the number of failed runs. Raises
-                KeyboardInterrupt after saving what was done.
+        KeyboardInterrupt after saving what was done.
 
-                The runs go in waves: each wave runs every variant of every cell
-                that needs a run in it once, cell after cell (and within a cell,
-                variant after variant, in a random order each time: a trial, which a
-        --- TRIAL: record names). A cell's runs are thus spread
-                over the whole suite rather than bunched in one stretch of it, so a
-                machine whose speed drifts over minutes (a shared VM) moves every
-                cell's sample alike, and a second run of the suite samples the same
-                range of the machine's states: figures repeat (docs/measurement.md, "How a run
-                is measured"). Which variants need a run in a wave beyond the
-                minimum is RunPolicy's rule (schedule.py)."""
+        The runs go in waves: each wave runs every variant of every cell
+        that needs a run in it once, cell after cell (and within a cell,
+        variant after variant, in a random order each time: a trial, which
+        a --- TRIAL: record names). A cell's runs are thus spread over the
+        whole suite rather than bunched in one stretch of it, so a machine
+        whose speed drifts over minutes (a shared VM) moves every cell's
+        sample alike, and a second run of the suite samples the same range
+        of the machine's states: figures repeat (docs/measurement.md, "How
+        a run is measured"). Which variants need a run in a wave beyond the
+        minimum is RunPolicy's rule (schedule.py)."""
         self._done = 0
         self.schedule = Schedule(self.policy, plans, lambda: self.clock(), self.speak.notice, self.margin)
         pl = self.placement
