@@ -15,7 +15,7 @@ import pytest
 from roundbench.results import benchfmt
 from roundbench import rounds
 from roundbench.run import runner
-from roundbench.judge.closeness import closeness, decision_weights
+from roundbench.judge.closeness import closeness, decision_weights, out_of_contention
 from roundbench.run.plans import Plan
 from roundbench.run.policy import RunPolicy, UNDECIDING_WEIGHT
 from roundbench.run.schedule import _Cell
@@ -286,6 +286,58 @@ def test_extra_runs_go_to_the_close_decision_first(tmp_path, monkeypatch):
     # Within the wave the two sides still run in the same trials.
     tail = [impl for rnd, impl in fake.order[24:]]
     assert trials_of_both(tail, "go", "py") == 5
+
+
+def test_a_variant_out_of_contention_stops_short_of_the_minimum(tmp_path, monkeypatch):
+    """A library 50 times behind numba after its first run cannot become
+    its side's best: it stops there, keeps its run and its row. A variant
+    20% behind, its range of runs clear of the best's after 3 runs, stops
+    at 3 (no replicate of the verdict's bootstrap makes it the best). One
+    whose runs overlap the best's keeps its minimum; so does the C core,
+    on no side."""
+    rnd = make_round("contention", ["c", "go", "py-pandas", "py-numba", "py-numpy", "py-cython"])
+    tight = [99.0, 101.0, 100.0]
+    specs = {
+        "c": (1.0, tight),
+        "go": (1.0, tight),
+        "py-pandas": (1.0, [v * 50 for v in tight]),
+        "py-numba": (1.0, tight),
+        "py-numpy": (1.0, [v * 1.2 for v in tight]),
+        "py-cython": (1.0, [95.0, 104.0, 102.0, 98.0]),  # 1% behind, overlapping
+    }
+    fake, r, rs = run(tmp_path, monkeypatch, [plan(rnd)], specs, fixed=None, budget_s=0.0)
+    got = stops(rs)
+    assert fake.counts["py-pandas"] == 1
+    # 4950 against py-cython's first run, 95: 52.1 times.
+    assert got[("contention", "py-pandas")].why.startswith("out of contention: 52.1 x its side's best")
+    assert fake.counts["py-numpy"] == 3
+    assert got[("contention", "py-numpy")].why.startswith("out of contention: 1.2 x")
+    assert fake.counts["py-cython"] == fake.counts["go"] == fake.counts["c"] == 6
+    assert runs_of(rs, "py-pandas") == 1  # its run is kept, in its row
+    assert "2 out of contention" in r.end_text()
+    # A fixed run count is what it says.
+    (tmp_path / "fixed").mkdir()
+    fixed, _, _ = run(tmp_path / "fixed", monkeypatch, [plan(rnd)], specs, fixed=4)
+    assert fixed.counts["py-pandas"] == 4
+
+
+def test_out_of_contention_is_judged_at_every_level_a_variant_is_at():
+    """A variant behind at one level but its side's best at another stays;
+    a side's only variant always stays; the C core is on no side."""
+    rnd = make_round("levels", ["c", "go", "go-c", "py", "py-c", "py-ctypes"])
+    one = [100.0]
+    values = {
+        "c": [v * 9 for v in one],
+        "go": one,
+        "go-c": [v * 3 for v in one],  # behind go at ecosystem... but best calling C
+        "py": [v * 40 for v in one],  # Python alone: its only variant
+        "py-c": [v * 3 for v in one],
+        "py-ctypes": [v * 6 for v in one],  # 2x behind py-c calling C
+    }
+    out = out_of_contention(rnd, {"n": 1}, values)
+    assert out == {"py-ctypes": pytest.approx(2.0)}
+    undecided = make_round("levels2", ["go", "py", "py-c"], undecided=lambda p: "fixed by construction")
+    assert out_of_contention(undecided, {"n": 1}, values) == {}
 
 
 def test_closeness_of_a_decision():

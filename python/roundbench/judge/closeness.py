@@ -98,6 +98,61 @@ def decision_groups(rnd: rounds.Round, params: dict, values: dict, margin: float
     return out
 
 
+# A variant whose fastest run is this many times slower than the slowest
+# run of its side's best (at every level it is a candidate at) is out of
+# contention whatever its run count: on this project's shared VMs one run
+# of a variant lies within a factor 1.5 of its median in all but a few runs
+# in a hundred (docs/measurement.md, "Contenders"), and a variant that is
+# truly within the margin of the best yet looks this far behind it changes
+# the side's best by no more than that margin.
+FAR = 1.5
+
+
+def out_of_contention(rnd: rounds.Round, params: dict, values: dict, margin: float = decide.MARGIN) -> dict:
+    """The variants that cannot become their side's best by more than the
+    margin, as the runs stand: variant -> how many times worse its median is
+    than the best's, at the level where it comes nearest. A variant is out
+    at a level when its median is more than the margin behind the side's
+    best there and either its range of runs does not reach the best's (each
+    with decide.MIN_RUNS runs or more: no bootstrap replicate of the
+    verdict then makes it the best, so its runs widen nothing) or its
+    fastest run is FAR times slower than the best's slowest; out of
+    contention when out at every level it is a candidate at. A variant on
+    no side (the C core) is never named, nor any in a cell that decides no
+    point. values: variant -> its values in the cell's score unit."""
+    if not rnd.scored or rnd.facts or rounds.undecided(rnd, params):
+        return {}
+    unit = rounds.score_unit(rnd, params)
+    better = rnd.units.get(unit, "lower")
+    view = {v: _Medians(vals) for v, vals in values.items() if vals}
+    nearest: dict = {}  # variant -> its least ratio to its side's best over the levels it is at
+    inside: set = set()  # variants in contention at some level
+    for go_impls, py_impls in score_pairs(rnd, view):
+        for impls in (go_impls, py_impls):
+            best = score.best_side(view, impls, unit, better)
+            if best is None:
+                continue
+            top = values[best.impl]
+            for impl in impls:
+                vals = values.get(impl)
+                if not vals or impl == best.impl:
+                    inside.add(impl)
+                    continue
+                m, bm = stats.median(vals), best.median
+                if m <= 0 or bm <= 0:
+                    inside.add(impl)
+                    continue
+                ratio = m / bm if better == "lower" else bm / m
+                edge = min(vals) / max(top) if better == "lower" else min(top) / max(vals)
+                enough = min(len(vals), len(top)) >= decide.MIN_RUNS
+                out = ratio > 1 + margin and (edge >= FAR or (enough and not _could_be_best(vals, top, better)))
+                if out:
+                    nearest[impl] = min(ratio, nearest.get(impl, math.inf))
+                else:
+                    inside.add(impl)
+    return {v: r for v, r in nearest.items() if v not in inside}
+
+
 def decision_weights(rnd: rounds.Round, params: dict, values: dict, margin: float = decide.MARGIN) -> dict:
     """variant -> the closeness of the closest score decision it is a side
     of (0 for none: not a contender for its language's best at any level,

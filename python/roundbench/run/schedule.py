@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 from .. import rounds
 from ..judge import decide
-from ..judge.closeness import decision_groups
+from ..judge.closeness import decision_groups, out_of_contention
 from ..results import benchfmt, stats
 from .plans import Plan, newest_pair
 from .policy import MAX_VALUES, UNDECIDING_WEIGHT, PRIORITY_BAND, VALUE_SPAN_S, RunPolicy, minutes
@@ -192,6 +192,7 @@ class Schedule:
         "cell-budget": "at their cell's budget",
         "time-budget": "at the time budget",
         "undecided": "at the minimum (their cell decides no point)",
+        "out": "out of contention (behind their side's best by more than the margin)",
         "failed": "with failed runs",
         "killed": "with a run killed at their cell's bound",
     }
@@ -328,17 +329,36 @@ class Schedule:
                     left -= one
         return funded
 
+    def _rows(self, c: _Cell) -> dict:
+        """variant name -> key of the cell's rows that its score decides:
+        those of the newest pair of runtimes when the run has runtimes as
+        an axis (the pair the report's main score compares), else all."""
+        rows = {}
+        for v in c.plan.variants:
+            rt = v.runtime
+            if rt is None or self.newest.get(rt.kind) == rt.label:
+                rows[v.name] = v.key
+        return rows
+
+    def _out(self, c: _Cell) -> dict:
+        """variant key -> how many times worse than its side's best, for the
+        cell's variants out of contention (judge/closeness.py): they stop,
+        even short of the minimum, and keep the runs they have. Nothing
+        under a fixed run count, and nothing once a variant has failed."""
+        if self.policy.fixed is not None or c.plan.round.facts:
+            return {}
+        rows = self._rows(c)
+        values = {n: c.values[k] for n, k in rows.items() if not c.failures[k]}
+        out = out_of_contention(c.plan.round, c.plan.params, values, self.margin)
+        return {rows[n]: r for n, r in out.items()}
+
     def _weights(self, c: _Cell) -> tuple:
         """(variant -> the closeness of its closest decision, variant -> the
         other contenders of that decision) of a cell (judge/closeness.py),
         over its rows of the newest pair of runtimes (the pair the report's
         main score compares) when the run has runtimes as an axis: the other
         rows decide no point of it."""
-        rows = {}
-        for v in c.plan.variants:
-            rt = v.runtime
-            if rt is None or self.newest.get(rt.kind) == rt.label:
-                rows[v.name] = v.key
+        rows = self._rows(c)
         groups = decision_groups(c.plan.round, c.plan.params, {n: c.values[k] for n, k in rows.items()}, self.margin)
         best: dict = {}  # variant -> (closeness, the other contenders) of its closest decision
         for w, members in groups:
@@ -437,12 +457,23 @@ class Schedule:
         """Which of the cell's variants stop, and why (RunPolicy)."""
         p = c.plan
         still = []
+        out = self._out(c)
         for v in c.active:
             n = v.key
             vals = c.values[n]
             if n in c.stopped:
                 continue
-            if c.in_minimum(n):
+            if n in out:
+                # The progress lines count the runs planned: its minimum
+                # runs still to come are not.
+                self.total -= max(c.min_runs - c.attempts(n), 0)
+                c.stop(
+                    n,
+                    "out",
+                    f"out of contention: {out[n]:.3g} x its side's best at its nearest level, beyond the "
+                    f"{self.margin * 100:g}% margin; {_ci_text(vals)}",
+                )
+            elif c.in_minimum(n):
                 still.append(v)
             elif self.policy.fixed is not None or p.round.facts:
                 c.stop(n, "fixed", "fixed" if not p.round.facts else "facts: one run")
@@ -480,9 +511,11 @@ class Schedule:
             self._finished.append(c)
 
     def _minimum_estimate(self) -> float:
-        """What the cells' minimum runs take, from each variant's first run."""
+        """What the cells' minimum runs take, from each variant's first run:
+        a variant that has stopped (skipped, out of contention) makes no
+        more than it has."""
         return sum(
-            walls[0] * (1 if c.kinds.get(name) == "skipped" else c.min_runs)
+            walls[0] * (len(walls) if name in c.stopped else c.min_runs)
             for c in self.cells
             for name, walls in c.walls.items()
             if walls
@@ -519,7 +552,7 @@ class Schedule:
                 for c in cells
                 if c.min_runs > 1
                 for name, walls in c.walls.items()
-                if walls and c.kinds.get(name) != "skipped"
+                if walls and name not in c.stopped
             )
             if wave > 0:
                 floor = max(1, min(floor, 1 + int((tb - took) // wave)))
