@@ -102,9 +102,7 @@ def decision_groups(rnd: rounds.Round, params: dict, values: dict, margin: float
 # run of its side's best (at every level it is a candidate at) is out of
 # contention whatever its run count: on this project's shared VMs one run
 # of a variant lies within a factor 1.5 of its median in all but a few runs
-# in a hundred (docs/measurement.md, "Contenders"), and a variant that is
-# truly within the margin of the best yet looks this far behind it changes
-# the side's best by no more than that margin.
+# in a thousand (docs/measurement.md, "Contenders").
 FAR = 1.5
 
 
