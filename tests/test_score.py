@@ -73,6 +73,29 @@ def test_http_at_a_fixed_rate_is_scored_by_p99_latency(tmp_path):
     assert "lower p99 latency than Python (py-asgi) at a fixed request rate" in f.text
 
 
+def test_an_undecided_tail_says_its_spread_is_the_finding(tmp_path):
+    """p99 at a fixed rate, two servers 6% apart whose tails swing by a
+    factor 2 from run to run: inconclusive, and the reason is the tail's
+    spread with its figures, not a call for more runs; a mean-like unit
+    (req/s) keeps the noise reason."""
+    text = HEADER + "Unit req/s better=higher\nUnit p99-ns better=lower\n"
+    swing = (1.0, 1.6, 0.7, 1.3, 0.8, 1.9, 0.6, 1.1)
+    for impl, base in (("go", 1.0e6), ("py-asgi", 1.06e6)):
+        for k in swing:
+            text += f"BenchmarkHttp/impl={impl}/conns=250/rate=2000 1 500000 ns/op 2000 req/s {base * k:.6g} p99-ns\n"
+    for impl, base in (("go", 9.0e4), ("py-asgi", 8.5e4)):
+        for k in swing:
+            text += f"BenchmarkHttp/impl={impl}/conns=250/rate=0 1 {1e9 / (base * k):.6g} ns/op {base * k:.6g} req/s\n"
+    rows = {r.params["rate"]: r for r in _rows(text, tmp_path)}
+    tail = rows["2000"].levels["ecosystem"].point
+    assert tail.outcome == "inconclusive"
+    assert tail.decision.settle.startswith("the metric's spread is the finding: p99-ns is a tail")
+    assert "0.57x to 1.81x of its median over 8 runs (go)" in tail.decision.settle
+    rate = rows["0"].levels["ecosystem"].point
+    assert rate.outcome == "inconclusive" and "spread is the finding" not in rate.decision.settle
+    assert score.is_quantile("p999-ns") and not score.is_quantile("peak-B") and not score.is_quantile("ns/op")
+
+
 def test_a_cell_fixed_by_construction_is_listed_not_counted(tmp_path):
     text = HEADER + "Unit speedup better=higher\n"
     for w, go, py in (("1", 1.0, 1.0), ("2", 1.98, 1.2)):

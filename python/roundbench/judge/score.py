@@ -325,11 +325,42 @@ def judge(rows: list, rule: Optional[decide.Rule] = None) -> None:
     rule = rule or decide.DEFAULT_RULE
     family = counted(rows)
     for p, d in zip(family, decide.judge([p.evidence for p in family], rule)):
+        if d.outcome == decide.INCONCLUSIVE and d.settle and is_quantile(p.unit):
+            d = dataclasses.replace(d, settle=spread_text(p, d))
         p.decision = d
     for r in rows:
         for c in r.levels.values():
             if c.point is not None and c.undecided:
                 c.point.decision = decide.judge_one(c.point.evidence, rule)
+
+
+def is_quantile(unit: str) -> bool:
+    """Whether a unit is a tail quantile of a distribution each run measures
+    (p50-ns, p99-ns, p999-ns): its spread from run to run is part of what
+    it finds."""
+    head = unit.split("-")[0]
+    return len(head) > 1 and head[0] == "p" and head[1:].isdigit()
+
+
+def spread_text(p: Point, d: decide.Decision) -> str:
+    """Why an inconclusive point scored by a tail quantile is so: the
+    quantile's spread from run to run on each side, which is the finding
+    (docs/measurement.md, "The decision: faster, equivalent or inconclusive"),
+    with the interval it leaves."""
+    parts = []
+    for side in (p.a, p.b):
+        vals = side.cell.values(p.unit)
+        m = stats.median(vals) if vals else 0
+        if m > 0:
+            parts.append(
+                f"{min(vals) / m:.2f}x to {max(vals) / m:.2f}x of its median over {len(vals)} runs ({side.impl})"
+            )
+    ci = d.ci
+    width = f"the interval [{ratio_text(ci[0])}, {ratio_text(ci[1])}] straddles the margin" if ci else "no interval"
+    return (
+        f"the metric's spread is the finding: {p.unit} is a tail of each run's latencies, and it ranged "
+        f"{' and '.join(parts)}; {width}, and the report's distributions show the tails themselves"
+    )
 
 
 def tallies(rows: list) -> dict:
