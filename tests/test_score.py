@@ -172,3 +172,20 @@ def test_the_verdict_names_the_variants_and_where_the_ecosystem_changes_the_answ
     text = HEADER + "Unit ns/iter better=lower\n" + lines("loop", "go", n, "ns/iter", 0.90)
     text += lines("loop", "py", n, "ns/iter", 40.0) + lines("loop", "py-numba", n, "ns/iter", 2.0)
     assert "the answer changes" not in summary.verdict(_rows(text, tmp_path))
+
+
+def test_the_score_says_what_share_of_the_runs_seconds_was_timed(tmp_path):
+    """Each run's iterations x ns/op (x the values its process timed) by
+    level, against the seconds the end record gives the run."""
+    text = HEADER
+    text += "BenchmarkLoop/impl=go/n=9 4 250000000 ns/op\n"  # 1 s timed, alone
+    text += "--- VALUES: BenchmarkLoop/impl=py-c/n=9: ns/op 1e9 1e9 1e9\n"
+    text += "BenchmarkLoop/impl=py-c/n=9 1 1000000000 ns/op\n"  # 3 values: 3 s, calling C
+    text += "--- END: 2026-12-07T00:00:00Z after 8 s\n"
+    (tmp_path / "results.txt").write_text(text)
+    rs = benchfmt.read_dir(tmp_path)
+    by, took = document.timed_seconds(rs)
+    assert by == {"alone": 1.0, "core": 3.0} and took == 8.0
+    line = document._timed_text(rs)
+    assert line.startswith("Timed work: the runs' timed regions (iterations × ns/op) took 4 s of the run's 8 s (50%)")
+    assert "the language alone 1 s, calling C 3 s" in line

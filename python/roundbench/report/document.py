@@ -606,6 +606,9 @@ def render_markdown(doc: Document) -> str:
         w("| **total** | " + " | ".join(f"**{doc.tallies[lvl].text()}**" for lvl in levels.LEVELS) + " |")
         w("")
         w(_widths_text(score.widths(doc.score)) + "\n")
+        timed = _timed_text(doc.all_results or doc.results)
+        if timed:
+            w(timed + "\n")
     else:
         w("No round and size measured both languages.\n")
     if doc.age is not None:
@@ -659,6 +662,43 @@ def _widths_text(widths: dict) -> str:
         "Median half-width of the intervals, level by level, and how many of them pair the two sides' runs "
         'trial by trial (docs/measurement.md, "Paired trials"): ' + "; ".join(parts) + "."
     )
+
+
+def timed_seconds(rs: benchfmt.ResultSet) -> tuple:
+    """(level -> the seconds its runs spent in their timed regions, the
+    runs' seconds as the files' end records give them, or None where a
+    section has none): a run's timed seconds are its iterations x ns/op,
+    times the values its process timed."""
+    by: dict = {}
+    for r in rs.runs:
+        if "ns/op" not in r.metrics:
+            continue
+        k = len(r.values) if r.values else 1
+        lvl = levels.level(r.params.get("impl", ""))
+        by[lvl] = by.get(lvl, 0.0) + r.metrics["ns/op"] * max(r.iters, 1) * k / 1e9
+    took = sum(e.seconds for e in rs.ends) if rs.ends and len(rs.ends) == len(rs.configs) else None
+    return by, took
+
+
+def _timed_text(rs: Optional[benchfmt.ResultSet]) -> str:
+    """What share of the runs' seconds their timed regions took, level by
+    level: the rest is starting processes, imports, compiling, warming up
+    and checking results (docs/measurement.md, "Values per process")."""
+    if rs is None:
+        return ""
+    by, took = timed_seconds(rs)
+    total = sum(by.values())
+    if not total:
+        return ""
+    parts = [
+        f"{levels.LEVEL_TITLES.get(lvl, levels.KINDS.get(lvl, lvl))} {by[lvl]:.0f} s"
+        for lvl in (*levels.LEVELS, "c", "published")
+        if by.get(lvl)
+    ]
+    text = f"Timed work: the runs' timed regions (iterations × ns/op) took {total:.0f} s"
+    if took:
+        text += f" of the run's {took:.0f} s ({total / took:.0%})"
+    return text + "; by level, " + ", ".join(parts) + "."
 
 
 def _cap(s: str) -> str:
