@@ -189,3 +189,40 @@ def test_the_score_says_what_share_of_the_runs_seconds_was_timed(tmp_path):
     line = document._timed_text(rs)
     assert line.startswith("Timed work: the runs' timed regions (iterations × ns/op) took 4 s of the run's 8 s (50%)")
     assert "the language alone 1 s, calling C 3 s" in line
+
+
+def test_chain_scores_its_caller_driven_coroutines_apart(tmp_path):
+    """Generators sent into are no chain of tasks joined by channels: they
+    score against Go's closures and pull iterators in a row of their own,
+    and the round's own row (its headline) sets goroutines against asyncio,
+    however fast the generators are."""
+    from roundbench.judge import closeness
+    from roundbench.rounds import chain
+
+    text = HEADER
+    size = "/n=100000/hop-work=0/parallel=1"
+    for impl, ns in (
+        ("go", 300.0),
+        ("go-iter-pull", 450.0),
+        ("go-closures", 2.0),
+        ("py-asyncio", 900.0),
+        ("py-generators", 150.0),
+        ("py-c", 60.0),
+        ("go-c", 60.0),
+    ):
+        text += lines("chain", impl, size, "ns/hop", ns)
+    rows = [r for r in _rows(text, tmp_path) if r.round == "chain"]
+    own, apart = rows
+    assert own.pair == "" and apart.pair == "caller-driven"
+    assert apart.label.endswith(", coroutines the caller drives in turn (no channel, no scheduler)")
+    alone = own.levels["alone"].point
+    assert (alone.a.impl, alone.b.impl) == ("go", "py-asyncio")
+    assert own.levels["core"].point is not None
+    caller = apart.levels["alone"].point
+    assert (caller.a.impl, caller.b.impl) == ("go-closures", "py-generators")
+    assert apart.levels["core"].point is None
+    # The scheduler funds the pairs the score makes, in both rows.
+    pairs = closeness.score_pairs(chain.ROUND, ["go", "go-iter-pull", "go-closures", "py-asyncio", "py-generators"])
+    assert (["go"], ["py-asyncio"]) in pairs
+    assert (["go-iter-pull", "go-closures"], ["py-generators"]) in pairs
+    assert not any("go" in g and "py-generators" in p for g, p in pairs)

@@ -29,15 +29,19 @@ def score_pairs(rnd: rounds.Round, impls) -> list:
     """The (Go variants, Python variants) pairs whose best sides make a
     cell's score points, paired as score.score pairs them: per level
     (alone, with its ecosystem, whole program, calling C), or per crossing
-    for a round of crossings (ffi). The variants of a level are summary's
+    for a round of crossings (ffi), in each row a model scored apart makes
+    (Round.apart: chain's caller-driven coroutines). The variants of a level are summary's
     own level_impls, so that the runs go to the pairs the score makes."""
-    names = dict.fromkeys(impls)
     levels = ("alone", "ecosystem", "program")
-    pairs = [(score.level_impls(names, "go", lvl), score.level_impls(names, "py", lvl)) for lvl in levels]
-    if rnd.pairs:
-        pairs += [(list(x.go), list(x.py)) for x in rnd.pairs]
-    else:
-        pairs.append((score.level_impls(names, "go", "core"), score.level_impls(names, "py", "core")))
+    pairs = []
+    # A model the round scores apart makes a row of its own (score.views).
+    for model, view in score.views(rnd, impls):
+        names = dict.fromkeys(view)
+        pairs += [(score.level_impls(names, "go", lvl), score.level_impls(names, "py", lvl)) for lvl in levels]
+        if rnd.pairs and not model:
+            pairs += [(list(x.go), list(x.py)) for x in rnd.pairs]
+        else:
+            pairs.append((score.level_impls(names, "go", "core"), score.level_impls(names, "py", "core")))
     return pairs
 
 

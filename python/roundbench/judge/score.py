@@ -175,7 +175,7 @@ class ScoreRow:
     unit: str
     better: str
     params: dict = field(default_factory=dict)  # the cell's parameters (without impl)
-    pair: str = ""  # a round of crossings: the Pair's label ("" its own row)
+    pair: str = ""  # a round of crossings: the Pair's label; a model scored apart (Round.apart); "" its own row
     undecided: str = ""  # why the row's points are not counted (rounds.undecided)
 
 
@@ -251,6 +251,28 @@ def _pairs(info, cells: dict) -> list:
     return out
 
 
+def views(info, impls) -> list:
+    """(model, variant names) for each row a cell's variants score in: the
+    round's own ("": every variant outside the models its round scores
+    apart), then one per model of Round.apart that has variants here. A
+    placebo stand-in goes where the variant it stands for goes."""
+    apart = info.apart if info is not None else ()
+    names = list(impls)
+    if not apart:
+        return [("", names)]
+    models = info.models
+
+    def model(name: str) -> str:
+        return models.get(levels.placebo_of(name) or name, "")
+
+    out = [("", [n for n in names if model(n) not in apart])]
+    for m in apart:
+        mine = [n for n in names if model(n) == m]
+        if mine:
+            out.append((m, mine))
+    return out
+
+
 def cell_unit(rnd_name: str, params: dict, rs: benchfmt.ResultSet) -> tuple:
     """The unit a cell is scored by and which way is better, with the
     round's declaration (None for a round this version does not know)."""
@@ -276,24 +298,29 @@ def score(grouped: dict, rs: benchfmt.ResultSet, rule: Optional[decide.Rule] = N
             undecided = rounds.undecided(info, params) if info is not None else None
             size_text = size_label(size)
             label = rnd_name if size_text == "default" else f"{rnd_name}: {size_text}"
-            levels = {}
-            for lvl in ("alone", "ecosystem", "program"):
-                levels[lvl] = _score_cell(
-                    cells, level_impls(cells, "go", lvl), level_impls(cells, "py", lvl), unit, better, info
-                )
             groups = _pairs(info, cells)
-            if groups:
-                levels["core"] = _score_cell(cells, groups[0].go, groups[0].py, unit, better, info)
-            else:
-                levels["core"] = _score_cell(
-                    cells, level_impls(cells, "go", "core"), level_impls(cells, "py", "core"), unit, better, info
-                )
-            levels = {lvl: levels[lvl] for lvl in LEVELS}
-            if undecided:
-                for c in levels.values():
-                    c.undecided = undecided
-            if any(c.point is not None for c in levels.values()):
-                rows.append(ScoreRow(rnd_name, size_text, label, levels, unit, better, params, "", undecided or ""))
+            for model, names in views(info, cells):
+                mine = {n: cells[n] for n in names}
+                levels = {}
+                for lvl in ("alone", "ecosystem", "program"):
+                    levels[lvl] = _score_cell(
+                        mine, level_impls(mine, "go", lvl), level_impls(mine, "py", lvl), unit, better, info
+                    )
+                if groups and not model:
+                    levels["core"] = _score_cell(mine, groups[0].go, groups[0].py, unit, better, info)
+                else:
+                    levels["core"] = _score_cell(
+                        mine, level_impls(mine, "go", "core"), level_impls(mine, "py", "core"), unit, better, info
+                    )
+                levels = {lvl: levels[lvl] for lvl in LEVELS}
+                if undecided:
+                    for c in levels.values():
+                        c.undecided = undecided
+                if any(c.point is not None for c in levels.values()):
+                    shown = f"{label}, {rounds.MODELS[model]}" if model else label
+                    rows.append(
+                        ScoreRow(rnd_name, size_text, shown, levels, unit, better, params, model, undecided or "")
+                    )
             for pair in groups[1:]:
                 cell = _score_cell(cells, pair.go, pair.py, unit, better, info)
                 if cell.point is not None:

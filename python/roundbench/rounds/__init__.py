@@ -60,6 +60,10 @@ MODELS = {
     "stackful": "stackful coroutines",
     "event-loop": "stackless coroutines or callbacks on an event loop",
     "process": "processes",
+    # Tasks with no channel and no scheduler: the caller hands each its
+    # value in turn (generators sent into, pull iterators, closures called,
+    # greenlets switched into). Round chain scores them apart (Round.apart).
+    "caller-driven": "coroutines the caller drives in turn (no channel, no scheduler)",
 }
 
 BASE_UNITS = ("ns/op", "peak-B", "user-ns/op", "sys-ns/op")
@@ -449,6 +453,12 @@ class Round:
     # pairs (Pair; empty: the calling-C level pairs every core variant).
     headlines: list = field(default_factory=list)
     pairs: list = field(default_factory=list)
+    # Concurrency models (MODELS) whose variants the score sets only against
+    # each other, in a row of their own labelled by the model (a headline
+    # names it as its `pair`): round chain's caller-driven coroutines are no
+    # chain of tasks joined by channels. Every other variant stays in the
+    # round's own row.
+    apart: tuple = ()
     # The unit the score compares in a cell when it is not the round's
     # metric: a function of the cell's parameters returning one of `units`,
     # or None for the metric (http: at a fixed rate every server serves the
@@ -493,7 +503,10 @@ class Round:
         for v in self.variants:
             levels.declare(v.name, v.level)
         # A renamed variant fails here, at import, not silently in the report.
-        labels = {c.label for c in self.pairs[1:]}
+        labels = {c.label for c in self.pairs[1:]} | set(self.apart)
+        for m in self.apart:
+            if m not in MODELS:
+                raise ValueError(f"round {self.name}: apart names model {m!r}, none of {', '.join(MODELS)}")
         for h in self.headlines:
             if h.pair and h.pair not in labels:
                 raise ValueError(f"round {self.name}: headline {h.rank} names pair {h.pair!r}, none of its")

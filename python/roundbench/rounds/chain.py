@@ -2,18 +2,21 @@
 each adds 1 (after `hop-work` iterations of arithmetic) and passes the
 value on; the last yields N. `parallel` chains run in one process.
 
-Variants: c (the core's stackful coroutines, its own switch, one shared
-stack), c-ucontext (the same with swapcontext, which makes a system call on
-every switch), go (goroutines and unbuffered channels), go-iter-pull (the
-standard library's iter.Pull coroutines, the caller pulling each value
-through, as py-generators sends it), go-c and py-c (the core's chain driven
-from Go and from Python, the GIL released), py-asyncio (tasks and futures),
-py-generators (plain generators, the language's own coroutines, the caller
-sending each value into the next), py-uvloop (the same tasks as py-asyncio
-on uvloop's event loop), py-greenlet (greenlets), py-stackless (the
-published Stackless program's tasklets and channels, on an interpreter that
-has a `stackless` module: PyPy's, on its continulets; a skip row
-elsewhere), py-threads (OS threads and queues; N = 1,000 by default).
+Two models, scored apart (Round.apart). The published one, tasks joined
+by channels and run by a scheduler: c (the core's stackful coroutines, its
+own switch, one shared stack), c-ucontext (the same with swapcontext, which
+makes a system call on every switch), go (goroutines and unbuffered
+channels), go-c and py-c (the core's chain driven from Go and from Python,
+the GIL released), py-asyncio (tasks and futures), py-uvloop (the same
+tasks as py-asyncio on uvloop's event loop), py-stackless (the published
+Stackless program's tasklets and channels, on an interpreter that has a
+`stackless` module: PyPy's, on its continulets; a skip row elsewhere),
+py-threads (OS threads and queues; N = 1,000 by default). And caller-driven
+coroutines, no channel and no scheduler, the caller handing each task its
+value in turn: py-generators (plain generators sent into), py-greenlet
+(greenlets switched into), go-iter-pull (the standard library's iter.Pull
+coroutines, each backed by a goroutine's stack) and go-closures (a slice of
+closures called in turn, Go's stackless counterpart of generators).
 
 Every run, in every language: the resident set before anything is built is
 the baseline; a calibration chain of min(N, 2000) tasks (also the warm-up)
@@ -119,11 +122,20 @@ ROUND = Round(
         Variant(
             "go-iter-pull",
             "rb-go",
-            "coroutines from the standard library's iter.Pull, Go's counterpart of generators: each task a pull "
-            "iterator suspended until pulled, the caller pulling each value out and handing it to the next",
+            "coroutines from the standard library's iter.Pull: each task a pull iterator suspended until pulled, "
+            "the caller pulling each value out and handing it to the next (a goroutine's stack behind each task)",
             default_if=_below_published,
-            model="stackful",
+            model="caller-driven",
             level="alone",  # the standard library
+        ),
+        Variant(
+            "go-closures",
+            "rb-go",
+            "a slice of closures, each task a function value with its own state, called in turn with the value "
+            "(x = task(x)): Go's stackless counterpart of generators, as a Go programmer writes caller-driven tasks",
+            default_if=_below_published,
+            model="caller-driven",
+            level="alone",  # the language itself
         ),
         Variant(
             "go-c",
@@ -141,7 +153,7 @@ ROUND = Round(
             "generators, the language's own coroutines: each task waits at a yield and the caller sends each "
             "value into the next (no library, no event loop)",
             default_if=_below_published,
-            model="event-loop",
+            model="caller-driven",
             level="alone",  # the language itself
         ),
         Variant(
@@ -158,7 +170,7 @@ ROUND = Round(
             "greenlets; the caller switches the value into each task in turn (greenlets have no scheduler)",
             requires=needs_module("greenlet", "pip install greenlet"),
             default_if=_below_published,
-            model="stackful",
+            model="caller-driven",
         ),
         Variant(
             "py-stackless",
@@ -209,6 +221,10 @@ ROUND = Round(
     quick=[{"n": THREADS_N, "hop-work": 0, "parallel": 1}],
     metric="ns/hop",
     headlines=HEADLINES,
+    # Tasks the caller drives in turn are no chain of tasks joined by
+    # channels: they score against each other in a row of their own, and
+    # the round's own row (its headline) is the published model's.
+    apart=("caller-driven",),
     order=8,
     units={
         "ns/hop": "lower",
