@@ -691,11 +691,11 @@ def _timed_text(rs: Optional[benchfmt.ResultSet]) -> str:
     if not total:
         return ""
     parts = [
-        f"{levels.LEVEL_TITLES.get(lvl, levels.KINDS.get(lvl, lvl))} {by[lvl]:.0f} s"
+        f"{levels.LEVEL_TITLES.get(lvl, levels.KINDS.get(lvl, lvl))} {by[lvl]:.3g} s"
         for lvl in (*levels.LEVELS, "c", "published")
         if by.get(lvl)
     ]
-    text = f"Timed work: the runs' timed regions (iterations × ns/op) took {total:.0f} s"
+    text = f"Timed work: the runs' timed regions (iterations × ns/op) took {total:.3g} s"
     if took:
         text += f" of the run's {took:.0f} s ({total / took:.0%})"
     return text + "; by level, " + ", ".join(parts) + "."
