@@ -559,3 +559,77 @@ def test_run_prints_its_fairness_warnings_before_the_first_run(tmp_path):
             status, finding, fix = checks.parse_line(ln.split(": ", 1)[1])
             if status == "warn":
                 assert "; " not in finding + fix, ln
+
+
+# ---- expert tools on one side --------------------------------------------------
+
+
+def _tool_round(name: str, variants: list, **kw):
+    from roundbench.rounds import Param, Round
+
+    return Round(
+        name=name,
+        title=name,
+        explain="A round with expert tools.",
+        variants=variants,
+        sizes=[{"n": 1}],
+        quick=[{"n": 1}],
+        params=[Param("n", "the size", 0, 10)],
+        metric="ns/op",
+        units={"ns/op": "lower"},
+        **kw,
+    )
+
+
+def test_an_expert_tool_on_one_side_only_is_a_warning():
+    """A planted asymmetry: Python decodes in batches, Go line by line. The
+    check warns and names the variant; a round that says what stands for it
+    on the Go side passes; a tool both sides bring is no asymmetry."""
+    from roundbench.rounds import Variant
+    from roundbench.run.plans import Plan
+
+    def plans(**kw):
+        rnd = _tool_round(
+            "planted",
+            [
+                Variant("go", "rb-go", "one line at a time"),
+                Variant("py", "python", "one line at a time"),
+                Variant("py-fastlib-batch", "python", "64 KiB blocks a call"),
+            ],
+            **kw,
+        )
+        return [Plan(rnd, {"n": 1}, list(rnd.variants), [])]
+
+    check = fairness.tool_check(plans())
+    assert check.status == "warn"
+    assert check.value == (
+        "an expert tool on one side only: planted: Python has batch decoding, many records a call "
+        "(py-fastlib-batch), Go has no counterpart"
+    )
+    declared = fairness.tool_check(plans(counterparts={"batch": {"go": "Go's decoder streams the whole log"}}))
+    assert declared.status == "ok" and "Go: Go's decoder streams the whole log" in declared.value
+    both = _tool_round(
+        "both",
+        [Variant("go-bulk", "rb-go", "batches", tools=("batch",)), Variant("py-fastlib-batch", "python", "batches")],
+    )
+    assert fairness.tool_asymmetries([Plan(both, {"n": 1}, list(both.variants), [])]) == ([], [])
+    with pytest.raises(ValueError, match="tool 'turbo' is none of"):
+        Variant("go-x", "rb-go", "x", tools=("turbo",))
+
+
+def test_the_suites_expert_tools_each_have_their_counterpart_but_batch_json():
+    """The suite as declared: a JIT, compilers, PGO and GOAMD64=v3 each have
+    the other language's answer; Python's batch JSON has no Go counterpart
+    yet (issue 60), and the check says so."""
+    from roundbench import rounds
+    from roundbench.run.plans import Plan
+
+    plans = [Plan(r, {}, list(r.variants), []) for r in rounds.all_rounds()]
+    missing, covered = fairness.tool_asymmetries(plans)
+    assert missing == [
+        "jsonl: Python has batch decoding, many records a call (py-msgspec-batch), Go has no counterpart"
+    ]
+    assert any(c.startswith("loop: Python has a JIT compiler (py-numba); Go: Go is compiled ahead") for c in covered)
+    assert any(
+        c.startswith("loop: Go has a profile-guided build (go-pgo, go-pgo-v3); Python: CPython has no") for c in covered
+    )

@@ -164,6 +164,65 @@ def tuning_check(c_info: str, ext: str, go: dict) -> Check:
     )
 
 
+# ---- expert tools on one side ---------------------------------------------------
+
+# The levels whose variants a side's expert tools matter at: a crossing into
+# C (core), the C core and a published program are no side's own code.
+_TOOL_LEVELS = ("alone", "ecosystem", "program")
+
+
+def tool_asymmetries(plans: list) -> tuple:
+    """(missing, covered) over the rounds of the plans: an expert tool
+    (rounds.TOOLS) that one side's variants bring and the other's do not,
+    as "round: what it is ... (variants), Go has none" lines; missing where
+    neither the round (Round.counterparts) nor the language
+    (rounds.COUNTERPARTS) says what stands for it there, covered where one
+    does (with why)."""
+    names = {"go": "Go", "py": "Python"}
+    missing, covered = [], []
+    seen: dict = {}
+    for plan in plans:
+        rnd = plan.round
+        if rnd.facts or not rnd.scored:
+            continue
+        have = seen.setdefault(rnd.name, (rnd, {}))[1]
+        for v in plan.variants:
+            if v.language not in names or v.level not in _TOOL_LEVELS or v.stands_for:
+                continue
+            for tool in rounds.tools_of(rnd, v):
+                have.setdefault(tool, {}).setdefault(v.language, [])
+                if v.name not in have[tool][v.language]:
+                    have[tool][v.language].append(v.name)
+    for rnd, have in seen.values():
+        for tool, sides in have.items():
+            for side, other in (("go", "py"), ("py", "go")):
+                if side not in sides or other in sides:
+                    continue
+                what = f"{rnd.name}: {names[side]} has {rounds.TOOLS[tool]} ({', '.join(sides[side])})"
+                why = rnd.counterparts.get(tool, {}).get(other) or rounds.COUNTERPARTS.get((tool, other))
+                if why:
+                    covered.append(f"{what}; {names[other]}: {why}")
+                else:
+                    missing.append(f"{what}, {names[other]} has no counterpart")
+    return missing, covered
+
+
+def tool_check(plans: list) -> Check:
+    """A warning for each round where one side brings an expert tool (a JIT,
+    a compiler, PGO, a newer instruction set, batch decoding) and the
+    other side's counterpart is missing, as tuned flags on one side are."""
+    missing, covered = tool_asymmetries(plans)
+    if missing:
+        return warn(
+            "tools",
+            "an expert tool on one side only: " + "; and ".join(missing),
+            "add the other side's counterpart, or declare why it has none (Round.counterparts)",
+        )
+    if covered:
+        return ok("tools", "each side's expert tools have their counterparts: " + "; ".join(covered))
+    return ok("tools", "no variant brings an expert tool the other side lacks")
+
+
 # ---- unequal resources --------------------------------------------------------
 
 _BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")

@@ -68,6 +68,29 @@ MODELS = {
 
 BASE_UNITS = ("ns/op", "peak-B", "user-ns/op", "sys-ns/op")
 
+# Expert tools (tools_of): what a variant brings beyond its language's plain
+# build, which the other side should bring too or say why it need not
+# (judge/fairness.py's tool-asymmetry check).
+TOOLS = {
+    "jit": "a JIT compiler",
+    "compiler": "an ahead-of-time compiler of the language's own code",
+    "pgo": "a profile-guided build",
+    "isa": "a build for a newer instruction set",
+    "batch": "batch decoding, many records a call",
+}
+# The first word after "py-" that names a tool (py-numba-prange: numba).
+TOOL_WORDS = {"numba": "jit", "cython": "compiler", "mypyc": "compiler", "pythran": "compiler", "nuitka": "compiler"}
+# What stands for a tool on a side with no variant that has it, in every
+# round: the language's own answer. Round.counterparts adds a round's.
+COUNTERPARTS = {
+    ("jit", "go"): "Go is compiled ahead of time by its own toolchain: every Go variant is compiled code",
+    ("compiler", "go"): "Go is compiled ahead of time by its own toolchain: every Go variant is compiled code",
+    ("pgo", "py"): "CPython has no profile-guided build of a program's own code (the interpreter's own build is "
+    "the provenance's python-build line)",
+    ("isa", "py"): "CPython has no instruction-set build of a program's own code (a JIT such as numba compiles for "
+    "the host CPU where it applies)",
+}
+
 
 def language(variant_name: str) -> str:
     """The language of a variant, from its name: `py-c` is Python's."""
@@ -153,6 +176,9 @@ class Variant:
     # whose child this one runs, under its own name on the other side
     # (levels.placebo_name); None for every declared variant.
     stands_for: Optional[str] = None
+    # The expert tools (TOOLS) the variant brings; None: what its name or
+    # its build says (tools_of).
+    tools: Optional[tuple] = None
 
     def __post_init__(self) -> None:
         if self.level is None:
@@ -169,6 +195,9 @@ class Variant:
             raise ValueError(f"variant {self.name}: a name starts with its language ({', '.join(LANGS)})")
         if self.model is not None and self.model not in MODELS:
             raise ValueError(f"variant {self.name}: model {self.model!r} is none of {', '.join(MODELS)}")
+        for t in self.tools or ():
+            if t not in TOOLS:
+                raise ValueError(f"variant {self.name}: tool {t!r} is none of {', '.join(TOOLS)}")
 
     @property
     def language(self) -> str:
@@ -453,6 +482,10 @@ class Round:
     # pairs (Pair; empty: the calling-C level pairs every core variant).
     headlines: list = field(default_factory=list)
     pairs: list = field(default_factory=list)
+    # Why a side needs no variant with a tool the other side's variants
+    # bring (TOOLS): tool -> {side: why} (COUNTERPARTS holds the language's
+    # own answers); a tool on one side with neither is a fairness warning.
+    counterparts: dict = field(default_factory=dict)
     # Concurrency models (MODELS) whose variants the score sets only against
     # each other, in a row of their own labelled by the model (a headline
     # names it as its `pair`): round chain's caller-driven coroutines are no
@@ -504,6 +537,10 @@ class Round:
             levels.declare(v.name, v.level)
         # A renamed variant fails here, at import, not silently in the report.
         labels = {c.label for c in self.pairs[1:]} | set(self.apart)
+        for tool, sides in self.counterparts.items():
+            if tool not in TOOLS or not set(sides) <= {"go", "py"}:
+                raise ValueError(f"round {self.name}: counterparts of {tool!r} for {sorted(sides)}: want a tool of "
+                                 f"{', '.join(TOOLS)} and the sides go, py")  # fmt: skip
         for m in self.apart:
             if m not in MODELS:
                 raise ValueError(f"round {self.name}: apart names model {m!r}, none of {', '.join(MODELS)}")
@@ -795,6 +832,25 @@ def twin_base(rnd: Round, v: Variant) -> Optional[str]:
         return None
     suffix = "-" + v.program[len(prefix) :]
     return v.name[: -len(suffix)] if v.name.endswith(suffix) else None
+
+
+def tools_of(rnd: Round, v: Variant) -> tuple:
+    """The expert tools (TOOLS) variant v of round rnd brings: its declared
+    ones, else those its name or its build gives: a Go build twin its
+    build's (PGO, GOAMD64 above v1), a Python variant the tool its first
+    word names (TOOL_WORDS), a name ending in -batch batch decoding."""
+    if v.tools is not None:
+        return tuple(v.tools)
+    if twin_base(rnd, v) is not None:
+        build = programs.GO_BUILD_RUNNERS[v.program]
+        return tuple(t for t, on in (("pgo", bool(build.pgo)), ("isa", build.goamd64 not in ("", "v1"))) if on)
+    out = []
+    words = v.name.split("-")
+    if v.language == "py" and len(words) > 1 and words[1] in TOOL_WORDS:
+        out.append(TOOL_WORDS[words[1]])
+    if words[-1] == "batch":
+        out.append("batch")
+    return tuple(out)
 
 
 # ---- the user's own input (run/userfile.py binds a round to it) ---------------------

@@ -230,6 +230,8 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
     # Unequal resources between the variants of a cell.
     if plans is not None:
         checks.extend(fairness.resource_checks(plans, placement))
+        # An expert tool on one side and no counterpart on the other.
+        checks.append(fairness.tool_check(plans))
     got_items, got_warnings = machine.provenance()
     items.update(got_items)
     warnings = checks_mod.warnings(checks) + got_warnings
