@@ -226,3 +226,19 @@ def test_chain_scores_its_caller_driven_coroutines_apart(tmp_path):
     assert (["go"], ["py-asyncio"]) in pairs
     assert (["go-iter-pull", "go-closures"], ["py-generators"]) in pairs
     assert not any("go" in g and "py-generators" in p for g, p in pairs)
+
+
+def test_the_verdict_names_a_go_build_twin_only_where_it_beats_the_plain_build(tmp_path):
+    """go-pgo 2% ahead of go is no finding of PGO's: the cell is go's, and
+    the verdict names the plain build; go-v3 25% ahead is GOAMD64=v3's."""
+    text = HEADER
+    n = "/n=20000000"
+    text += lines("loop", "go", n, "ns/iter", 1.00)
+    text += lines("loop", "go-pgo", n, "ns/iter", 0.98)
+    text += lines("loop", "py", n, "ns/iter", 40.0)
+    row = next(r for r in _rows(text, tmp_path) if r.round == "loop")
+    assert row.levels["alone"].point.a.impl == "go"
+    text += lines("loop", "go-v3", n, "ns/iter", 0.75)
+    (tmp_path / "results.txt").unlink()
+    row = next(r for r in _rows(text, tmp_path) if r.round == "loop")
+    assert row.levels["alone"].point.a.impl == "go-v3"

@@ -88,6 +88,7 @@ def decision_groups(rnd: rounds.Round, params: dict, values: dict, margin: float
     view = {v: _Medians(vals) for v, vals in values.items() if vals}
     out = []
     for go_impls, py_impls in score_pairs(rnd, view):
+        go_impls = score.plain_builds(rnd, view, go_impls, unit, better)
         g = score.best_side(view, go_impls, unit, better)
         p = score.best_side(view, py_impls, unit, better)
         if g is None or p is None:

@@ -220,7 +220,33 @@ def _concurrency_note(info, go: Side, py: Side) -> str:
     return mem
 
 
+def plain_builds(info, cells: dict, impls, unit: str, better: str) -> list:
+    """A side's candidates as the verdict weighs them: a Go build twin
+    (go-pgo, go-v3, go-pgo-v3: rounds.twin_base) stays only where its
+    median beats the plain build of the same code by more than the decision
+    rule's margin; else the plain build stands for it, and the verdict names
+    it. A build option that changes nothing beyond the margin is no finding
+    of the build's (issue 60)."""
+    if info is None:
+        return list(impls)
+    out = []
+    for impl in impls:
+        try:
+            base = rounds.twin_base(info, info.variant(impl))
+        except KeyError:
+            base = None
+        m = cells[impl].median_of(unit) if cells.get(impl) is not None else None
+        b = cells[base].median_of(unit) if base in impls and cells.get(base) is not None else None
+        if base is not None and m is not None and b is not None and m > 0 and b > 0:
+            gain = b / m if better == "lower" else m / b
+            if gain <= 1 + decide.MARGIN:
+                continue
+        out.append(impl)
+    return out
+
+
 def _score_cell(cells: dict, go_impls, py_impls, unit, better, info) -> ScoreCell:
+    go_impls = plain_builds(info, cells, go_impls, unit, better)
     go = best_side(cells, go_impls, unit, better)
     py = best_side(cells, py_impls, unit, better)
     if go is None or py is None:
