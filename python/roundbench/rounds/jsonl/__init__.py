@@ -177,7 +177,7 @@ ROUND = Round(
         _v(
             "py-msgspec-batch",
             "python",
-            "msgspec's batch decoder (Decoder.decode_lines) over 1 MiB blocks of whole lines into "
+            "msgspec's batch decoder (Decoder.decode_lines) over 64 KiB blocks of whole lines into "
             "Struct(status: int); a block it refuses, or where the rules could differ (invalid UTF-8, a line "
             "that may nest too deep, a blank line, an out-of-range status), is counted line by line as py-msgspec",
             needs_module("msgspec", "pip install msgspec"),
