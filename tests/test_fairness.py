@@ -633,3 +633,67 @@ def test_the_suites_expert_tools_each_have_their_counterpart_but_batch_json():
     assert any(
         c.startswith("loop: Go has a profile-guided build (go-pgo, go-pgo-v3); Python: CPython has no") for c in covered
     )
+
+
+# ---- what a PGO profile was trained on -------------------------------------------
+
+
+def test_a_pgo_profile_says_what_it_was_taken_from_and_warns_when_stale(tmp_path):
+    """A fake module: the loop's Go source and its profile's record. No
+    record, a record of the measured input, and a source edited since the
+    profile was taken each warn; a record of another input from the
+    current source passes."""
+    from roundbench import rounds
+    from roundbench.run.plans import Plan
+    from roundbench.runtimes import programs
+
+    (tmp_path / "go" / "cmd" / "rb-go" / "loop").mkdir(parents=True)
+    (tmp_path / "go" / "pgo").mkdir()
+    src = tmp_path / "go" / "cmd" / "rb-go" / "loop" / "loop.go"
+    src.write_text("package main\n")
+    (tmp_path / "go" / "loop.go").write_text("package roundbench\n")
+    loop = rounds.get("loop")
+    twins = [v for v in loop.variants if v.name in ("go", "go-pgo")]
+    assert [v.name for v in twins] == ["go", "go-pgo"]
+    plans = [Plan(loop, {"n": 20000000}, twins, [])]
+
+    check = fairness.pgo_check(plans, tmp_path)
+    assert check.status == "warn" and check.value == "go/pgo/loop.pgo has no record of what it was taken from"
+
+    def record(inp: str) -> None:
+        (tmp_path / "go" / "pgo" / "loop.pgo.txt").write_text(
+            "# test\nround: loop\nvariant: go\n"
+            f"input: {inp}\nruns: 3\ngo: go1.26.8\nsource-sha256: {programs.go_source_hash(tmp_path, 'loop')}\n"
+        )
+
+    record("n=20000000")
+    check = fairness.pgo_check(plans, tmp_path)
+    assert check.status == "warn" and "taken from n=20000000, an input this run measures" in check.value
+    record("n=900000000")
+    check = fairness.pgo_check(plans, tmp_path)
+    assert check.status == "ok" and "go/pgo/loop.pgo from n=900000000 (3 runs, go1.26.8)" in check.value
+    src.write_text("package main\n\n// edited since the profile\n")
+    check = fairness.pgo_check(plans, tmp_path)
+    assert check.status == "warn" and "go/pgo/loop.pgo is stale: round loop's Go source has changed" in check.value
+    assert fairness.pgo_check([Plan(loop, {"n": 1}, twins[:1], [])], tmp_path) is None
+
+
+def test_the_committed_pgo_profiles_have_records_of_another_input():
+    """Every profile in go/pgo/ has its record, taken from another input
+    than the default sizes' (whether it is current is the run's fairness
+    check, which warns: an edit to a round's Go code needs `make
+    pgo-profiles`, not a red test)."""
+    from roundbench import rounds
+    from roundbench.run.plans import Plan
+    from roundbench.runtimes import programs
+
+    plans = []
+    for name in ("loop", "temps", "jsonl", "aspects"):
+        rnd = rounds.get(name)
+        plans += [Plan(rnd, size, list(rnd.variants), []) for size in rnd.sizes]
+    check = fairness.pgo_check(plans)
+    assert "no record" not in check.value and "an input this run measures" not in check.value, check.value
+    for name in ("loop", "temps", "jsonl", "aspects"):
+        rec = programs.pgo_record(programs.go_module(), f"go/pgo/{name}.pgo")
+        assert rec["round"] == name and rec["input"] and int(rec["runs"]) >= 1
+        assert len(rec["source-sha256"]) == 64

@@ -223,6 +223,53 @@ def tool_check(plans: list) -> Check:
     return ok("tools", "no variant brings an expert tool the other side lacks")
 
 
+# ---- PGO profiles: what they were trained on, and whether they are current -------
+
+
+def pgo_check(plans: list, root=None) -> Optional[Check]:
+    """One check over the PGO profiles of the Go build twins the plans run
+    (go/pgo/<round>.pgo): each one's record (runtimes/programs.py,
+    pgo_record) says what it was taken from; a warning where there is
+    none, where the round's Go source has changed since (a stale profile:
+    `make pgo-profiles`), or where it was taken from an input the run
+    measures (the best case, which no user's profile is). None when no
+    twin with a profile is planned."""
+    root = root if root is not None else programs.go_module()
+    profiles: dict = {}  # profile -> (round, the measured inputs' key=value sets)
+    for plan in plans:
+        rnd = plan.round
+        for v in plan.variants:
+            build = programs.GO_BUILD_RUNNERS.get(v.program)
+            if build is None or not build.pgo or rounds.twin_base(rnd, v) is None:
+                continue
+            measured = profiles.setdefault(build.pgo, (rnd.name, []))[1]
+            cell = {f"{k}={val}" for k, val in plan.params.items()}
+            if cell not in measured:
+                measured.append(cell)
+    if not profiles:
+        return None
+    bad, good = [], []
+    for profile, (rnd_name, measured) in sorted(profiles.items()):
+        rec = programs.pgo_record(root, profile)
+        if rec is None:
+            bad.append(f"{profile} has no record of what it was taken from")
+            continue
+        taken = set(rec.get("input", "").split())
+        if rec.get("source-sha256") != programs.go_source_hash(root, rnd_name):
+            bad.append(f"{profile} is stale: round {rnd_name}'s Go source has changed since it was taken")
+        elif any(cell and cell <= taken for cell in measured):
+            bad.append(f"{profile} was taken from {rec.get('input')}, an input this run measures")
+        else:
+            good.append(f"{profile} from {rec.get('input')} ({rec.get('runs', '?')} runs, {rec.get('go', '?')})")
+    if bad:
+        return warn("pgo-profiles", "; ".join(bad), "make pgo-profiles (scripts/pgo-profiles.sh), then make build")
+    return ok(
+        "pgo-profiles",
+        "each PGO profile was taken from an input the run does not measure, from the current source: "
+        + "; ".join(good),
+    )
+
+
 # ---- unequal resources --------------------------------------------------------
 
 _BLAS_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")

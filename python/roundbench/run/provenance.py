@@ -232,6 +232,10 @@ def collect(selected_rounds, runs, quick: bool, placement=None, plans=None) -> t
         checks.extend(fairness.resource_checks(plans, placement))
         # An expert tool on one side and no counterpart on the other.
         checks.append(fairness.tool_check(plans))
+        # What the PGO profiles were taken from, and whether they are current.
+        pgo = fairness.pgo_check(plans)
+        if pgo is not None:
+            checks.append(pgo)
     got_items, got_warnings = machine.provenance()
     items.update(got_items)
     warnings = checks_mod.warnings(checks) + got_warnings

@@ -583,3 +583,48 @@ def go_module_versions(binary: Path) -> dict:
             elif mods:
                 mods[last] = f"{parts[2]} (replaced by {parts[1]})"
     return mods
+
+
+# ---- what each PGO profile was taken from ----------------------------------------------
+# scripts/pgo-profiles.sh writes beside each go/pgo/<round>.pgo a record,
+# <round>.pgo.txt: the variant and the input it profiled, the runs, the Go,
+# and the hash of the Go source its runner was built from, so that the
+# fairness check can say what a profile was trained on and warn when the
+# code has changed since (judge/fairness.py, pgo_checks).
+
+PGO_RECORD_SUFFIX = ".txt"
+
+
+def go_source_hash(root: Path, round_name: str) -> str:
+    """sha256 over the Go source a round's profile covers: its runner's
+    own package, the roundbench package's files of that round
+    (go/<round>*.go) and the internal packages (every .go file but the
+    tests, by path and content, in path order). Another round's code is
+    left out: an edit to chain.go stales no loop profile."""
+    go = root / "go"
+    files = sorted(
+        [p for p in (go / "cmd" / "rb-go" / round_name).glob("*.go")]
+        + [p for p in go.glob(f"{round_name}*.go")]
+        + [p for p in (go / "internal").rglob("*.go")]
+    )
+    h = hashlib.sha256()
+    for p in files:
+        if p.name.endswith("_test.go"):
+            continue
+        h.update(p.relative_to(root).as_posix().encode() + b"\0")
+        h.update(p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def pgo_record(root: Path, profile: str) -> Optional[dict]:
+    """The record beside profile (its path in the module, go/pgo/loop.pgo):
+    key -> value, or None when there is none."""
+    p = root / (profile + PGO_RECORD_SUFFIX)
+    if not p.is_file():
+        return None
+    out = {}
+    for line in p.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#") and ": " in line:
+            k, v = line.split(": ", 1)
+            out[k.strip()] = v.strip()
+    return out
