@@ -321,6 +321,27 @@ def test_a_variant_out_of_contention_stops_short_of_the_minimum(tmp_path, monkey
     assert fixed.counts["py-pandas"] == 4
 
 
+def test_a_variant_out_of_contention_comes_back_when_the_best_slows(tmp_path, monkeypatch):
+    """A library twice numba's first run stops; numba's third run takes
+    three times its first, so the library could be the side's best after
+    all: it runs again, to the minimum, as every contender of the
+    verdict's interval must."""
+    rnd = make_round("comeback", ["go", "py-pandas", "py-numba"])
+    specs = {
+        "go": (1.0, [100.0]),
+        "py-pandas": (1.0, [200.0]),
+        "py-numba": (1.0, [100.0, 100.0, 300.0]),
+    }
+    fake, r, rs = run(tmp_path, monkeypatch, [plan(rnd)], specs, fixed=None, budget_s=0.0)
+    assert fake.counts["py-pandas"] == 6 and fake.counts["go"] >= 6 and fake.counts["py-numba"] >= 6
+    got = stops(rs)
+    assert not got[("comeback", "py-pandas")].why.startswith("out of contention")
+    # Stopped after its first trial, back after the third: trials 2 and 3
+    # ran without it.
+    order = [impl for _, impl in fake.order]
+    assert order[:3].count("py-pandas") == 1 and "py-pandas" not in order[3:7] and order[7:10].count("py-pandas") == 1
+
+
 def test_out_of_contention_is_judged_at_every_level_a_variant_is_at():
     """A variant behind at one level but its side's best at another stays;
     a side's only variant always stays; the C core is on no side."""

@@ -456,8 +456,19 @@ class Schedule:
     def decide(self, c: _Cell) -> None:
         """Which of the cell's variants stop, and why (RunPolicy)."""
         p = c.plan
-        still = []
         out = self._out(c)
+        # A variant stopped out of contention that the later runs bring
+        # back into it (its side's best ran slower since) runs again: the
+        # verdict's interval is drawn over every contender, and each needs
+        # its runs. Its minimum is owed again.
+        back = [v for v in p.variants if c.kinds.get(v.key) == "out" and v.key not in out]
+        for v in back:
+            del c.stopped[v.key], c.kinds[v.key]
+            self.total += max(c.min_runs - c.attempts(v.key), 0)
+        if back:
+            keys = {v.key for v in c.active} | {v.key for v in back}
+            c.active = [v for v in p.variants if v.key in keys]
+        still = []
         for v in c.active:
             n = v.key
             vals = c.values[n]
